@@ -1,0 +1,37 @@
+"""The Pitch rules engine: pure, deterministic, no I/O.
+
+Typical use::
+
+    from pitch_sdk.rules import GameState, preset
+
+    state = GameState.new(preset("partnership"), seed=7)
+    while not state.is_over:
+        state.apply(state.legal_actions()[0])
+    print(state.results[-1].scores)
+"""
+
+from pitch_sdk.rules.actions import (
+    PASS, Action, Bid, CallCard, Choose, ChooseCards, DecisionKind, DeclareTrump, Pass,
+    PlayCard, parse_action,
+)
+from pitch_sdk.rules.cards import BIG_JOKER, CARDS, LITTLE_JOKER, Card, Suit, parse_cards
+from pitch_sdk.rules.errors import (
+    ActionParseError, CardParseError, GameOverError, IllegalActionError, InvalidDealError,
+    InvalidRulesetError, RulesError, UnknownPresetError,
+)
+from pitch_sdk.rules.observation import FULL_VIEW, SPECTATOR, Observation, observe
+from pitch_sdk.rules.presets import PRESETS, Preset, preset
+from pitch_sdk.rules.records import HandResult, PointAward, Trick, WinReason
+from pitch_sdk.rules.replay import GameLog, replay
+from pitch_sdk.rules.ruleset import PointCategory, Ruleset
+from pitch_sdk.rules.state import CardSetRule, Deal, Decision, GameState, Phase
+
+__all__ = [
+    "PASS", "Action", "Bid", "CallCard", "Choose", "ChooseCards", "DecisionKind",
+    "DeclareTrump", "Pass", "PlayCard", "parse_action", "BIG_JOKER", "CARDS", "LITTLE_JOKER",
+    "Card", "Suit", "parse_cards", "ActionParseError", "CardParseError", "GameOverError",
+    "IllegalActionError", "InvalidDealError", "InvalidRulesetError", "RulesError",
+    "UnknownPresetError", "FULL_VIEW", "SPECTATOR", "Observation", "observe", "PRESETS",
+    "Preset", "preset", "HandResult", "PointAward", "Trick", "WinReason", "GameLog", "replay",
+    "PointCategory", "Ruleset", "CardSetRule", "Deal", "Decision", "GameState", "Phase",
+]

@@ -1,0 +1,168 @@
+"""Actions: the decisions a player makes, as small immutable values.
+
+Every action has a short text form (``"bid 3"``, ``"pass"``, ``"trump H"``,
+``"play 10H"``, ``"cards 2C 7D"``, ``"call AS"``, ``"yes"``) used in scenarios, logs and
+bug reports; :func:`parse_action` reads it back.  The frequent ones (plays, passes, bids)
+are shared instances so that listing legal actions allocates nothing in the hot loop.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+from pitch_sdk.rules.cards import CARDS, Card, Suit, format_cards, parse_cards
+from pitch_sdk.rules.errors import ActionParseError, RulesError
+
+
+class DecisionKind(StrEnum):
+    """What the player to move is asked to decide."""
+
+    BID = "bid"
+    """Pass or bid (numbers, and special bids such as shoot the moon)."""
+    DECLARE_TRUMP = "declare-trump"
+    """Name the trump suit."""
+    CALL_CARD = "call-card"
+    """Name a card (e.g. the card whose holder becomes partner)."""
+    CHOOSE_CARDS = "choose-cards"
+    """Choose a set of cards: discard, burn, keep."""
+    PLAY = "play"
+    """Play a card to the trick."""
+    CHOICE = "choice"
+    """Answer yes or no (look at the hand, muck it, take an offered card)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Pass:
+    """Decline to bid."""
+
+    kind = DecisionKind.BID
+
+    def __str__(self) -> str:
+        return "pass"
+
+
+@dataclass(frozen=True, slots=True)
+class Bid:
+    """Bid ``amount`` points (the ruleset says which amounts are special bids)."""
+
+    amount: int
+    kind = DecisionKind.BID
+
+    def __str__(self) -> str:
+        return f"bid {self.amount}"
+
+
+@dataclass(frozen=True, slots=True)
+class DeclareTrump:
+    """Name the trump suit."""
+
+    suit: Suit
+    kind = DecisionKind.DECLARE_TRUMP
+
+    def __str__(self) -> str:
+        return f"trump {self.suit.letter}"
+
+
+@dataclass(frozen=True, slots=True)
+class CallCard:
+    """Name one card."""
+
+    card: Card
+    kind = DecisionKind.CALL_CARD
+
+    def __str__(self) -> str:
+        return f"call {self.card}"
+
+
+@dataclass(frozen=True, slots=True)
+class ChooseCards:
+    """Choose a set of cards (what the set means depends on the decision asked)."""
+
+    cards: frozenset[Card]
+    kind = DecisionKind.CHOOSE_CARDS
+
+    def __str__(self) -> str:
+        return "cards " + (format_cards(sorted(self.cards)) or "-")
+
+
+@dataclass(frozen=True, slots=True)
+class PlayCard:
+    """Play a card to the current trick."""
+
+    card: Card
+    kind = DecisionKind.PLAY
+
+    def __str__(self) -> str:
+        return f"play {self.card}"
+
+
+@dataclass(frozen=True, slots=True)
+class Choose:
+    """Answer a yes/no question."""
+
+    yes: bool
+    kind = DecisionKind.CHOICE
+
+    def __str__(self) -> str:
+        return "yes" if self.yes else "no"
+
+
+Action = Pass | Bid | DeclareTrump | CallCard | ChooseCards | PlayCard | Choose
+
+PASS = Pass()
+YES = Choose(True)
+NO = Choose(False)
+#: ``PLAYS[card_id]`` is the shared ``PlayCard`` for that card.
+PLAYS: tuple[PlayCard, ...] = tuple(PlayCard(card) for card in CARDS)
+#: ``BIDS[n]`` is the shared ``Bid(n)``.
+BIDS: tuple[Bid, ...] = tuple(Bid(n) for n in range(64))
+TRUMPS: tuple[DeclareTrump, ...] = tuple(DeclareTrump(suit) for suit in Suit)
+
+
+def bid(amount: int) -> Bid:
+    """The shared ``Bid`` instance for small amounts, a new one otherwise."""
+    return BIDS[amount] if 0 <= amount < len(BIDS) else Bid(amount)
+
+
+def choose_cards(cards: int | Any) -> ChooseCards:
+    """A ``ChooseCards`` from a bit mask or an iterable of cards."""
+    if isinstance(cards, int):
+        members = frozenset(CARDS[i] for i in range(54) if cards >> i & 1)
+    else:
+        members = frozenset(CARDS[int(c)] for c in cards)
+    return ChooseCards(members)
+
+
+def parse_action(text: str | Action) -> Action:
+    """Read an action's text form; rejects anything else with the accepted forms listed."""
+    if isinstance(text, (Pass, Bid, DeclareTrump, CallCard, ChooseCards, PlayCard, Choose)):
+        return text
+    if not isinstance(text, str):
+        raise ActionParseError(f"an action must be text like 'bid 3' or 'play 10H', got {text!r}")
+    words = text.strip().split()
+    if not words:
+        raise ActionParseError("empty action")
+    verb, args = words[0].lower(), words[1:]
+    try:
+        if verb == "pass" and not args:
+            return PASS
+        if verb in ("yes", "no") and not args:
+            return YES if verb == "yes" else NO
+        if verb == "bid" and len(args) == 1:
+            return bid(int(args[0]))
+        if verb == "trump" and len(args) == 1:
+            return TRUMPS[Suit.parse(args[0])]
+        if verb == "play" and len(args) == 1:
+            return PLAYS[Card.parse(args[0])]
+        if verb == "call" and len(args) == 1:
+            return CallCard(Card.parse(args[0]))
+        if verb in ("cards", "discard", "burn", "keep"):
+            return choose_cards(parse_cards([] if args == ["-"] else args))
+    except (ValueError, RulesError) as exc:
+        raise ActionParseError(f"bad action {text!r}: {exc}") from None
+    raise ActionParseError(
+        f"unknown action {text!r}: expected 'pass', 'bid N', 'trump S', 'play CARD', "
+        "'call CARD', 'cards CARD...' (or 'cards -' for none), 'yes' or 'no'"
+    )

@@ -1,0 +1,103 @@
+"""The event log: one record per thing that happened in a game, in order.
+
+The log is the match record (replays, disputes, golden files).  Some events hold hidden
+information (the deal, exchanged cards); :mod:`pitch_sdk.rules.observation` decides what
+each seat may see of them.  Cards are stored as ids; ``to_dict`` names them.
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+from pitch_sdk.rules.cards import CARDS, Suit, cards_of, format_cards
+from pitch_sdk.rules.records import HandResult, Trick
+
+
+class Dealt(NamedTuple):
+    """A deal: each seat's hand (bit masks) and the stock in draw order."""
+
+    hand_number: int
+    dealer: int
+    hands: tuple[int, ...]
+    stock: tuple[int, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"event": "dealt", "hand_number": self.hand_number, "dealer": self.dealer,
+                "hands": [format_cards(cards_of(h)) for h in self.hands],
+                "stock": format_cards(self.stock)}
+
+
+class BidMade(NamedTuple):
+    """A seat bid ``amount`` (``0`` means it passed)."""
+
+    seat: int
+    amount: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"event": "bid", "seat": self.seat, "amount": self.amount or None}
+
+
+class AllPassed(NamedTuple):
+    """Everybody passed and the same dealer deals again."""
+
+    hand_number: int
+    dealer: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"event": "all-passed", "hand_number": self.hand_number, "dealer": self.dealer}
+
+
+class TrumpSet(NamedTuple):
+    """Trump became ``suit``: declared, or pitched by the first lead."""
+
+    seat: int
+    suit: Suit
+    pitched: bool
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"event": "trump", "seat": self.seat, "suit": self.suit.letter, "pitched": self.pitched}
+
+
+class Exchanged(NamedTuple):
+    """A seat discarded ``discarded`` and drew ``drawn`` (bit masks, hidden from others)."""
+
+    seat: int
+    discarded: int
+    drawn: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"event": "exchanged", "seat": self.seat,
+                "discarded": format_cards(cards_of(self.discarded)),
+                "drawn": format_cards(cards_of(self.drawn))}
+
+
+class CardPlayed(NamedTuple):
+    """A seat played a card to the current trick."""
+
+    seat: int
+    card: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"event": "play", "seat": self.seat, "card": CARDS[self.card].name}
+
+
+class TrickWon(NamedTuple):
+    """A trick was completed (``number`` counts from 1 within the hand)."""
+
+    number: int
+    trick: Trick
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"event": "trick", "number": self.number, **self.trick.to_dict()}
+
+
+class HandScored(NamedTuple):
+    """A hand was scored."""
+
+    result: HandResult
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"event": "hand-scored", **self.result.to_dict()}
+
+
+Event = Dealt | BidMade | AllPassed | TrumpSet | Exchanged | CardPlayed | TrickWon | HandScored

@@ -1,0 +1,100 @@
+"""Immutable records of what happened: tricks, point awards, hand and game results.
+
+These are the engine's outputs: the referee stores them, bots read them, and scenario
+runs print them as JSON (``to_dict``), so every field is plain data.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any, NamedTuple
+
+from pitch_sdk.rules.cards import CARDS, Card, Suit
+from pitch_sdk.rules.ruleset import PointCategory
+
+
+class Trick(NamedTuple):
+    """A completed trick: who led, the (seat, card id) plays in order, who won it."""
+
+    leader: int
+    plays: tuple[tuple[int, int], ...]
+    winner: int
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form with card names."""
+        return {"leader": self.leader, "winner": self.winner,
+                "plays": [{"seat": s, "card": CARDS[c].name} for s, c in self.plays]}
+
+
+class WinReason(StrEnum):
+    """Why the game ended the way it did."""
+
+    REACHED_TARGET = "reached-target"
+    """The first eligible party, counting points in order, reached the target."""
+    MAKER_AT_TARGET = "maker-at-target"
+    """Seed 002: the making party reached the target, whatever the others have."""
+    MOST_AT_TARGET = "most-at-target"
+    """Seed 002: no maker at the target; the non-maker with the most points at it wins."""
+    SHOT_THE_MOON = "shot-the-moon"
+    """The pitching party made a shoot-the-moon bid that wins the game."""
+    FAILED_MOON = "failed-moon"
+    """The pitching party failed a shoot-the-moon bid that loses the game."""
+    HAND_LIMIT = "hand-limit"
+    """The ruleset's ``max_hands`` was reached; the highest score wins, a tie is a draw."""
+
+
+@dataclass(frozen=True, slots=True)
+class PointAward:
+    """One point category awarded in a hand: what, to whom, for which card."""
+
+    category: PointCategory
+    value: int
+    party: int
+    card: Card | None
+    """The card that earned it; ``None`` for Game."""
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form."""
+        return {"category": self.category.value, "value": self.value, "party": self.party,
+                "card": None if self.card is None else self.card.name}
+
+
+@dataclass(frozen=True, slots=True)
+class HandResult:
+    """Everything scored in one hand, and whether it ended the game."""
+
+    hand_number: int
+    dealer: int
+    pitcher: int | None
+    bid: int | None
+    trump: Suit | None
+    awards: tuple[PointAward, ...]
+    pips: tuple[float, ...]
+    """Game pips in each party's pile (jokers count half a pip)."""
+    tricks_won: tuple[int, ...]
+    points_won: tuple[int, ...]
+    """Points each party took in play, before the bid is applied."""
+    made: bool | None
+    """Whether the pitching party made its bid; ``None`` with no auction."""
+    moon: bool
+    """Whether the bid was a shoot-the-moon bid."""
+    score_changes: tuple[int, ...]
+    scores: tuple[int, ...]
+    """Scores per party after this hand."""
+    winner: int | None
+    """The party that won the game at the end of this hand, if the game ended."""
+    win_reason: WinReason | None
+    game_over: bool
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form (the scenario runner prints this)."""
+        return {
+            "hand_number": self.hand_number, "dealer": self.dealer, "pitcher": self.pitcher,
+            "bid": self.bid, "trump": None if self.trump is None else self.trump.letter,
+            "awards": [a.to_dict() for a in self.awards], "pips": list(self.pips),
+            "tricks_won": list(self.tricks_won), "points_won": list(self.points_won),
+            "made": self.made, "moon": self.moon, "score_changes": list(self.score_changes),
+            "scores": list(self.scores), "game_over": self.game_over, "winner": self.winner,
+            "win_reason": None if self.win_reason is None else self.win_reason.value,
+        }

@@ -1,0 +1,509 @@
+"""Rulesets: a variant of Pitch as frozen data made of small rule pieces.
+
+The engine has one code path; everything a table may choose differently is a field of one
+of the pieces below (seating, deck, deal, bidding, moon, trump, play, scoring, winning).
+A ruleset checks its own consistency when built and round-trips through JSON, so it can
+be stored with every match record and sent to bots.
+
+Option names are unique across the pieces, so ``ruleset.with_options(target=11)`` and the
+dotted form ``{"win.target": 11}`` both work.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+from pitch_sdk.rules.errors import InvalidRulesetError
+
+
+def _enum(enum_cls: type[StrEnum], value: Any, option: str) -> Any:
+    if isinstance(value, enum_cls):
+        return value
+    try:
+        return enum_cls(value)
+    except ValueError:
+        choices = ", ".join(m.value for m in enum_cls)
+        raise InvalidRulesetError(f"bad value {value!r} for {option}: expected one of {choices}") from None
+
+
+class JokerRank(StrEnum):
+    """Where jokers rank among the trumps (they always belong to the trump suit)."""
+
+    BELOW_JACK = "below-jack"
+    """Just below the jack (and the off-jack): seed 004, "Common minor variations"."""
+    BELOW_TWO = "below-two"
+    """Below the two of trumps and ignored for Low: seed 004, "Off-jack, jokers"."""
+
+
+class AllPass(StrEnum):
+    """What happens when every player before the dealer passes."""
+
+    FORCE_DEALER = "force-dealer"
+    """The dealer must bid at least the minimum (seeds 000, 001, 002)."""
+    REDEAL = "redeal"
+    """Everyone may pass; the same dealer deals again (seed 004, auction pitch)."""
+
+
+class TrumpSelection(StrEnum):
+    """How the trump suit is chosen."""
+
+    PITCH = "pitch"
+    """The suit of the pitcher's first lead becomes trump (pitching)."""
+    DECLARE = "declare"
+    """The pitcher names trump before play (seed 002's three- and four-player Pitch)."""
+
+
+class Exchange(StrEnum):
+    """The discard-and-draw phase after trump is declared, eldest hand first."""
+
+    NONE = "none"
+    """No exchange: play the cards dealt."""
+    ANY = "any"
+    """Discard any number of cards and draw as many from the stock (seed 002)."""
+    NON_TRUMPS = "non-trumps"
+    """Discard as many non-trumps as desired, then be refilled (seed 004)."""
+    ALL_NON_TRUMPS = "all-non-trumps"
+    """Discard every non-trump, then be refilled (seed 004)."""
+
+
+class Follow(StrEnum):
+    """What a player must play to a trick that has been led."""
+
+    MAY_TRUMP = "may-trump"
+    """Follow suit or trump; any card when void (seeds 000-002, 004's standard rule)."""
+    MUST_FOLLOW = "must-follow"
+    """Follow suit when able; trump only when void (Roadhouse pitch, seed 004)."""
+
+
+class LowGoesTo(StrEnum):
+    """Which party scores the Low point."""
+
+    CAPTURER = "capturer"
+    """The party that won the trick containing the lowest trump (seeds 000, 001, 002)."""
+    PLAYER = "player"
+    """The party whose player held and played it (seed 004: "awarded to the owner")."""
+
+
+class WinMode(StrEnum):
+    """How the game's winner is decided at the end of a hand."""
+
+    FIRST_TO_REACH = "first-to-reach"
+    """Points are counted in order; the first eligible party to reach the target wins."""
+    MAKER_FIRST = "maker-first"
+    """Seed 002: a making party at the target wins regardless; else the non-making party
+    with the most points at the target wins; a tie for most plays on."""
+
+
+class WhoMayWin(StrEnum):
+    """Which parties may go out at the end of a hand."""
+
+    ANY = "any"
+    """Any party, e.g. one that reaches the target by setting the pitcher."""
+    PITCHING_PARTY = "pitching-party"
+    """Only the pitching party (seed 004: "only the pitching party can win")."""
+    BID_MADE = "bid-made"
+    """Only the pitching party, and only in a hand where it made its bid (bid to go out)."""
+
+
+class CountOrder(StrEnum):
+    """The order points are counted in when deciding who reached the target first."""
+
+    PITCHER_FIRST = "pitcher-first"
+    """The pitcher's points first, then High, Low, Jack, Game (seed 004, auction pitch)."""
+    CATEGORIES = "categories"
+    """Strictly in the order of the point categories (seed 004, simple pitch)."""
+
+
+class MoonMade(StrEnum):
+    """What making a shoot-the-moon bid earns."""
+
+    WIN_GAME = "win-game"
+    """The pitching party wins the game (unless in the hole, see ``moon_blocked_in_hole``)."""
+    SCORE = "score"
+    """The pitching party scores ``moon_score`` points."""
+
+
+class MoonSet(StrEnum):
+    """What failing a shoot-the-moon bid costs."""
+
+    SET_BACK = "set-back"
+    """Set back by ``moon_score`` like any failed bid."""
+    LOSE_GAME = "lose-game"
+    """The pitching party loses the game (seed 004, "Shoot the moon")."""
+
+
+class PointCategory(StrEnum):
+    """A way of scoring points in a hand, awarded to a party."""
+
+    HIGH = "high"
+    """The highest trump in play, to the party whose pile holds it."""
+    LOW = "low"
+    """The lowest trump in play, to its capturer or player (``low_goes_to``)."""
+    JACK = "jack"
+    """The jack of trumps, if it is in play."""
+    OFF_JACK = "off-jack"
+    """The jack of the other suit of trump's colour, when it belongs to trump."""
+    GAME = "game"
+    """Strictly the most pips in a party's pile; a tie for most awards nothing."""
+    JOKER = "joker"
+    """Each joker in play, to the party whose pile holds it."""
+    FIVE = "five"
+    """The five of trumps (seed 002's four-player Pitch: worth 5)."""
+    THREE = "three"
+    """The three of trumps (seed 004's odd trumps: worth 3)."""
+    OFF_THREE = "off-three"
+    """The three of the other suit of trump's colour, a trump just below the three."""
+
+
+@dataclass(frozen=True)
+class PointRule:
+    """One scoring category and what it is worth."""
+
+    category: PointCategory
+    value: int = 1
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "category", _enum(PointCategory, self.category, "points"))
+        if not isinstance(self.value, int) or self.value < 1:
+            raise InvalidRulesetError(f"point {self.category} must be worth >= 1, got {self.value!r}")
+
+
+FOUR_POINTS = (PointRule(PointCategory.HIGH), PointRule(PointCategory.LOW),
+               PointRule(PointCategory.JACK), PointRule(PointCategory.GAME))
+
+
+@dataclass(frozen=True)
+class Seating:
+    """How many play and how they form parties (partners sit alternately)."""
+
+    players: int = 4
+    team_size: int = 2
+
+    @property
+    def parties(self) -> int:
+        """Number of parties; seat ``s`` belongs to party ``s % parties``."""
+        return self.players // self.team_size
+
+
+@dataclass(frozen=True)
+class DeckRules:
+    """Which cards are in the pack and which extra cards belong to trump."""
+
+    jokers: int = 0
+    joker_rank: JokerRank = JokerRank.BELOW_JACK
+    off_jack: bool = False
+    off_three: bool = False
+    removed_ranks: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True)
+class DealRules:
+    """How many cards each player gets and in what batches."""
+
+    hand_size: int = 6
+    deal_batch: int = 3
+
+
+@dataclass(frozen=True)
+class BiddingRules:
+    """The auction for the right to pitch."""
+
+    auction: bool = True
+    minimum_bid: int = 2
+    maximum_bid: int = 4
+    dealer_steal: bool = True
+    all_pass: AllPass = AllPass.FORCE_DEALER
+
+
+@dataclass(frozen=True)
+class MoonRules:
+    """Shoot the moon / smudge: a bid of ``moon_bid`` with its own consequences."""
+
+    moon_bid: int = 4
+    moon_all_tricks: bool = False
+    moon_made: MoonMade = MoonMade.WIN_GAME
+    moon_score: int = 4
+    moon_set: MoonSet = MoonSet.SET_BACK
+    moon_blocked_in_hole: bool = True
+
+
+@dataclass(frozen=True)
+class TrumpRules:
+    """How trump is chosen and whether hands are improved afterwards."""
+
+    trump_selection: TrumpSelection = TrumpSelection.PITCH
+    exchange: Exchange = Exchange.NONE
+
+
+@dataclass(frozen=True)
+class PlayRules:
+    """Which cards may be played to a trick."""
+
+    follow: Follow = Follow.MAY_TRUMP
+    joker_may_lead_first_trick: bool = False
+
+
+@dataclass(frozen=True)
+class ScoringRules:
+    """The point categories in counting order, and who scores them."""
+
+    points: tuple[PointRule, ...] = FOUR_POINTS
+    low_goes_to: LowGoesTo = LowGoesTo.CAPTURER
+    no_junk_points: bool = False
+
+    def __post_init__(self) -> None:
+        items = tuple(_point_rule(p) for p in self.points)
+        object.__setattr__(self, "points", items)
+
+
+@dataclass(frozen=True)
+class WinRules:
+    """When the game ends and who wins it."""
+
+    target: int = 21
+    win_mode: WinMode = WinMode.FIRST_TO_REACH
+    who_may_win: WhoMayWin = WhoMayWin.BID_MADE
+    win_by: int = 1
+    count_order: CountOrder = CountOrder.PITCHER_FIRST
+    max_hands: int = 500
+
+
+_PIECES: dict[str, type] = {
+    "seating": Seating, "deck": DeckRules, "deal": DealRules, "bidding": BiddingRules,
+    "moon": MoonRules, "trump": TrumpRules, "play": PlayRules, "scoring": ScoringRules,
+    "win": WinRules,
+}
+#: option name -> the piece that owns it (names are unique across pieces).
+OPTION_PIECE: dict[str, str] = {
+    f.name: piece for piece, cls in _PIECES.items() for f in dataclasses.fields(cls)
+}
+
+
+@dataclass(frozen=True)
+class Ruleset:
+    """A complete, validated variant of Pitch.  Build presets with :func:`preset`."""
+
+    name: str = "custom"
+    seating: Seating = field(default_factory=Seating)
+    deck: DeckRules = field(default_factory=DeckRules)
+    deal: DealRules = field(default_factory=DealRules)
+    bidding: BiddingRules = field(default_factory=BiddingRules)
+    moon: MoonRules | None = None
+    trump: TrumpRules = field(default_factory=TrumpRules)
+    play: PlayRules = field(default_factory=PlayRules)
+    scoring: ScoringRules = field(default_factory=ScoringRules)
+    win: WinRules = field(default_factory=WinRules)
+
+    def __post_init__(self) -> None:
+        for piece, cls in _PIECES.items():
+            value = getattr(self, piece)
+            if value is None and piece == "moon":
+                continue
+            if not isinstance(value, cls):
+                raise InvalidRulesetError(f"ruleset piece {piece!r} must be a {cls.__name__}")
+            _coerce_enums(value)
+        _validate(self)
+
+    # ----------------------------------------------------------------- derived facts
+    @property
+    def players(self) -> int:
+        """Number of seats."""
+        return self.seating.players
+
+    @property
+    def parties(self) -> int:
+        """Number of parties (players, or teams)."""
+        return self.seating.parties
+
+    def party_of(self, seat: int) -> int:
+        """The party a seat belongs to: partners sit alternately."""
+        return seat % self.seating.parties
+
+    @property
+    def points_in_play(self) -> int:
+        """The most points one hand can award (each joker counted once)."""
+        total = 0
+        for rule in self.scoring.points:
+            count = self.deck.jokers if rule.category is PointCategory.JOKER else 1
+            total += rule.value * count
+        return total
+
+    @property
+    def deck_size(self) -> int:
+        """How many cards are in the pack."""
+        return 4 * (13 - len(self.deck.removed_ranks)) + self.deck.jokers
+
+    # ----------------------------------------------------------------- conversions
+    def with_options(self, options: dict[str, Any] | None = None, /, **more: Any) -> Ruleset:
+        """A copy with options changed, by option name (``target``) or dotted path."""
+        changes: dict[str, dict[str, Any]] = {}
+        top: dict[str, Any] = {}
+        for key, value in {**(options or {}), **more}.items():
+            piece, _, name = key.rpartition(".")
+            if name == "name" and not piece:
+                top["name"] = value
+                continue
+            if not piece:
+                if name not in OPTION_PIECE:
+                    raise InvalidRulesetError(
+                        f"unknown ruleset option {key!r}; known options: "
+                        + ", ".join(sorted(OPTION_PIECE)))
+                piece = OPTION_PIECE[name]
+            if piece not in _PIECES or name not in {f.name for f in dataclasses.fields(_PIECES[piece])}:
+                raise InvalidRulesetError(f"unknown ruleset option {key!r}")
+            changes.setdefault(piece, {})[name] = value
+        pieces: dict[str, Any] = dict(top)
+        for piece, values in changes.items():
+            current = getattr(self, piece) or _PIECES[piece]()
+            try:
+                pieces[piece] = dataclasses.replace(current, **values)
+            except (TypeError, ValueError) as exc:
+                if isinstance(exc, InvalidRulesetError):
+                    raise
+                raise InvalidRulesetError(f"bad value for {piece} options {values!r}: {exc}") from None
+        return dataclasses.replace(self, **pieces)
+
+    def without_moon(self) -> Ruleset:
+        """A copy with no shoot-the-moon bid."""
+        return dataclasses.replace(self, moon=None)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain JSON-ready data; :meth:`from_dict` restores an equal ruleset."""
+        return _to_plain(dataclasses.asdict(self))  # type: ignore[no-any-return]
+
+    def to_json(self) -> str:
+        """Compact JSON text of :meth:`to_dict`."""
+        return json.dumps(self.to_dict(), sort_keys=True, separators=(",", ":"))
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Ruleset:
+        """Rebuild a ruleset from :meth:`to_dict` output (missing pieces take defaults)."""
+        if not isinstance(data, dict):
+            raise InvalidRulesetError(f"a ruleset must be a JSON object, got {type(data).__name__}")
+        unknown = set(data) - set(_PIECES) - {"name"}
+        if unknown:
+            raise InvalidRulesetError(f"unknown ruleset keys: {sorted(unknown)}")
+        kwargs: dict[str, Any] = {"name": str(data.get("name", "custom"))}
+        for piece, piece_cls in _PIECES.items():
+            if piece not in data:
+                continue
+            values = data[piece]
+            if values is None:
+                kwargs[piece] = None
+                continue
+            if not isinstance(values, dict):
+                raise InvalidRulesetError(f"ruleset piece {piece!r} must be an object")
+            names = {f.name for f in dataclasses.fields(piece_cls)}
+            bad = set(values) - names
+            if bad:
+                raise InvalidRulesetError(f"unknown options in {piece!r}: {sorted(bad)}")
+            try:
+                kwargs[piece] = piece_cls(**values)
+            except TypeError as exc:
+                raise InvalidRulesetError(f"bad {piece!r} options: {exc}") from None
+        return cls(**kwargs)
+
+    @classmethod
+    def from_json(cls, text: str) -> Ruleset:
+        """Parse :meth:`to_json` output."""
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise InvalidRulesetError(f"ruleset is not valid JSON: {exc}") from None
+        return cls.from_dict(data)
+
+
+# --------------------------------------------------------------------- helpers
+def _point_rule(item: Any) -> PointRule:
+    if isinstance(item, PointRule):
+        return item
+    if isinstance(item, str):
+        category, _, value = item.partition(":")
+        return PointRule(category, int(value) if value else 1)  # type: ignore[arg-type]
+    if isinstance(item, dict):
+        return PointRule(item.get("category"), item.get("value", 1))  # type: ignore[arg-type]
+    raise InvalidRulesetError(f"bad point rule {item!r}: expected 'high' or {{'category': ..., 'value': ...}}")
+
+
+def _coerce_enums(piece: Any) -> None:
+    """Accept enum values given as strings (from JSON) and lists given for tuples."""
+    for f in dataclasses.fields(piece):
+        value = getattr(piece, f.name)
+        kind = f.type if isinstance(f.type, str) else getattr(f.type, "__name__", "")
+        enum_cls = globals().get(kind)
+        if isinstance(enum_cls, type) and issubclass(enum_cls, StrEnum):
+            object.__setattr__(piece, f.name, _enum(enum_cls, value, f.name))
+        elif kind.startswith("tuple") and isinstance(value, list):
+            object.__setattr__(piece, f.name, tuple(value))
+        elif kind == "bool" and not isinstance(value, bool):
+            raise InvalidRulesetError(f"option {f.name} must be true or false, got {value!r}")
+        elif kind == "int" and (isinstance(value, bool) or not isinstance(value, int)):
+            raise InvalidRulesetError(f"option {f.name} must be an integer, got {value!r}")
+
+
+def _to_plain(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _to_plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_to_plain(v) for v in value]
+    if isinstance(value, StrEnum):
+        return value.value
+    return value
+
+
+def _validate(rules: Ruleset) -> None:
+    """Reject rulesets that cannot be played, naming the offending option."""
+    seating, deck, bidding = rules.seating, rules.deck, rules.bidding
+
+    def fail(message: str) -> None:
+        raise InvalidRulesetError(f"ruleset {rules.name!r}: {message}")
+
+    if seating.players < 2:
+        fail(f"players must be at least 2, got {seating.players}")
+    if seating.team_size < 1 or seating.players % seating.team_size:
+        fail(f"team_size {seating.team_size} does not divide players {seating.players}")
+    if seating.parties < 2:
+        fail("there must be at least two parties")
+    if deck.jokers not in (0, 1, 2):
+        fail(f"jokers must be 0, 1 or 2, got {deck.jokers}")
+    if any(not isinstance(r, int) or not 2 <= r <= 14 for r in deck.removed_ranks):
+        fail(f"removed_ranks must be ranks 2..14, got {list(deck.removed_ranks)}")
+    for kept in (11, 14):
+        if kept in deck.removed_ranks:
+            fail("the jacks and aces cannot be removed")
+    needed = seating.players * rules.deal.hand_size
+    if needed > rules.deck_size:
+        fail(f"{seating.players} players x {rules.deal.hand_size} cards need {needed} cards "
+             f"but the deck has {rules.deck_size}")
+    if rules.deal.hand_size < 1 or rules.deal.deal_batch < 1:
+        fail("hand_size and deal_batch must be positive")
+    categories = [p.category for p in rules.scoring.points]
+    if not categories:
+        fail("at least one point category is needed")
+    if len(set(categories)) != len(categories):
+        fail(f"point categories repeat: {[c.value for c in categories]}")
+    if PointCategory.OFF_JACK in categories and not deck.off_jack:
+        fail("the off-jack point needs off_jack=true")
+    if PointCategory.OFF_THREE in categories and not deck.off_three:
+        fail("the off-three point needs off_three=true")
+    if PointCategory.JOKER in categories and not deck.jokers:
+        fail("the joker point needs jokers in the deck")
+    if not 1 <= bidding.minimum_bid <= bidding.maximum_bid:
+        fail(f"bids {bidding.minimum_bid}..{bidding.maximum_bid} are not a range starting at 1 or more")
+    if bidding.maximum_bid > rules.points_in_play:
+        fail(f"maximum_bid {bidding.maximum_bid} exceeds the {rules.points_in_play} points in play")
+    if rules.moon is not None:
+        if not bidding.auction:
+            fail("shoot the moon needs an auction")
+        if not bidding.minimum_bid <= rules.moon.moon_bid <= bidding.maximum_bid + 1:
+            fail(f"moon_bid {rules.moon.moon_bid} must be a normal bid or one above maximum_bid")
+    if rules.trump.exchange is not Exchange.NONE and rules.trump.trump_selection is not TrumpSelection.DECLARE:
+        fail(f"exchange {rules.trump.exchange} needs trump_selection=declare")
+    if rules.win.target < 1 or rules.win.win_by < 1 or rules.win.max_hands < 1:
+        fail("target, win_by and max_hands must be positive")
+    if not bidding.auction and rules.win.who_may_win is WhoMayWin.BID_MADE:
+        fail("who_may_win=bid-made needs an auction")

@@ -1,0 +1,479 @@
+"""The game state machine: deal -> bidding -> trump -> exchange -> tricks -> scoring.
+
+One mutable :class:`GameState` per game; everything around it (ruleset, actions, records)
+is frozen.  The state is pure and deterministic: chance comes only from the game's seed
+(each deal shuffles with ``Random(f"{seed}:{deal}")``) or from explicit deals, so a seed
+plus the list of actions reproduces a whole game (:mod:`pitch_sdk.rules.replay`).
+
+For every decision there is the triad ``verify(action)`` (raises with the reason),
+``is_legal(action)`` and ``apply(action)``; ``legal_actions()`` lists what the player to
+move may do, sorted, and is never empty before the game ends.  Hands and piles are bit
+masks over card ids so the trick loop stays cheap.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+from itertools import combinations
+
+from pitch_sdk.rules.actions import (
+    BIDS, PASS, PLAYS, TRUMPS, Action, Bid, ChooseCards, DecisionKind, DeclareTrump, Pass,
+    PlayCard, choose_cards,
+)
+from pitch_sdk.rules.cards import CARDS, DECK_SIZE, Card, Suit, cards_of, format_cards, mask_of
+from pitch_sdk.rules.errors import GameOverError, IllegalActionError, InvalidDealError
+from pitch_sdk.rules.events import (
+    AllPassed, BidMade, CardPlayed, Dealt, Event, Exchanged, HandScored, TrickWon, TrumpSet,
+)
+from pitch_sdk.rules.records import HandResult, Trick, WinReason
+from pitch_sdk.rules.ruleset import (
+    AllPass, Exchange, Follow, Ruleset, TrumpSelection,
+)
+from pitch_sdk.rules.scoring import award_points, settle_hand
+from pitch_sdk.rules.tables import JOKER_MASK, TRUMP_BASE, TrumpTable, deck_cards, trump_table
+from pitch_sdk.rules.winning import decide_winner
+
+
+class Phase(StrEnum):
+    """Where a hand is; the phase decides which kind of decision is asked."""
+
+    BIDDING = "bidding"
+    DECLARE_TRUMP = "declare-trump"
+    EXCHANGE = "exchange"
+    PLAY = "play"
+    GAME_OVER = "game-over"
+
+
+_PHASE_DECISION = {
+    Phase.BIDDING: DecisionKind.BID,
+    Phase.DECLARE_TRUMP: DecisionKind.DECLARE_TRUMP,
+    Phase.EXCHANGE: DecisionKind.CHOOSE_CARDS,
+    Phase.PLAY: DecisionKind.PLAY,
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Deal:
+    """An explicit deal: each seat's hand and the stock in the order it is drawn."""
+
+    hands: tuple[tuple[Card, ...], ...]
+    stock: tuple[Card, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class CardSetRule:
+    """The constraint on a card-set decision, for when listing every set would explode:
+    choose between ``min_count`` and ``max_count`` cards from ``allowed``, including all
+    of ``required``."""
+
+    allowed: tuple[Card, ...]
+    required: tuple[Card, ...]
+    min_count: int
+    max_count: int
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """What the player to move must decide, with every legal answer."""
+
+    seat: int
+    kind: DecisionKind
+    legal_actions: tuple[Action, ...]
+    card_set: CardSetRule | None = None
+
+
+class GameState:
+    """A game of Pitch in progress.  Create with :meth:`new` or :meth:`from_deals`."""
+
+    __slots__ = (
+        "rules", "seed", "players", "parties", "_deck", "_scripted_deals", "scores",
+        "dealer", "deal_number", "hand_number", "phase", "to_move", "hands", "stock",
+        "bids", "high_bid", "high_bidder", "pitcher", "contract", "trump", "_table",
+        "_exchanges_left", "trick", "_trick_best", "_trick_winner", "tricks", "results",
+        "winner", "win_reason", "history", "moves", "first_dealer",
+    )
+
+    def __init__(self, rules: Ruleset, seed: int = 0, dealer: int = 0,
+                 deals: Sequence[Deal] = ()) -> None:
+        if not 0 <= dealer < rules.players:
+            raise InvalidDealError(f"dealer {dealer} is not a seat of {rules.players} players")
+        self.rules = rules
+        self.seed = seed
+        self.players = rules.players
+        self.parties = rules.parties
+        self._deck = deck_cards(rules.deck)
+        self._scripted_deals = [self._check_deal(d) for d in deals]
+        self.scores = [0] * self.parties
+        self.first_dealer = dealer
+        self.dealer = dealer
+        self.deal_number = 0
+        self.hand_number = 0
+        self.results: list[HandResult] = []
+        self.winner: int | None = None
+        self.win_reason: WinReason | None = None
+        self.history: list[Event] = []
+        self.moves: list[tuple[int, Action]] = []
+        self._start_deal()
+
+    # ------------------------------------------------------------------ creation
+    @classmethod
+    def new(cls, rules: Ruleset, seed: int = 0, dealer: int = 0) -> GameState:
+        """A game whose deals are shuffled from ``seed``."""
+        return cls(rules, seed=seed, dealer=dealer)
+
+    @classmethod
+    def from_deals(cls, rules: Ruleset, deals: Sequence[Deal], dealer: int = 0,
+                   seed: int = 0) -> GameState:
+        """A game that uses ``deals`` first (scenarios), then seeded deals."""
+        return cls(rules, seed=seed, dealer=dealer, deals=deals)
+
+    def clone(self) -> GameState:
+        """An independent copy, for bots that search ahead."""
+        other = GameState.__new__(GameState)
+        for name in GameState.__slots__:
+            value = getattr(self, name)
+            setattr(other, name, list(value) if isinstance(value, list) else value)
+        other.trick = list(self.trick)
+        return other
+
+    # ------------------------------------------------------------------ queries
+    @property
+    def is_over(self) -> bool:
+        """Whether the game has ended."""
+        return self.phase is Phase.GAME_OVER
+
+    @property
+    def trump_suit(self) -> Suit | None:
+        """The trump suit of the current hand, once chosen."""
+        return None if self.trump < 0 else Suit(self.trump)
+
+    def party_of(self, seat: int) -> int:
+        """The party (player or team) a seat belongs to."""
+        return seat % self.parties
+
+    def hand(self, seat: int) -> tuple[Card, ...]:
+        """The cards a seat holds now."""
+        return cards_of(self.hands[seat])
+
+    def decision(self) -> Decision:
+        """The decision the player to move faces, with its legal actions."""
+        if self.phase is Phase.GAME_OVER:
+            raise GameOverError("the game is over: no decision is pending")
+        card_set = self._card_set_rule() if self.phase is Phase.EXCHANGE else None
+        return Decision(self.to_move, _PHASE_DECISION[self.phase], tuple(self.legal_actions()), card_set)
+
+    def legal_actions(self) -> list[Action]:
+        """Every legal action of the player to move, sorted; empty only when the game is over."""
+        phase = self.phase
+        if phase is Phase.PLAY:
+            mask = self._legal_play_mask(self.to_move)
+            out: list[Action] = []
+            while mask:
+                low = mask & -mask
+                out.append(PLAYS[low.bit_length() - 1])
+                mask ^= low
+            return out
+        if phase is Phase.BIDDING:
+            return self._legal_bids()
+        if phase is Phase.DECLARE_TRUMP:
+            return list(TRUMPS)
+        if phase is Phase.EXCHANGE:
+            return [choose_cards(m) for m in self._legal_exchange_masks()]
+        return []
+
+    def is_legal(self, action: Action) -> bool:
+        """Whether ``action`` may be applied now."""
+        if self.phase is Phase.PLAY:
+            return type(action) is PlayCard and bool(self._legal_play_mask(self.to_move) >> action.card & 1)
+        return action in self.legal_actions()
+
+    def verify(self, action: Action) -> None:
+        """Raise :class:`IllegalActionError` (naming the state and the alternatives) unless
+        ``action`` is legal now."""
+        if self.phase is Phase.GAME_OVER:
+            raise GameOverError(f"{action} rejected: the game is over", action)
+        if not self.is_legal(action):
+            legal = self.legal_actions()
+            raise IllegalActionError(
+                f"{action} is not legal for seat {self.to_move} in {self.phase} "
+                f"(hand {format_cards(cards_of(self.hands[self.to_move]))}"
+                f"{self._trick_context()}); legal: {', '.join(map(str, legal))}",
+                action, legal)
+
+    # ------------------------------------------------------------------ apply
+    def apply(self, action: Action) -> None:
+        """Apply the mover's ``action``; an illegal one raises and changes nothing."""
+        phase = self.phase
+        seat = self.to_move
+        if phase is Phase.PLAY and type(action) is PlayCard:
+            if not self._legal_play_mask(seat) >> action.card & 1:
+                self.verify(action)
+            self.moves.append((seat, action))
+            self._play(seat, action.card)
+            return
+        self.verify(action)
+        self.moves.append((seat, action))
+        if phase is Phase.BIDDING:
+            self._bid(seat, 0 if type(action) is Pass else action.amount)  # type: ignore[union-attr]
+        elif phase is Phase.DECLARE_TRUMP:
+            assert isinstance(action, DeclareTrump)
+            self._set_trump(seat, action.suit, pitched=False)
+            self._after_trump()
+        elif phase is Phase.EXCHANGE:
+            assert isinstance(action, ChooseCards)
+            self._exchange(seat, mask_of(action.cards))
+
+    # ------------------------------------------------------------------ dealing
+    def _check_deal(self, deal: Deal) -> Deal:
+        size = self.rules.deal.hand_size
+        if len(deal.hands) != self.players:
+            raise InvalidDealError(f"deal has {len(deal.hands)} hands for {self.players} players")
+        seen: set[int] = set()
+        allowed = set(self._deck)
+        for seat, hand in enumerate(deal.hands):
+            if len(hand) != size:
+                raise InvalidDealError(f"seat {seat} is dealt {len(hand)} cards; this ruleset deals {size}")
+        for card in [c for h in deal.hands for c in h] + list(deal.stock):
+            if card in seen:
+                raise InvalidDealError(f"card {CARDS[card]} is dealt twice")
+            if card not in allowed:
+                raise InvalidDealError(f"card {CARDS[card]} is not in this ruleset's deck")
+            seen.add(card)
+        return deal
+
+    def _start_deal(self) -> None:
+        self.deal_number += 1
+        self.hand_number += 1
+        n = self.players
+        if self._scripted_deals:
+            deal = self._scripted_deals.pop(0)
+            hands = [mask_of(h) for h in deal.hands]
+            stock = [int(c) for c in deal.stock]
+            if not stock:
+                used = 0
+                for h in hands:
+                    used |= h
+                stock = [c for c in self._deck if not used >> c & 1]
+        else:
+            deck = list(self._deck)
+            random.Random(f"{self.seed}:{self.deal_number}").shuffle(deck)
+            hands = [0] * n
+            size, batch = self.rules.deal.hand_size, self.rules.deal.deal_batch
+            position = 0
+            for start in range(0, size, batch):
+                count = min(batch, size - start)
+                for i in range(1, n + 1):
+                    seat = (self.dealer + i) % n
+                    for card in deck[position:position + count]:
+                        hands[seat] |= 1 << card
+                    position += count
+            stock = deck[position:]
+        self.hands = hands
+        self.stock = stock
+        self.history.append(Dealt(self.hand_number, self.dealer, tuple(hands), tuple(stock)))
+        self.bids: list[tuple[int, int]] = []
+        self.high_bid = 0
+        self.high_bidder = -1
+        self.pitcher = -1
+        self.contract = 0
+        self.trump = -1
+        self._table: TrumpTable | None = None
+        self._exchanges_left = 0
+        self.trick: list[tuple[int, int]] = []
+        self._trick_best = -1
+        self._trick_winner = -1
+        self.tricks: list[Trick] = []
+        eldest = (self.dealer + 1) % n
+        if self.rules.bidding.auction:
+            self.phase = Phase.BIDDING
+            self.to_move = eldest
+        else:
+            self.pitcher = eldest
+            self.phase = Phase.PLAY
+            self.to_move = eldest
+
+    # ------------------------------------------------------------------ bidding
+    def _legal_bids(self) -> list[Action]:
+        bidding = self.rules.bidding
+        seat = self.to_move
+        high = self.high_bid
+        is_dealer = seat == self.dealer
+        forced = is_dealer and high == 0 and bidding.all_pass is AllPass.FORCE_DEALER
+        options: list[Action] = [] if forced else [PASS]
+        amounts = list(range(max(bidding.minimum_bid, high + 1), bidding.maximum_bid + 1))
+        moon = self.rules.moon
+        if moon is not None and moon.moon_bid > bidding.maximum_bid and moon.moon_bid > high:
+            amounts.append(moon.moon_bid)
+        if is_dealer and bidding.dealer_steal and high > 0:
+            amounts.insert(0, high)
+        options.extend(BIDS[a] if a < len(BIDS) else Bid(a) for a in amounts)
+        return options
+
+    def _bid(self, seat: int, amount: int) -> None:
+        self.bids.append((seat, amount))
+        self.history.append(BidMade(seat, amount))
+        if amount:
+            self.high_bid = amount
+            self.high_bidder = seat
+        if seat != self.dealer:
+            self.to_move = (seat + 1) % self.players
+            return
+        if self.high_bidder < 0:  # everyone passed and the ruleset re-deals
+            self.history.append(AllPassed(self.hand_number, self.dealer))
+            self.hand_number -= 1
+            self._start_deal()
+            return
+        self.pitcher = self.high_bidder
+        self.contract = self.high_bid
+        self.to_move = self.pitcher
+        if self.rules.trump.trump_selection is TrumpSelection.DECLARE:
+            self.phase = Phase.DECLARE_TRUMP
+        else:
+            self.phase = Phase.PLAY
+
+    # ------------------------------------------------------------------ trump, exchange
+    def _set_trump(self, seat: int, suit: Suit, pitched: bool) -> None:
+        self.trump = int(suit)
+        self._table = trump_table(self.rules.deck, suit)
+        self.history.append(TrumpSet(seat, suit, pitched))
+
+    def _after_trump(self) -> None:
+        if self.rules.trump.exchange is Exchange.NONE:
+            self.phase = Phase.PLAY
+            self.to_move = self.pitcher
+        else:
+            self.phase = Phase.EXCHANGE
+            self._exchanges_left = self.players
+            self.to_move = (self.dealer + 1) % self.players
+
+    def _card_set_rule(self) -> CardSetRule:
+        assert self._table is not None
+        hand = self.hands[self.to_move]
+        exchange = self.rules.trump.exchange
+        non_trumps = hand & ~self._table.trump_mask
+        limit = len(self.stock)
+        if exchange is Exchange.ANY:
+            return CardSetRule(cards_of(hand), (), 0, min(limit, hand.bit_count()))
+        if exchange is Exchange.NON_TRUMPS:
+            return CardSetRule(cards_of(non_trumps), (), 0, min(limit, non_trumps.bit_count()))
+        count = non_trumps.bit_count()
+        return CardSetRule(cards_of(non_trumps), cards_of(non_trumps), count, count)
+
+    def _legal_exchange_masks(self) -> list[int]:
+        rule = self._card_set_rule()
+        required = mask_of(rule.required)
+        optional = [c for c in rule.allowed if c not in rule.required]
+        masks = []
+        for size in range(rule.min_count - len(rule.required), rule.max_count - len(rule.required) + 1):
+            masks.extend(required | mask_of(combo) for combo in combinations(optional, size))
+        return sorted(masks, key=lambda m: (m.bit_count(), sorted(cards_of(m))))
+
+    def _exchange(self, seat: int, discarded: int) -> None:
+        draw_count = min(discarded.bit_count(), len(self.stock))
+        drawn = mask_of(self.stock[:draw_count])
+        del self.stock[:draw_count]
+        self.hands[seat] = self.hands[seat] & ~discarded | drawn
+        self.history.append(Exchanged(seat, discarded, drawn))
+        self._exchanges_left -= 1
+        if self._exchanges_left:
+            self.to_move = (seat + 1) % self.players
+        else:
+            self.phase = Phase.PLAY
+            self.to_move = self.pitcher
+
+    # ------------------------------------------------------------------ trick play
+    def _legal_play_mask(self, seat: int) -> int:
+        hand = self.hands[seat]
+        trick = self.trick
+        if not trick:
+            if not self.tricks and not self.rules.play.joker_may_lead_first_trick:
+                return hand & ~JOKER_MASK or hand
+            return hand
+        table = self._table
+        assert table is not None
+        lead_suit = table.effective_suit[trick[0][1]]
+        follow = hand & table.suit_masks[lead_suit]
+        if not follow:
+            return hand
+        if lead_suit == self.trump or self.rules.play.follow is Follow.MUST_FOLLOW:
+            return follow
+        return follow | hand & table.trump_mask
+
+    def _play(self, seat: int, card: int) -> None:
+        self.hands[seat] ^= 1 << card
+        self.history.append(CardPlayed(seat, card))
+        trick = self.trick
+        if not trick and self.trump < 0:
+            self._set_trump(seat, Suit(card // 13), pitched=True)
+        table = self._table
+        assert table is not None
+        power = table.power[card]
+        if power < TRUMP_BASE and trick and table.effective_suit[card] != table.effective_suit[trick[0][1]]:
+            power = -1
+        if power > self._trick_best:
+            self._trick_best = power
+            self._trick_winner = seat
+        trick.append((seat, card))
+        if len(trick) < self.players:
+            self.to_move = (seat + 1) % self.players
+            return
+        winner = self._trick_winner
+        done = Trick(trick[0][0], tuple(trick), winner)
+        self.tricks.append(done)
+        self.history.append(TrickWon(len(self.tricks), done))
+        self.trick = []
+        self._trick_best = -1
+        self.to_move = winner
+        if not self.hands[winner]:
+            self._score_hand()
+
+    def _trick_context(self) -> str:
+        if self.phase is not Phase.PLAY or not self.trick:
+            return ""
+        led = CARDS[self.trick[0][1]]
+        return f", {led} led, trump {self.trump_suit or 'not set'}"
+
+    # ------------------------------------------------------------------ scoring
+    def _score_hand(self) -> None:
+        rules = self.rules
+        assert self._table is not None
+        pile = award_points(rules, self._table, self.tricks)
+        auction = rules.bidding.auction
+        pitching_party = self.pitcher % self.parties
+        contract = self.contract if auction else None
+        settlement = settle_hand(rules, pile, pitching_party, contract, self.scores)
+        winner, reason = decide_winner(rules, self.scores, settlement, pitching_party, len(self.results) + 1)
+        self.scores = [s + c for s, c in zip(self.scores, settlement.score_changes)]
+        game_over = reason is not None
+        result = HandResult(
+            hand_number=self.hand_number, dealer=self.dealer, pitcher=self.pitcher,
+            bid=contract, trump=self.trump_suit, awards=pile.awards,
+            pips=tuple(p / 2 if p % 2 else p // 2 for p in pile.pips2),
+            tricks_won=pile.tricks_won, points_won=settlement.points_won,
+            made=settlement.made, moon=settlement.moon,
+            score_changes=settlement.score_changes, scores=tuple(self.scores),
+            winner=winner, win_reason=reason, game_over=game_over,
+        )
+        self.results.append(result)
+        self.history.append(HandScored(result))
+        if game_over:
+            self.winner = winner
+            self.win_reason = reason
+            self.phase = Phase.GAME_OVER
+            self.to_move = -1
+            return
+        self.dealer = (self.dealer + 1) % self.players
+        self._start_deal()
+
+
+def play_out(state: GameState, actions: Iterable[Action]) -> GameState:
+    """Apply ``actions`` in order (raising on the first illegal one) and return the state."""
+    for action in actions:
+        state.apply(action)
+    return state
+
+
+__all__ = ["Deal", "Decision", "CardSetRule", "GameState", "Phase", "play_out", "DECK_SIZE"]

@@ -1,0 +1,110 @@
+"""Precomputed per-trump lookup tables: which cards are trumps and how cards rank.
+
+Once trump is known, "which suit does this card follow", "does it beat the best card so
+far" and "which trump is High" are array and bit-mask lookups.  Tables depend only on the
+deck options and the trump suit, so they are built once per combination and cached.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+from pitch_sdk.rules.cards import (
+    ACE, BIG_JOKER_ID, DECK_SIZE, FIVE, JACK, KING, LITTLE_JOKER_ID, QUEEN, TEN, THREE,
+    Suit, card_id, suit_mask,
+)
+from pitch_sdk.rules.ruleset import DeckRules, JokerRank
+
+#: A trump's power is ``TRUMP_BASE + position``; plain cards use their rank (2..14).
+TRUMP_BASE = 100
+JOKER_MASK = (1 << LITTLE_JOKER_ID) | (1 << BIG_JOKER_ID)
+
+#: Pips doubled, so that a joker's half pip stays an integer: 10=10, A=4, K=3, Q=2, J=1.
+PIPS2: tuple[int, ...] = tuple(
+    {TEN: 20, ACE: 8, KING: 6, QUEEN: 4, JACK: 2}.get(i % 13 + 2, 0) if i < LITTLE_JOKER_ID else 1
+    for i in range(DECK_SIZE)
+)
+
+
+def deck_cards(deck: DeckRules) -> list[int]:
+    """The ids of the cards in the pack, in id order."""
+    cards = [card_id(rank, suit) for suit in range(4) for rank in range(2, 15)
+             if rank not in deck.removed_ranks]
+    if deck.jokers >= 1:
+        cards.append(BIG_JOKER_ID)
+    if deck.jokers == 2:
+        cards.append(LITTLE_JOKER_ID)
+    return sorted(cards)
+
+
+@dataclass(frozen=True, slots=True)
+class TrumpTable:
+    """Ranking facts for one trump suit under one deck configuration."""
+
+    trump: Suit
+    trump_mask: int
+    suit_masks: tuple[int, int, int, int]
+    """Effective members of each suit: the trump entry holds every trump (off-cards and
+    jokers included), the others lose their off-cards."""
+    effective_suit: tuple[int, ...]
+    """Per card id: the suit it follows as (jokers and off-cards follow trump)."""
+    power: tuple[int, ...]
+    """Per card id: ``TRUMP_BASE + position`` for trumps, else the printed rank."""
+    order: tuple[int, ...]
+    """Trumps in the pack, highest first."""
+    jack: int
+    off_jack: int
+    five: int
+    three: int
+    off_three: int
+
+
+@lru_cache(maxsize=None)
+def trump_table(deck: DeckRules, trump: Suit) -> TrumpTable:
+    """Build (once) the table for ``trump`` with this deck's jokers and off-cards."""
+    removed = set(deck.removed_ranks)
+    other = trump.partner
+
+    def natural(rank: int) -> list[int]:
+        return [] if rank in removed else [card_id(rank, trump)]
+
+    off_jack = card_id(JACK, other) if deck.off_jack else -1
+    off_three = card_id(THREE, other) if deck.off_three and THREE not in removed else -1
+    jokers = [BIG_JOKER_ID, LITTLE_JOKER_ID][:deck.jokers]  # a lone joker is the big one
+    high_to_low: list[int] = []
+    for rank in range(ACE, 1, -1):
+        high_to_low += natural(rank)
+        if rank == JACK:
+            if off_jack >= 0:
+                high_to_low.append(off_jack)
+            if deck.joker_rank is JokerRank.BELOW_JACK:
+                high_to_low += jokers
+        if rank == THREE and off_three >= 0:
+            high_to_low.append(off_three)
+    if deck.joker_rank is JokerRank.BELOW_TWO:
+        high_to_low += jokers
+
+    trump_mask = 0
+    for card in high_to_low:
+        trump_mask |= 1 << card
+    masks = [suit_mask(s) & ~trump_mask for s in range(4)]
+    masks[trump] = trump_mask
+    effective = [card // 13 if card < LITTLE_JOKER_ID else int(trump) for card in range(DECK_SIZE)]
+    power = [card % 13 + 2 if card < LITTLE_JOKER_ID else 0 for card in range(DECK_SIZE)]
+    for position, card in enumerate(reversed(high_to_low)):
+        effective[card] = int(trump)
+        power[card] = TRUMP_BASE + position
+    return TrumpTable(
+        trump=trump,
+        trump_mask=trump_mask,
+        suit_masks=(masks[0], masks[1], masks[2], masks[3]),
+        effective_suit=tuple(effective),
+        power=tuple(power),
+        order=tuple(high_to_low),
+        jack=-1 if JACK in removed else card_id(JACK, trump),
+        off_jack=off_jack,
+        five=-1 if FIVE in removed else card_id(FIVE, trump),
+        three=-1 if THREE in removed else card_id(THREE, trump),
+        off_three=off_three,
+    )

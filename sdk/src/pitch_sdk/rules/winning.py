@@ -1,0 +1,72 @@
+"""Deciding whether a hand ended the game, and who won it.
+
+Seeds disagree here, so each reading is a ``WinMode``: seed 004 counts points in order
+(pitcher first, then High, Low, Jack, Game) and the first eligible party to reach the
+target wins; seed 002 lets a making party at the target win regardless, and otherwise the
+non-maker with the most points at the target.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from pitch_sdk.rules.records import WinReason
+from pitch_sdk.rules.ruleset import Ruleset, WhoMayWin, WinMode
+from pitch_sdk.rules.scoring import Settlement
+
+
+def decide_winner(rules: Ruleset, scores_before: Sequence[int], settlement: Settlement,
+                  pitching_party: int | None, hands_played: int) -> tuple[int | None, WinReason | None]:
+    """Return ``(winning party, reason)``, ``(None, reason)`` for a draw, or ``(None, None)``
+    when play continues."""
+    win = rules.win
+    final = [s + c for s, c in zip(scores_before, settlement.score_changes)]
+
+    if settlement.moon_decides and pitching_party is not None:
+        if settlement.made:
+            return pitching_party, WinReason.SHOT_THE_MOON
+        return _best_of(final, exclude=pitching_party), WinReason.FAILED_MOON
+
+    if win.win_mode is WinMode.MAKER_FIRST:
+        if pitching_party is not None and final[pitching_party] >= win.target:
+            return pitching_party, WinReason.MAKER_AT_TARGET
+        at_target = [p for p, score in enumerate(final) if score >= win.target]
+        if at_target:
+            best = max(final[p] for p in at_target)
+            leaders = [p for p in at_target if final[p] == best]
+            if len(leaders) == 1 and _leads_by(final, leaders[0], win.win_by):
+                return leaders[0], WinReason.MOST_AT_TARGET
+    else:
+        eligible = _eligible(rules, pitching_party, settlement.made)
+        running = list(scores_before)
+        for party, change in settlement.steps:
+            running[party] += change
+            if (party in eligible and running[party] >= win.target
+                    and final[party] >= win.target and _leads_by(final, party, win.win_by)):
+                return party, WinReason.REACHED_TARGET
+
+    if hands_played >= win.max_hands:
+        return _best_of(final), WinReason.HAND_LIMIT
+    return None, None
+
+
+def _eligible(rules: Ruleset, pitching_party: int | None, made: bool | None) -> set[int]:
+    who = rules.win.who_may_win
+    if who is WhoMayWin.ANY:
+        return set(range(rules.parties))
+    if pitching_party is None or (who is WhoMayWin.BID_MADE and not made):
+        return set()
+    return {pitching_party}
+
+
+def _leads_by(scores: Sequence[int], party: int, margin: int) -> bool:
+    others = [s for p, s in enumerate(scores) if p != party]
+    return all(scores[party] - s >= margin for s in others)
+
+
+def _best_of(scores: Sequence[int], exclude: int | None = None) -> int | None:
+    """The party with the unique highest score (``None`` on a tie: a draw)."""
+    candidates = [p for p in range(len(scores)) if p != exclude]
+    best = max(scores[p] for p in candidates)
+    leaders = [p for p in candidates if scores[p] == best]
+    return leaders[0] if len(leaders) == 1 else None
