@@ -1,6 +1,8 @@
 """The event log: one record per thing that happened in a game, in order.
 
-The log is the match record (replays, disputes, golden files).  Some events hold hidden
+The log is the match record (replays, disputes, golden files).  Card plays are recorded
+by the completed :class:`~pitch_sdk.rules.records.Trick` (and in ``GameState.moves``), not
+one event per card, to keep the trick loop cheap.  Some events hold hidden
 information (the deal, exchanged cards); :mod:`pitch_sdk.rules.observation` decides what
 each seat may see of them.  Cards are stored as ids; ``to_dict`` names them.
 """
@@ -9,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-from pitch_sdk.rules.cards import CARDS, Suit, cards_of, format_cards
+from pitch_sdk.rules.cards import Suit, cards_of, format_cards
 from pitch_sdk.rules.records import HandResult, Trick
 
 
@@ -71,26 +73,6 @@ class Exchanged(NamedTuple):
                 "drawn": format_cards(cards_of(self.drawn))}
 
 
-class CardPlayed(NamedTuple):
-    """A seat played a card to the current trick."""
-
-    seat: int
-    card: int
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"event": "play", "seat": self.seat, "card": CARDS[self.card].name}
-
-
-class TrickWon(NamedTuple):
-    """A trick was completed (``number`` counts from 1 within the hand)."""
-
-    number: int
-    trick: Trick
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"event": "trick", "number": self.number, **self.trick.to_dict()}
-
-
 class HandScored(NamedTuple):
     """A hand was scored."""
 
@@ -100,4 +82,4 @@ class HandScored(NamedTuple):
         return {"event": "hand-scored", **self.result.to_dict()}
 
 
-Event = Dealt | BidMade | AllPassed | TrumpSet | Exchanged | CardPlayed | TrickWon | HandScored
+Event = Dealt | BidMade | AllPassed | TrumpSet | Exchanged | Trick | HandScored

@@ -503,6 +503,9 @@ def _validate(rules: Ruleset) -> None:
             fail(f"moon_bid {rules.moon.moon_bid} must be a normal bid or one above maximum_bid")
     if rules.trump.exchange is not Exchange.NONE and rules.trump.trump_selection is not TrumpSelection.DECLARE:
         fail(f"exchange {rules.trump.exchange} needs trump_selection=declare")
+    if (deck.jokers and rules.play.joker_may_lead_first_trick
+            and rules.trump.trump_selection is TrumpSelection.PITCH):
+        fail("a joker has no suit to pitch: joker_may_lead_first_trick needs trump_selection=declare")
     if rules.win.target < 1 or rules.win.win_by < 1 or rules.win.max_hands < 1:
         fail("target, win_by and max_hands must be positive")
     if not bidding.auction and rules.win.who_may_win is WhoMayWin.BID_MADE:

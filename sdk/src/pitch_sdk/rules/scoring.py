@@ -7,18 +7,17 @@ reused by bots that want to evaluate an imagined end of hand.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
-from pitch_sdk.rules.cards import CARDS, LITTLE_JOKER_ID, BIG_JOKER_ID
+from pitch_sdk.rules.cards import BIG_JOKER_ID, CARDS, LITTLE_JOKER_ID
 from pitch_sdk.rules.records import PointAward, Trick
 from pitch_sdk.rules.ruleset import (
     CountOrder, JokerRank, LowGoesTo, MoonMade, MoonSet, PointCategory, Ruleset,
 )
-from pitch_sdk.rules.tables import PIPS2, TrumpTable
+from pitch_sdk.rules.tables import JOKER_MASK, TrumpTable, pips2_of
 
 
-@dataclass(frozen=True, slots=True)
-class PileSummary:
+class PileSummary(NamedTuple):
     """What the tricks of a hand put in each party's pile."""
 
     awards: tuple[PointAward, ...]
@@ -31,61 +30,71 @@ def award_points(rules: Ruleset, table: TrumpTable, tricks: Sequence[Trick]) -> 
     """Award every point category of ``rules`` for a finished hand, in counting order.
 
     A card is *in play* when it was played to a trick; it belongs to the party that won
-    that trick, except Low under ``low_goes_to=player``.
+    that trick, except Low under ``low_goes_to=player``.  Piles are bit masks.
     """
     parties = rules.parties
-    capturer: dict[int, int] = {}
-    player: dict[int, int] = {}
-    pips2 = [0] * parties
+    piles = [0] * parties
+    played = [0] * parties
     tricks_won = [0] * parties
     for trick in tricks:
         winner_party = trick.winner % parties
         tricks_won[winner_party] += 1
         for seat, card in trick.plays:
-            capturer[card] = winner_party
-            player[card] = seat % parties
-            pips2[winner_party] += PIPS2[card]
-    in_play = [card for card in table.order if card in capturer]  # trumps, highest first
+            bit = 1 << card
+            piles[winner_party] |= bit
+            played[seat % parties] |= bit
+    in_play = 0
+    for pile in piles:
+        in_play |= pile
+
+    def owner(card: int, masks: list[int]) -> int:
+        for party, mask in enumerate(masks):
+            if mask >> card & 1:
+                return party
+        raise AssertionError(f"card {card} is in no pile")
 
     awards: list[PointAward] = []
 
     def give(category: PointCategory, value: int, party: int, card: int | None) -> None:
         awards.append(PointAward(category, value, party, None if card is None else CARDS[card]))
 
+    pips2 = [pips2_of(pile) for pile in piles]
     for rule in rules.scoring.points:
         category, value = rule.category, rule.value
         if category is PointCategory.HIGH:
-            if in_play:
-                give(category, value, capturer[in_play[0]], in_play[0])
+            for card in table.order:
+                if in_play >> card & 1:
+                    give(category, value, owner(card, piles), card)
+                    break
         elif category is PointCategory.LOW:
-            candidates = in_play
+            low_candidates = in_play
             if rules.deck.joker_rank is JokerRank.BELOW_TWO:
-                candidates = [c for c in in_play if c < LITTLE_JOKER_ID]
-            if candidates:
-                low = candidates[-1]
-                owner = player if rules.scoring.low_goes_to is LowGoesTo.PLAYER else capturer
-                give(category, value, owner[low], low)
+                low_candidates &= ~JOKER_MASK
+            for card in reversed(table.order):
+                if low_candidates >> card & 1:
+                    by_player = rules.scoring.low_goes_to is LowGoesTo.PLAYER
+                    give(category, value, owner(card, played if by_player else piles), card)
+                    break
         elif category is PointCategory.GAME:
             best = max(pips2)
             if pips2.count(best) == 1:
                 give(category, value, pips2.index(best), None)
         elif category is PointCategory.JOKER:
             for joker in (BIG_JOKER_ID, LITTLE_JOKER_ID):
-                if joker in capturer:
-                    give(category, value, capturer[joker], joker)
+                if in_play >> joker & 1:
+                    give(category, value, owner(joker, piles), joker)
         else:
             card = {
                 PointCategory.JACK: table.jack, PointCategory.OFF_JACK: table.off_jack,
                 PointCategory.FIVE: table.five, PointCategory.THREE: table.three,
                 PointCategory.OFF_THREE: table.off_three,
             }[category]
-            if card in capturer:
-                give(category, value, capturer[card], card)
+            if card >= 0 and in_play >> card & 1:
+                give(category, value, owner(card, piles), card)
     return PileSummary(tuple(awards), tuple(pips2), tuple(tricks_won))
 
 
-@dataclass(frozen=True, slots=True)
-class Settlement:
+class Settlement(NamedTuple):
     """What a hand does to the scores, and the order the points are counted in."""
 
     points_won: tuple[int, ...]
@@ -112,7 +121,8 @@ def settle_hand(rules: Ruleset, pile: PileSummary, pitching_party: int | None,
     if pitching_party is not None and contract is not None:
         rules_moon = rules.moon
         moon = rules_moon is not None and contract == rules_moon.moon_bid
-        made = points_won[pitching_party] >= contract
+        # A moon bid above the points in play (partnership smudge: 5) needs them all.
+        made = points_won[pitching_party] >= min(contract, rules.points_in_play)
         if moon and rules_moon is not None:
             if rules_moon.moon_all_tricks and pile.tricks_won[pitching_party] != sum(pile.tricks_won):
                 made = False

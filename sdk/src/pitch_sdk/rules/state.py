@@ -2,7 +2,7 @@
 
 One mutable :class:`GameState` per game; everything around it (ruleset, actions, records)
 is frozen.  The state is pure and deterministic: chance comes only from the game's seed
-(each deal shuffles with ``Random(f"{seed}:{deal}")``) or from explicit deals, so a seed
+(each deal is shuffled from the seed and the deal number alone) or from explicit deals, so a seed
 plus the list of actions reproduces a whole game (:mod:`pitch_sdk.rules.replay`).
 
 For every decision there is the triad ``verify(action)`` (raises with the reason),
@@ -26,13 +26,14 @@ from pitch_sdk.rules.actions import (
 from pitch_sdk.rules.cards import CARDS, DECK_SIZE, Card, Suit, cards_of, format_cards, mask_of
 from pitch_sdk.rules.errors import GameOverError, IllegalActionError, InvalidDealError
 from pitch_sdk.rules.events import (
-    AllPassed, BidMade, CardPlayed, Dealt, Event, Exchanged, HandScored, TrickWon, TrumpSet,
+    AllPassed, BidMade, Dealt, Event, Exchanged, HandScored, TrumpSet,
 )
 from pitch_sdk.rules.records import HandResult, Trick, WinReason
 from pitch_sdk.rules.ruleset import (
     AllPass, Exchange, Follow, Ruleset, TrumpSelection,
 )
 from pitch_sdk.rules.scoring import award_points, settle_hand
+from pitch_sdk.rules.shuffle import shuffled
 from pitch_sdk.rules.tables import JOKER_MASK, TRUMP_BASE, TrumpTable, deck_cards, trump_table
 from pitch_sdk.rules.winning import decide_winner
 
@@ -47,6 +48,7 @@ class Phase(StrEnum):
     GAME_OVER = "game-over"
 
 
+_PLAY, _GAME_OVER = Phase.PLAY, Phase.GAME_OVER
 _PHASE_DECISION = {
     Phase.BIDDING: DecisionKind.BID,
     Phase.DECLARE_TRUMP: DecisionKind.DECLARE_TRUMP,
@@ -93,7 +95,8 @@ class GameState:
         "dealer", "deal_number", "hand_number", "phase", "to_move", "hands", "stock",
         "bids", "high_bid", "high_bidder", "pitcher", "contract", "trump", "_table",
         "_exchanges_left", "trick", "_trick_best", "_trick_winner", "tricks", "results",
-        "winner", "win_reason", "history", "moves", "first_dealer",
+        "winner", "win_reason", "history", "moves", "first_dealer", "_lead_suit",
+        "_legal_play", "_legal_list", "_must_follow", "_joker_lead_ok",
     )
 
     def __init__(self, rules: Ruleset, seed: int = 0, dealer: int = 0,
@@ -116,6 +119,8 @@ class GameState:
         self.win_reason: WinReason | None = None
         self.history: list[Event] = []
         self.moves: list[tuple[int, Action]] = []
+        self._must_follow = rules.play.follow is Follow.MUST_FOLLOW
+        self._joker_lead_ok = rules.play.joker_may_lead_first_trick
         self._start_deal()
 
     # ------------------------------------------------------------------ creation
@@ -169,26 +174,31 @@ class GameState:
         """Every legal action of the player to move, sorted; empty only when the game is over."""
         phase = self.phase
         if phase is Phase.PLAY:
-            mask = self._legal_play_mask(self.to_move)
+            mask = self._legal_play = self._legal_play_mask(self.to_move)
             out: list[Action] = []
             while mask:
                 low = mask & -mask
                 out.append(PLAYS[low.bit_length() - 1])
                 mask ^= low
             return out
-        if phase is Phase.BIDDING:
-            return self._legal_bids()
-        if phase is Phase.DECLARE_TRUMP:
-            return list(TRUMPS)
-        if phase is Phase.EXCHANGE:
-            return [choose_cards(m) for m in self._legal_exchange_masks()]
-        return []
+        if self._legal_list is None:
+            if phase is Phase.BIDDING:
+                self._legal_list = self._legal_bids()
+            elif phase is Phase.DECLARE_TRUMP:
+                self._legal_list = list(TRUMPS)
+            elif phase is Phase.EXCHANGE:
+                self._legal_list = [choose_cards(m) for m in self._legal_exchange_masks()]
+            else:
+                return []
+        return list(self._legal_list)
 
     def is_legal(self, action: Action) -> bool:
         """Whether ``action`` may be applied now."""
         if self.phase is Phase.PLAY:
             return type(action) is PlayCard and bool(self._legal_play_mask(self.to_move) >> action.card & 1)
-        return action in self.legal_actions()
+        if self._legal_list is None:
+            self.legal_actions()
+        return action in self._legal_list  # type: ignore[operator]
 
     def verify(self, action: Action) -> None:
         """Raise :class:`IllegalActionError` (naming the state and the alternatives) unless
@@ -209,13 +219,17 @@ class GameState:
         phase = self.phase
         seat = self.to_move
         if phase is Phase.PLAY and type(action) is PlayCard:
-            if not self._legal_play_mask(seat) >> action.card & 1:
+            legal = self._legal_play
+            if legal < 0:
+                legal = self._legal_play_mask(seat)
+            if not legal >> action.card & 1:
                 self.verify(action)
             self.moves.append((seat, action))
             self._play(seat, action.card)
             return
         self.verify(action)
         self.moves.append((seat, action))
+        self._legal_list = None
         if phase is Phase.BIDDING:
             self._bid(seat, 0 if type(action) is Pass else action.amount)  # type: ignore[union-attr]
         elif phase is Phase.DECLARE_TRUMP:
@@ -225,6 +239,34 @@ class GameState:
         elif phase is Phase.EXCHANGE:
             assert isinstance(action, ChooseCards)
             self._exchange(seat, mask_of(action.cards))
+
+    def playout(self, rng: random.Random, hands: int | None = None) -> None:
+        """Finish the game (or ``hands`` more hands) with uniformly random legal actions.
+
+        The fast path for simulation bots (Monte Carlo rollouts) and the engine benchmark:
+        the same rules, transitions and move log as :meth:`apply`, without building an
+        action list for every card played.
+        """
+        results = self.results
+        stop_after = -1 if hands is None else len(results) + hands
+        uniform = rng.random
+        record = self.moves.append
+        legal_mask, play = self._legal_play_mask, self._play
+        while len(results) != stop_after:
+            phase = self.phase
+            if phase is _PLAY:
+                seat = self.to_move
+                mask = legal_mask(seat)
+                for _ in range(int(uniform() * mask.bit_count())):
+                    mask &= mask - 1  # drop the lowest cards until the chosen one is lowest
+                card = (mask & -mask).bit_length() - 1
+                record((seat, PLAYS[card]))
+                play(seat, card)
+            elif phase is _GAME_OVER:
+                return
+            else:
+                legal = self.legal_actions()
+                self.apply(legal[int(uniform() * len(legal))])
 
     # ------------------------------------------------------------------ dealing
     def _check_deal(self, deal: Deal) -> Deal:
@@ -258,8 +300,7 @@ class GameState:
                     used |= h
                 stock = [c for c in self._deck if not used >> c & 1]
         else:
-            deck = list(self._deck)
-            random.Random(f"{self.seed}:{self.deal_number}").shuffle(deck)
+            deck = shuffled(self._deck, self.seed, self.deal_number)
             hands = [0] * n
             size, batch = self.rules.deal.hand_size, self.rules.deal.deal_batch
             position = 0
@@ -285,6 +326,9 @@ class GameState:
         self.trick: list[tuple[int, int]] = []
         self._trick_best = -1
         self._trick_winner = -1
+        self._lead_suit = -1
+        self._legal_play = -1
+        self._legal_list: list[Action] | None = None
         self.tricks: list[Trick] = []
         eldest = (self.dealer + 1) % n
         if self.rules.bidding.auction:
@@ -386,33 +430,36 @@ class GameState:
 
     # ------------------------------------------------------------------ trick play
     def _legal_play_mask(self, seat: int) -> int:
+        """The cards ``seat`` may play now, as a bit mask (the hot path: keep it lean)."""
         hand = self.hands[seat]
-        trick = self.trick
-        if not trick:
-            if not self.tricks and not self.rules.play.joker_may_lead_first_trick:
+        lead_suit = self._lead_suit
+        if lead_suit < 0:  # leading: anything, but no joker to the first trick
+            if not self.tricks and not self._joker_lead_ok:
                 return hand & ~JOKER_MASK or hand
             return hand
         table = self._table
-        assert table is not None
-        lead_suit = table.effective_suit[trick[0][1]]
-        follow = hand & table.suit_masks[lead_suit]
+        follow = hand & table.suit_masks[lead_suit]  # type: ignore[union-attr]
         if not follow:
             return hand
-        if lead_suit == self.trump or self.rules.play.follow is Follow.MUST_FOLLOW:
+        if lead_suit == self.trump or self._must_follow:
             return follow
-        return follow | hand & table.trump_mask
+        return follow | hand & table.trump_mask  # type: ignore[union-attr]
 
     def _play(self, seat: int, card: int) -> None:
         self.hands[seat] ^= 1 << card
-        self.history.append(CardPlayed(seat, card))
+        self._legal_play = -1
         trick = self.trick
-        if not trick and self.trump < 0:
-            self._set_trump(seat, Suit(card // 13), pitched=True)
-        table = self._table
-        assert table is not None
-        power = table.power[card]
-        if power < TRUMP_BASE and trick and table.effective_suit[card] != table.effective_suit[trick[0][1]]:
-            power = -1
+        if trick:
+            table = self._table
+            power = table.power[card]  # type: ignore[union-attr]
+            if power < TRUMP_BASE and table.effective_suit[card] != self._lead_suit:  # type: ignore[union-attr]
+                power = -1  # neither trump nor the suit led: cannot win
+        else:
+            if self.trump < 0:
+                self._set_trump(seat, Suit(card // 13), pitched=True)
+            table = self._table
+            self._lead_suit = table.effective_suit[card]  # type: ignore[union-attr]
+            power = table.power[card]  # type: ignore[union-attr]
         if power > self._trick_best:
             self._trick_best = power
             self._trick_winner = seat
@@ -423,9 +470,10 @@ class GameState:
         winner = self._trick_winner
         done = Trick(trick[0][0], tuple(trick), winner)
         self.tricks.append(done)
-        self.history.append(TrickWon(len(self.tricks), done))
+        self.history.append(done)
         self.trick = []
         self._trick_best = -1
+        self._lead_suit = -1
         self.to_move = winner
         if not self.hands[winner]:
             self._score_hand()

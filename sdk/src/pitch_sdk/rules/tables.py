@@ -27,6 +27,19 @@ PIPS2: tuple[int, ...] = tuple(
 )
 
 
+#: Doubled pips of every 13-bit pattern of one suit, so a pile's pips are 4 lookups.
+_SUIT_PIPS2: tuple[int, ...] = tuple(
+    sum(PIPS2[rank] for rank in range(13) if pattern >> rank & 1) for pattern in range(1 << 13)
+)
+
+
+def pips2_of(pile: int) -> int:
+    """Doubled pips of a pile given as a bit mask (suits are 13-bit runs, jokers 1 each)."""
+    return (_SUIT_PIPS2[pile & 0x1FFF] + _SUIT_PIPS2[pile >> 13 & 0x1FFF]
+            + _SUIT_PIPS2[pile >> 26 & 0x1FFF] + _SUIT_PIPS2[pile >> 39 & 0x1FFF]
+            + (pile >> LITTLE_JOKER_ID & 1) + (pile >> BIG_JOKER_ID & 1))
+
+
 def deck_cards(deck: DeckRules) -> list[int]:
     """The ids of the cards in the pack, in id order."""
     cards = [card_id(rank, suit) for suit in range(4) for rank in range(2, 15)

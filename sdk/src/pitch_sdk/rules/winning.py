@@ -60,6 +60,14 @@ def _eligible(rules: Ruleset, pitching_party: int | None, made: bool | None) -> 
 
 
 def _leads_by(scores: Sequence[int], party: int, margin: int) -> bool:
+    """Whether ``party`` is ahead of every other party by ``margin`` (win by two).
+
+    ``win_by=1`` asks for no margin at all: the counting order, not the final totals,
+    decides, so a pitcher going out may have fewer points than a defender (seed 000:
+    "it's possible for the winning player to have fewer points than a losing player";
+    seed 004: points "accrue strictly in the order given ... preventing ties")."""
+    if margin <= 1:
+        return True
     others = [s for p, s in enumerate(scores) if p != party]
     return all(scores[party] - s >= margin for s in others)
 
