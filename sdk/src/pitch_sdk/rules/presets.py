@@ -12,9 +12,24 @@ from typing import Any
 
 from pitch_sdk.rules.errors import UnknownPresetError
 from pitch_sdk.rules.ruleset import (
-    AllPass, BiddingRules, CountOrder, DealRules, Exchange, FOUR_POINTS, MoonMade, MoonRules,
-    MoonSet, PointCategory, PointRule, Ruleset, Seating, ScoringRules, TrumpRules,
-    TrumpSelection, WhoMayWin, WinMode, WinRules,
+    FOUR_POINTS,
+    AllPass,
+    BiddingRules,
+    CountOrder,
+    Exchange,
+    MoonMade,
+    MoonRules,
+    MoonSet,
+    PointCategory,
+    PointRule,
+    Ruleset,
+    ScoringRules,
+    Seating,
+    TrumpRules,
+    TrumpSelection,
+    WhoMayWin,
+    WinMode,
+    WinRules,
 )
 
 
@@ -88,7 +103,7 @@ def _partnership_five() -> Ruleset:
         seating=Seating(players=4, team_size=2),
         bidding=BiddingRules(minimum_bid=2, maximum_bid=9, dealer_steal=True),
         trump=_SEED_002_EXCHANGE,
-        scoring=ScoringRules(points=FOUR_POINTS + (PointRule(PointCategory.FIVE, 5),)),
+        scoring=ScoringRules(points=(*FOUR_POINTS, PointRule(PointCategory.FIVE, 5))),
         win=WinRules(target=21, win_mode=WinMode.MAKER_FIRST, who_may_win=WhoMayWin.ANY),
     )
 

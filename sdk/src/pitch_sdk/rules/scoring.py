@@ -12,7 +12,13 @@ from typing import NamedTuple
 from pitch_sdk.rules.cards import BIG_JOKER_ID, CARDS, LITTLE_JOKER_ID
 from pitch_sdk.rules.records import PointAward, Trick
 from pitch_sdk.rules.ruleset import (
-    CountOrder, JokerRank, LowGoesTo, MoonMade, MoonSet, PointCategory, Ruleset,
+    CountOrder,
+    JokerRank,
+    LowGoesTo,
+    MoonMade,
+    MoonSet,
+    PointCategory,
+    Ruleset,
 )
 from pitch_sdk.rules.tables import JOKER_MASK, TrumpTable, pips2_of
 

@@ -10,11 +10,11 @@ state, and the result is identical on every platform and Python version.
 from __future__ import annotations
 
 import hashlib
-from functools import lru_cache
+from functools import cache
 from math import factorial
 
 
-@lru_cache(maxsize=None)
+@cache
 def _unbiased_limit(count: int) -> int:
     """The largest multiple of ``count!`` below 2**512: digests at or above it are redrawn."""
     orderings = factorial(count)

@@ -20,17 +20,37 @@ from enum import StrEnum
 from itertools import combinations
 
 from pitch_sdk.rules.actions import (
-    BIDS, PASS, PLAYS, TRUMPS, Action, Bid, ChooseCards, DecisionKind, DeclareTrump, Pass,
-    PlayCard, choose_cards,
+    BIDS,
+    PASS,
+    PLAYS,
+    TRUMPS,
+    Action,
+    Bid,
+    ChooseCards,
+    DecisionKind,
+    DeclareTrump,
+    Pass,
+    PlayCard,
+    choose_cards,
 )
 from pitch_sdk.rules.cards import CARDS, DECK_SIZE, Card, Suit, cards_of, format_cards, mask_of
 from pitch_sdk.rules.errors import GameOverError, IllegalActionError, InvalidDealError
 from pitch_sdk.rules.events import (
-    AllPassed, BidMade, Dealt, Event, Exchanged, HandScored, TrumpSet,
+    AllPassed,
+    BidMade,
+    Dealt,
+    Event,
+    Exchanged,
+    HandScored,
+    TrumpSet,
 )
 from pitch_sdk.rules.records import HandResult, Trick, WinReason
 from pitch_sdk.rules.ruleset import (
-    AllPass, Exchange, Follow, Ruleset, TrumpSelection,
+    AllPass,
+    Exchange,
+    Follow,
+    Ruleset,
+    TrumpSelection,
 )
 from pitch_sdk.rules.scoring import award_points, settle_hand
 from pitch_sdk.rules.shuffle import shuffled
@@ -91,13 +111,66 @@ class GameState:
     """A game of Pitch in progress.  Create with :meth:`new` or :meth:`from_deals`."""
 
     __slots__ = (
-        "rules", "seed", "players", "parties", "_deck", "_scripted_deals", "scores",
-        "dealer", "deal_number", "hand_number", "phase", "to_move", "hands", "stock",
-        "bids", "high_bid", "high_bidder", "pitcher", "contract", "trump", "_table",
-        "_exchanges_left", "trick", "_trick_best", "_trick_winner", "tricks", "results",
-        "winner", "win_reason", "history", "moves", "first_dealer", "_lead_suit",
-        "_legal_play", "_legal_list", "_must_follow", "_joker_lead_ok",
+        "_deck",
+        "_exchanges_left",
+        "_joker_lead_ok",
+        "_lead_suit",
+        "_legal_list",
+        "_legal_play",
+        "_must_follow",
+        "_scripted_deals",
+        "_table",
+        "_trick_best",
+        "_trick_winner",
+        "bids",
+        "contract",
+        "deal_number",
+        "dealer",
+        "first_dealer",
+        "hand_number",
+        "hands",
+        "high_bid",
+        "high_bidder",
+        "history",
+        "moves",
+        "parties",
+        "phase",
+        "pitcher",
+        "players",
+        "results",
+        "rules",
+        "scores",
+        "seed",
+        "stock",
+        "to_move",
+        "trick",
+        "tricks",
+        "trump",
+        "win_reason",
+        "winner",
     )
+    phase: Phase
+    to_move: int
+    hands: list[int]
+    """Each seat's cards as a bit mask over card ids."""
+    stock: list[int]
+    bids: list[tuple[int, int]]
+    """(seat, amount) in bidding order; 0 is a pass."""
+    high_bid: int
+    high_bidder: int
+    pitcher: int
+    contract: int
+    trump: int
+    """The trump suit's index, -1 until chosen."""
+    trick: list[tuple[int, int]]
+    tricks: list[Trick]
+    _table: TrumpTable | None
+    _exchanges_left: int
+    _trick_best: int
+    _trick_winner: int
+    _lead_suit: int
+    _legal_play: int
+    _legal_list: list[Action] | None
 
     def __init__(self, rules: Ruleset, seed: int = 0, dealer: int = 0,
                  deals: Sequence[Deal] = ()) -> None:
@@ -196,9 +269,8 @@ class GameState:
         """Whether ``action`` may be applied now."""
         if self.phase is Phase.PLAY:
             return type(action) is PlayCard and bool(self._legal_play_mask(self.to_move) >> action.card & 1)
-        if self._legal_list is None:
-            self.legal_actions()
-        return action in self._legal_list  # type: ignore[operator]
+        legal = self._legal_list if self._legal_list is not None else self.legal_actions()
+        return action in legal
 
     def verify(self, action: Action) -> None:
         """Raise :class:`IllegalActionError` (naming the state and the alternatives) unless
@@ -315,21 +387,21 @@ class GameState:
         self.hands = hands
         self.stock = stock
         self.history.append(Dealt(self.hand_number, self.dealer, tuple(hands), tuple(stock)))
-        self.bids: list[tuple[int, int]] = []
+        self.bids = []
         self.high_bid = 0
         self.high_bidder = -1
         self.pitcher = -1
         self.contract = 0
         self.trump = -1
-        self._table: TrumpTable | None = None
+        self._table = None
         self._exchanges_left = 0
-        self.trick: list[tuple[int, int]] = []
+        self.trick = []
         self._trick_best = -1
         self._trick_winner = -1
         self._lead_suit = -1
         self._legal_play = -1
-        self._legal_list: list[Action] | None = None
-        self.tricks: list[Trick] = []
+        self._legal_list = None
+        self.tricks = []
         eldest = (self.dealer + 1) % n
         if self.rules.bidding.auction:
             self.phase = Phase.BIDDING
@@ -410,7 +482,7 @@ class GameState:
         rule = self._card_set_rule()
         required = mask_of(rule.required)
         optional = [c for c in rule.allowed if c not in rule.required]
-        masks = []
+        masks: list[int] = []
         for size in range(rule.min_count - len(rule.required), rule.max_count - len(rule.required) + 1):
             masks.extend(required | mask_of(combo) for combo in combinations(optional, size))
         return sorted(masks, key=lambda m: (m.bit_count(), sorted(cards_of(m))))
@@ -494,7 +566,7 @@ class GameState:
         contract = self.contract if auction else None
         settlement = settle_hand(rules, pile, pitching_party, contract, self.scores)
         winner, reason = decide_winner(rules, self.scores, settlement, pitching_party, len(self.results) + 1)
-        self.scores = [s + c for s, c in zip(self.scores, settlement.score_changes)]
+        self.scores = [s + c for s, c in zip(self.scores, settlement.score_changes, strict=True)]
         game_over = reason is not None
         result = HandResult(
             hand_number=self.hand_number, dealer=self.dealer, pitcher=self.pitcher,
@@ -524,4 +596,4 @@ def play_out(state: GameState, actions: Iterable[Action]) -> GameState:
     return state
 
 
-__all__ = ["Deal", "Decision", "CardSetRule", "GameState", "Phase", "play_out", "DECK_SIZE"]
+__all__ = ["DECK_SIZE", "CardSetRule", "Deal", "Decision", "GameState", "Phase", "play_out"]

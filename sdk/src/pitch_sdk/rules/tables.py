@@ -8,11 +8,22 @@ deck options and the trump suit, so they are built once per combination and cach
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 
 from pitch_sdk.rules.cards import (
-    ACE, BIG_JOKER_ID, DECK_SIZE, FIVE, JACK, KING, LITTLE_JOKER_ID, QUEEN, TEN, THREE,
-    Suit, card_id, suit_mask,
+    ACE,
+    BIG_JOKER_ID,
+    DECK_SIZE,
+    FIVE,
+    JACK,
+    KING,
+    LITTLE_JOKER_ID,
+    QUEEN,
+    TEN,
+    THREE,
+    Suit,
+    card_id,
+    suit_mask,
 )
 from pitch_sdk.rules.ruleset import DeckRules, JokerRank
 
@@ -73,7 +84,7 @@ class TrumpTable:
     off_three: int
 
 
-@lru_cache(maxsize=None)
+@cache
 def trump_table(deck: DeckRules, trump: Suit) -> TrumpTable:
     """Build (once) the table for ``trump`` with this deck's jokers and off-cards."""
     removed = set(deck.removed_ranks)

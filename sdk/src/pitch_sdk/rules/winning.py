@@ -20,7 +20,7 @@ def decide_winner(rules: Ruleset, scores_before: Sequence[int], settlement: Sett
     """Return ``(winning party, reason)``, ``(None, reason)`` for a draw, or ``(None, None)``
     when play continues."""
     win = rules.win
-    final = [s + c for s, c in zip(scores_before, settlement.score_changes)]
+    final = [s + c for s, c in zip(scores_before, settlement.score_changes, strict=True)]
 
     if settlement.moon_decides and pitching_party is not None:
         if settlement.made:

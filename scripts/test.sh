@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# The whole test suite: lint, types, unit, property, integration and slow end-to-end tests.
+# Extra arguments go to pytest (e.g. -m 'not slow' for a quick local run).
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+bash scripts/ensure-venv.sh
+echo "==> ruff" >&2
+.venv/bin/ruff check sdk/src referee workers tests bench
+echo "==> mypy --strict (rules engine)" >&2
+.venv/bin/mypy
+echo "==> pytest" >&2
+exec .venv/bin/python -m pytest -n auto "$@"

@@ -1,0 +1,1 @@
+"""The Celery tournament workers (issue 4): schedules, match tasks, ratings, the Redis store."""
