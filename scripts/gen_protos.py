@@ -28,7 +28,7 @@ HEADER = '"""Generated from protos/ by scripts/gen_protos.py: do not edit."""\n'
 
 def generate(out: Path) -> None:
     """Run protoc (grpcio-tools, mypy-protobuf) on every .proto into ``out``."""
-    from grpc_tools import protoc  # noqa: PLC0415 - a dev dependency, only needed here
+    from grpc_tools import protoc
 
     # protoc finds the mypy-protobuf plugins on PATH: use the ones beside this Python.
     os.environ["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"

@@ -18,8 +18,9 @@ Conversation, in order:
    (and counted), never applied. A late or illegal answer gets a `strike` notice and
    the referee plays a fallback legal move for the seat.
 6. If the stream drops, the bot reconnects with the same token and sends a new hello;
-   within the referee's grace window it resumes its seats where they were, and pending
-   decisions are sent again.
+   within the referee's grace window it resumes its seats where they were: the referee
+   sends `match_started` again for every match in progress, then the decisions still
+   pending. A new stream with the same token replaces the old one.
 """
 
 from collections import abc as _abc
@@ -51,9 +52,7 @@ class _RefusalReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_Refusal
     """No protocol version in common."""
     REFUSAL_REASON_BAD_HELLO: _RefusalReason.ValueType  # 2
     """The hello was malformed (for example the first message was not a hello)."""
-    REFUSAL_REASON_ALREADY_CONNECTED: _RefusalReason.ValueType  # 3
-    """The bot is already connected on another stream."""
-    REFUSAL_REASON_SHUTTING_DOWN: _RefusalReason.ValueType  # 4
+    REFUSAL_REASON_SHUTTING_DOWN: _RefusalReason.ValueType  # 3
     """The referee is shutting down."""
 
 class RefusalReason(_RefusalReason, metaclass=_RefusalReasonEnumTypeWrapper):
@@ -65,9 +64,7 @@ REFUSAL_REASON_PROTOCOL_VERSION: RefusalReason.ValueType  # 1
 """No protocol version in common."""
 REFUSAL_REASON_BAD_HELLO: RefusalReason.ValueType  # 2
 """The hello was malformed (for example the first message was not a hello)."""
-REFUSAL_REASON_ALREADY_CONNECTED: RefusalReason.ValueType  # 3
-"""The bot is already connected on another stream."""
-REFUSAL_REASON_SHUTTING_DOWN: RefusalReason.ValueType  # 4
+REFUSAL_REASON_SHUTTING_DOWN: RefusalReason.ValueType  # 3
 """The referee is shutting down."""
 Global___RefusalReason: _TypeAlias = RefusalReason  # noqa: Y015
 
@@ -209,6 +206,7 @@ class Hello(_message.Message):
     PROTOCOL_VERSIONS_FIELD_NUMBER: _builtins.int
     RULESETS_FIELD_NUMBER: _builtins.int
     CAPACITY_FIELD_NUMBER: _builtins.int
+    OBSERVATION_TENSOR_FIELD_NUMBER: _builtins.int
     bot_name: _builtins.str
     """The bot's display name."""
     bot_version: _builtins.str
@@ -217,6 +215,10 @@ class Hello(_message.Message):
     """The SDK (or library) and its version, e.g. "pitch-sdk 0.1.0" or "hand-written go"."""
     capacity: _builtins.int
     """How many seats (across all matches) the bot will play at once; 0 means 1."""
+    observation_tensor: _builtins.bool
+    """Send observations with the dense tensor encoding (for learning bots); off by default
+    because it makes every decision request several kilobytes larger.
+    """
     @_builtins.property
     def protocol_versions(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
         """Protocol versions the bot speaks, e.g. ["pitch.v1"]."""
@@ -234,10 +236,11 @@ class Hello(_message.Message):
         protocol_versions: _abc.Iterable[_builtins.str] | None = ...,
         rulesets: _abc.Iterable[_builtins.str] | None = ...,
         capacity: _builtins.int = ...,
+        observation_tensor: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot_name", b"bot_name", "bot_version", b"bot_version", "capacity", b"capacity", "protocol_versions", b"protocol_versions", "rulesets", b"rulesets", "sdk", b"sdk"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot_name", b"bot_name", "bot_version", b"bot_version", "capacity", b"capacity", "observation_tensor", b"observation_tensor", "protocol_versions", b"protocol_versions", "rulesets", b"rulesets", "sdk", b"sdk"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

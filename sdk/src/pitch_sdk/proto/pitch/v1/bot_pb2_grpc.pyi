@@ -18,8 +18,9 @@ Conversation, in order:
    (and counted), never applied. A late or illegal answer gets a `strike` notice and
    the referee plays a fallback legal move for the seat.
 6. If the stream drops, the bot reconnects with the same token and sends a new hello;
-   within the referee's grace window it resumes its seats where they were, and pending
-   decisions are sent again.
+   within the referee's grace window it resumes its seats where they were: the referee
+   sends `match_started` again for every match in progress, then the decisions still
+   pending. A new stream with the same token replaces the old one.
 """
 
 from collections import abc as _abc

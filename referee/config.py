@@ -1,0 +1,80 @@
+"""The referee's settings, from flags and ``PITCH_*`` environment variables.
+
+One frozen dataclass so every limit has a name, a default and a documented environment
+variable; flags override the environment, the environment overrides the defaults.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, fields
+from typing import Any
+
+#: Environment variable for each setting.
+ENVIRONMENT = {
+    "address": "PITCH_REFEREE_ADDRESS",
+    "redis_url": "REDIS_URL",
+    "admin_token": "PITCH_ADMIN_TOKEN",
+    "per_decision_ms": "PITCH_PER_DECISION_MS",
+    "bank_ms": "PITCH_BANK_MS",
+    "max_strikes": "PITCH_MAX_STRIKES",
+    "reconnect_grace_s": "PITCH_RECONNECT_GRACE_S",
+    "hello_timeout_s": "PITCH_HELLO_TIMEOUT_S",
+    "max_matches": "PITCH_MAX_MATCHES",
+    "shutdown_grace_s": "PITCH_SHUTDOWN_GRACE_S",
+    "store_prefix": "PITCH_STORE_PREFIX",
+}
+
+
+@dataclass(frozen=True)
+class RefereeConfig:
+    """Everything a referee process can be told."""
+
+    address: str = "127.0.0.1:50051"
+    """host:port to listen on (``[::]:50051`` for every interface)."""
+    redis_url: str = ""
+    """Redis holding bots and results; empty means the CLI starts a private one."""
+    admin_token: str = ""
+    """Bearer token for ArenaService calls; empty means one is generated and logged."""
+    per_decision_ms: int = 2000
+    """Default time per decision before the bank is used."""
+    bank_ms: int = 30000
+    """Default extra time a seat may spend over a whole match."""
+    max_strikes: int = 3
+    """Default strikes (timeouts, illegal answers) before the seat's party forfeits; 0: never."""
+    reconnect_grace_s: float = 15.0
+    """How long a disconnected bot's seats wait for it before its party forfeits."""
+    hello_timeout_s: float = 10.0
+    """How long a new stream may take to send its hello."""
+    max_matches: int = 256
+    """Matches run at once; more are refused with RESOURCE_EXHAUSTED."""
+    shutdown_grace_s: float = 10.0
+    """On shutdown, how long running matches may take to finish before they are aborted."""
+    store_prefix: str = "pitch:"
+    """Prefix of every Redis key this arena uses."""
+
+    def __post_init__(self) -> None:
+        for name in ("per_decision_ms", "bank_ms", "max_strikes", "max_matches"):
+            if getattr(self, name) < 0:
+                raise ValueError(f"{name} must not be negative, got {getattr(self, name)}")
+        if self.per_decision_ms == 0:
+            raise ValueError("per_decision_ms must be positive")
+        if ":" not in self.address:
+            raise ValueError(f"address {self.address!r} must be host:port")
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] | None = None, **overrides: Any) -> RefereeConfig:
+        """Settings from ``env`` (default ``os.environ``), then ``overrides`` not ``None``."""
+        env = os.environ if env is None else env
+        values: dict[str, Any] = {}
+        for field in fields(cls):
+            raw = env.get(ENVIRONMENT[field.name])
+            if raw is not None and raw != "":
+                kind = type(getattr(cls(), field.name))
+                try:
+                    values[field.name] = kind(raw)
+                except ValueError:
+                    raise ValueError(f"{ENVIRONMENT[field.name]}={raw!r} is not a valid {kind.__name__}") from None
+        values.update({k: v for k, v in overrides.items() if v is not None})
+        return cls(**values)

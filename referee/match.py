@@ -1,0 +1,383 @@
+"""Running one match: games of the rules engine, decisions asked of remote seats.
+
+The referee is the only authority: it deals (seeded), asks the seat to move with its
+observation and legal actions, times the answer on its own clock, validates it, and sends
+every seat only what that seat may see.  Faults follow the match's policy: a late,
+illegal or malformed answer earns a strike and the referee plays a fallback legal move; at
+``max_strikes`` the seat's party forfeits; a seat whose bot stays disconnected longer than
+the grace window forfeits too.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from functools import partial
+
+from google.protobuf import json_format
+from pitch_sdk import wire
+from pitch_sdk.proto.pitch.v1 import arena_pb2, bot_pb2, game_pb2
+from pitch_sdk.rules import (
+    SPECTATOR,
+    Action,
+    ActionParseError,
+    GameLog,
+    GameState,
+    PlayCard,
+    Ruleset,
+    observe,
+)
+from pitch_sdk.rules.events import AllPassed, BidMade, Dealt, Event, Exchanged, HandScored, TrumpSet
+from pitch_sdk.rules.records import Trick
+
+from referee.sessions import PendingDecision, Presence
+
+log = logging.getLogger("pitch.referee.match")
+
+#: Card-set decisions with more legal sets than this are sent as a constraint only.
+MAX_LISTED_ACTIONS = 256
+_STATUS_RANK = {  # the worst thing that happened to a seat decides its status
+    game_pb2.SEAT_STATUS_OK: 0, game_pb2.SEAT_STATUS_TIMED_OUT: 1, game_pb2.SEAT_STATUS_ILLEGAL: 2,
+    game_pb2.SEAT_STATUS_DISCONNECTED: 3, game_pb2.SEAT_STATUS_FORFEITED: 4,
+}
+
+
+@dataclass(frozen=True)
+class MatchSpec:
+    """What to play: validated by the service before a match is created."""
+
+    match_id: str
+    ruleset: Ruleset
+    seats: tuple[Presence, ...]
+    seed: int
+    games: int
+    per_decision_ms: int
+    bank_ms: int
+    max_strikes: int
+    reconnect_grace_s: float
+
+
+def game_seed(seed: int, game: int) -> int:
+    """The engine seed of game ``game`` (from 0) of a match with ``seed``."""
+    return seed * 65536 + game
+
+
+class Forfeit(Exception):
+    """A seat's party forfeits the match."""
+
+    def __init__(self, seat: int, reason: str) -> None:
+        super().__init__(reason)
+        self.seat = seat
+
+
+@dataclass
+class SeatRunner:
+    """One seat of a match: time control, strikes and fallbacks."""
+
+    match: Match
+    seat: int
+    presence: Presence
+    bank_ms: float
+    strikes: int = 0
+    decisions: int = 0
+    status: int = game_pb2.SEAT_STATUS_OK
+    disconnected_since: float | None = None
+
+    def _worsen(self, status: int) -> None:
+        if _STATUS_RANK[status] > _STATUS_RANK[self.status]:
+            self.status = status
+
+    async def decide(self, state: GameState, game: int) -> Action:
+        """Ask the bot for the seat's move; returns the action to apply (maybe a fallback)."""
+        spec = self.match.spec
+        decision = state.decision()
+        legal = decision.legal_actions
+        decision_id = f"{spec.match_id}:{self.match.next_decision()}"
+        request = bot_pb2.RefereeMessage(decision_request=bot_pb2.DecisionRequest(
+            match_id=spec.match_id, decision_id=decision_id, seat=self.seat, game=game + 1,
+            kind=wire.kind_to_pb(decision.kind),
+            observation=wire.observation_to_pb(observe(state, self.seat), self._wants_tensor()),
+            legal_actions=[wire.action_to_pb(a) for a in legal] if len(legal) <= MAX_LISTED_ACTIONS else [],
+            card_set=wire.card_set_rule_to_pb(decision.card_set) if decision.card_set else None,
+            time_budget_ms=spec.per_decision_ms, time_bank_ms=int(self.bank_ms)))
+        loop = asyncio.get_running_loop()
+        pending = PendingDecision(request, loop.create_future())
+        self.presence.pending[decision_id] = pending
+        try:
+            self.presence.send(request)
+            answer = await self._await_answer(pending)
+        finally:
+            del self.presence.pending[decision_id]
+        if answer is None:
+            return self._fallback(state, decision_id, bot_pb2.STRIKE_REASON_TIMEOUT, "no answer in time")
+        if answer is _DISCONNECTED:
+            return self._fallback(state, decision_id, bot_pb2.STRIKE_REASON_DISCONNECTED, "bot disconnected")
+        assert isinstance(answer, bot_pb2.Decision)
+        which = answer.WhichOneof("answer")
+        try:
+            if which == "legal_action_index":
+                if answer.legal_action_index >= len(request.decision_request.legal_actions):
+                    raise ActionParseError(f"legal_action_index {answer.legal_action_index} is out of "
+                                           f"range: {len(request.decision_request.legal_actions)} actions")
+                action = legal[answer.legal_action_index]
+            elif which == "action":
+                action = wire.action_from_pb(answer.action)
+            else:
+                raise ActionParseError("the decision has no answer: set legal_action_index or action")
+        except (ActionParseError, ValueError) as exc:
+            return self._fallback(state, decision_id, bot_pb2.STRIKE_REASON_MALFORMED, str(exc))
+        if not state.is_legal(action):
+            return self._fallback(state, decision_id, bot_pb2.STRIKE_REASON_ILLEGAL_ACTION,
+                                  f"{action} is not legal; legal: {', '.join(map(str, legal[:20]))}")
+        self.decisions += 1
+        return action
+
+    def _wants_tensor(self) -> bool:
+        session = self.presence.session
+        return session is not None and session.hello.observation_tensor
+
+    async def _await_answer(self, pending: PendingDecision) -> bot_pb2.Decision | object | None:
+        """The answer, ``None`` on timeout, ``_DISCONNECTED`` when the bot is away too long.
+
+        The clock is the referee's: per-decision time first, then the bank.  While the bot
+        is disconnected the bank is not spent; the request is re-sent when it returns."""
+        spec = self.match.spec
+        loop = asyncio.get_running_loop()
+        start = loop.time()
+        limit = (spec.per_decision_ms + self.bank_ms) / 1000
+        while True:
+            if not self.presence.connected:
+                now = time.monotonic()
+                if self.disconnected_since is None:
+                    self.disconnected_since = now
+                self._worsen(game_pb2.SEAT_STATUS_DISCONNECTED)
+                remaining_grace = spec.reconnect_grace_s - (now - self.disconnected_since)
+                if remaining_grace <= 0:
+                    raise Forfeit(self.seat, "bot stayed disconnected past the grace window")
+                back = asyncio.ensure_future(self.presence.reconnected.wait())
+                try:
+                    await asyncio.wait({pending.answer, back}, return_when=asyncio.FIRST_COMPLETED,
+                                       timeout=min(remaining_grace, spec.per_decision_ms / 1000))
+                finally:
+                    back.cancel()
+                if pending.answer.done():
+                    return pending.answer.result()
+                if not self.presence.connected:
+                    return _DISCONNECTED
+                start = loop.time()  # back: the clock restarts with the re-sent request
+                continue
+            self.disconnected_since = None
+            waited = loop.time() - start
+            try:
+                await asyncio.wait_for(asyncio.shield(pending.answer), timeout=max(limit - waited, 0))
+            except TimeoutError:
+                if not self.presence.connected:
+                    continue  # the stream dropped while we waited: disconnection rules apply
+                self.bank_ms = 0
+                return None
+            except asyncio.CancelledError:
+                if pending.answer.done():
+                    return pending.answer.result()
+                raise
+            spent_ms = (loop.time() - start) * 1000
+            self.bank_ms = max(0.0, self.bank_ms - max(0.0, spent_ms - spec.per_decision_ms))
+            return pending.answer.result()
+
+    def _fallback(self, state: GameState, decision_id: str, reason: int, message: str) -> Action:
+        """Play the first legal action for the seat; strike it unless it was away."""
+        action = state.legal_actions()[0]
+        spec = self.match.spec
+        if reason != bot_pb2.STRIKE_REASON_DISCONNECTED:
+            self.strikes += 1
+            self._worsen(game_pb2.SEAT_STATUS_TIMED_OUT if reason == bot_pb2.STRIKE_REASON_TIMEOUT
+                         else game_pb2.SEAT_STATUS_ILLEGAL)
+        log.info("match %s seat %d: %s; fallback %s", spec.match_id, self.seat, message, action)
+        self.presence.send(bot_pb2.RefereeMessage(strike=bot_pb2.Strike(
+            match_id=spec.match_id, decision_id=decision_id, seat=self.seat, reason=reason,  # type: ignore[arg-type]
+            message=message, fallback=wire.action_to_pb(action), strikes=self.strikes)))
+        if spec.max_strikes and self.strikes >= spec.max_strikes:
+            raise Forfeit(self.seat, f"{self.strikes} strikes")
+        return action
+
+
+_DISCONNECTED = object()
+
+
+@dataclass
+class Match:
+    """A match in progress and its record."""
+
+    spec: MatchSpec
+    seats: list[SeatRunner] = field(default_factory=list)
+    public_events: list[arena_pb2.StreamMatchEventsResponse] = field(default_factory=list)
+    game_logs: list[str] = field(default_factory=list)
+    result: bot_pb2.MatchResult | None = None
+    _decisions: int = 0
+    _changed: asyncio.Condition = field(default_factory=asyncio.Condition)
+
+    def __post_init__(self) -> None:
+        self.seats = [SeatRunner(self, seat, presence, float(self.spec.bank_ms))
+                      for seat, presence in enumerate(self.spec.seats)]
+
+    def next_decision(self) -> int:
+        """A new decision number (decision ids are unique within the referee)."""
+        self._decisions += 1
+        return self._decisions
+
+    # ------------------------------------------------------------------ running
+    async def run(self) -> bot_pb2.MatchResult:
+        """Play every game; returns (and keeps) the result, whatever happens."""
+        spec = self.spec
+        rules = spec.ruleset
+        outcomes: list[bot_pb2.GameOutcome] = []
+        forfeiting: int | None = None
+        completed = True
+        started = [self._started_message(seat) for seat in range(rules.players)]
+        for seat, message in enumerate(started):
+            self.spec.seats[seat].resume_messages[(spec.match_id, seat)] = message
+            self.spec.seats[seat].send(message)
+        state: GameState | None = None
+        try:
+            for game in range(spec.games):
+                state = GameState.new(rules, seed=game_seed(spec.seed, game), dealer=game % rules.players)
+                await self._broadcast(game, state.history, None)
+                while not state.is_over:
+                    seen = len(state.history)
+                    runner = self.seats[state.to_move]
+                    action = await runner.decide(state, game)
+                    seat = state.to_move
+                    state.apply(action)
+                    await self._broadcast(game, state.history[seen:], (seat, action))
+                self.game_logs.append(GameLog.of(state).to_json())
+                outcomes.append(_outcome(state))
+                state = None
+        except Forfeit as forfeit:
+            forfeiting = rules.party_of(forfeit.seat)
+            self.seats[forfeit.seat].status = game_pb2.SEAT_STATUS_FORFEITED
+            log.warning("match %s: party %d forfeits (%s)", spec.match_id, forfeiting, forfeit)
+        except asyncio.CancelledError:
+            completed = False
+            log.warning("match %s aborted", spec.match_id)
+        finally:
+            if state is not None:
+                self.game_logs.append(GameLog.of(state).to_json())  # the unfinished game, for the record
+            for seat in range(rules.players):
+                self.spec.seats[seat].resume_messages.pop((spec.match_id, seat), None)
+            self.result = self._result(outcomes, forfeiting, completed)
+            for seat in range(rules.players):
+                self.spec.seats[seat].send(bot_pb2.RefereeMessage(
+                    match_ended=bot_pb2.MatchEnded(match_id=spec.match_id, result=self.result)))
+            async with self._changed:
+                self.public_events.append(arena_pb2.StreamMatchEventsResponse(result=self.result))
+                self._changed.notify_all()
+        return self.result
+
+    def _started_message(self, seat: int) -> bot_pb2.RefereeMessage:
+        spec = self.spec
+        return bot_pb2.RefereeMessage(match_started=bot_pb2.MatchStarted(
+            match_id=spec.match_id, seat=seat, ruleset=wire.ruleset_to_pb(spec.ruleset),
+            seat_names=[p.bot.name for p in spec.seats], games=spec.games,
+            time_control=bot_pb2.TimeControl(per_decision_ms=spec.per_decision_ms, bank_ms=spec.bank_ms),
+            max_strikes=spec.max_strikes))
+
+    async def _broadcast(self, game: int, events: list[Event], move: tuple[int, Action] | None) -> None:
+        """Send new events to every seat (as that seat may see them) and to spectators."""
+        batches: list[list[bot_pb2.MatchEvent]] = [[] for _ in self.seats]
+        public: list[bot_pb2.MatchEvent] = []
+        items: list[Event | tuple[int, Action]] = []
+        if move is not None and isinstance(move[1], PlayCard):
+            items.append(move)
+        items.extend(events)
+        for item in items:
+            for seat in range(len(self.seats)):
+                event = _event_message(item, seat)
+                if event is not None:
+                    event.match_id, event.game, event.seat = self.spec.match_id, game + 1, seat
+                    batches[seat].append(event)
+            spectator = _event_message(item, SPECTATOR)
+            if spectator is not None:
+                spectator.match_id, spectator.game = self.spec.match_id, game + 1
+                public.append(spectator)
+        for runner, batch in zip(self.seats, batches, strict=True):
+            for event in batch:
+                runner.presence.send(bot_pb2.RefereeMessage(event=event))
+        if public:
+            async with self._changed:
+                self.public_events.extend(arena_pb2.StreamMatchEventsResponse(event=e) for e in public)
+                self._changed.notify_all()
+
+    async def events(self) -> AsyncIterator[arena_pb2.StreamMatchEventsResponse]:
+        """Every public event from the start, then new ones as they happen, then the result."""
+        index = 0
+        while True:
+            async with self._changed:
+                await self._changed.wait_for(partial(_longer_than, self.public_events, index))
+                batch = self.public_events[index:]
+            index += len(batch)
+            for item in batch:
+                yield item
+                if item.HasField("result"):
+                    return
+
+    def _result(self, outcomes: list[bot_pb2.GameOutcome], forfeiting: int | None,
+                completed: bool) -> bot_pb2.MatchResult:
+        rules = self.spec.ruleset
+        wins = [0] * rules.parties
+        for outcome in outcomes:
+            if outcome.has_winner:
+                wins[outcome.winner] += 1
+        return bot_pb2.MatchResult(
+            match_id=self.spec.match_id, ruleset=wire.ruleset_to_pb(rules), seed=self.spec.seed,
+            games=outcomes, party_wins=wins, forfeited=forfeiting is not None,
+            forfeiting_party=forfeiting or 0, completed=completed,
+            seats=[bot_pb2.SeatOutcome(seat=r.seat, bot_id=r.presence.bot.bot_id, status=r.status,  # type: ignore[arg-type]
+                                       strikes=r.strikes, decisions=r.decisions,
+                                       ignored_answers=r.presence.ignored_answers) for r in self.seats])
+
+
+def result_to_dict(result: bot_pb2.MatchResult) -> dict[str, object]:
+    """A match result as JSON-ready data (how the store keeps it)."""
+    return json_format.MessageToDict(result, preserving_proto_field_name=True)
+
+
+def result_from_dict(data: dict[str, object]) -> bot_pb2.MatchResult:
+    """The inverse of :func:`result_to_dict`."""
+    return json_format.ParseDict(data, bot_pb2.MatchResult())
+
+
+def _longer_than(items: list[arena_pb2.StreamMatchEventsResponse], length: int) -> bool:
+    return len(items) > length
+
+
+def _outcome(state: GameState) -> bot_pb2.GameOutcome:
+    return bot_pb2.GameOutcome(winner=state.winner or 0, has_winner=state.winner is not None,
+                               scores=state.scores, hands=len(state.results),
+                               win_reason=state.win_reason.value if state.win_reason else "")
+
+
+def _event_message(item: Event | tuple[int, Action], viewer: int) -> bot_pb2.MatchEvent | None:
+    """One engine event as ``viewer`` (a seat or ``SPECTATOR``) may see it."""
+    if isinstance(item, Dealt):
+        hand = wire.cards_to_pb([c for c in range(54) if item.hands[viewer] >> c & 1]) if viewer >= 0 else []
+        return bot_pb2.MatchEvent(hand_dealt=bot_pb2.HandDealt(hand_number=item.hand_number,
+                                                                dealer=item.dealer, hand=hand))
+    if isinstance(item, BidMade):
+        return bot_pb2.MatchEvent(bid=game_pb2.BidRecord(seat=item.seat, amount=item.amount))
+    if isinstance(item, AllPassed):
+        return bot_pb2.MatchEvent(all_passed_dealer=item.dealer)
+    if isinstance(item, TrumpSet):
+        return bot_pb2.MatchEvent(trump=bot_pb2.TrumpChosen(seat=item.seat, suit=wire.suit_to_pb(item.suit),
+                                                             pitched=item.pitched))
+    if isinstance(item, Exchanged):
+        return bot_pb2.MatchEvent(exchange=game_pb2.ExchangeRecord(seat=item.seat,
+                                                                   count=item.discarded.bit_count()))
+    if isinstance(item, Trick):
+        return bot_pb2.MatchEvent(trick=wire.trick_to_pb(item))
+    if isinstance(item, HandScored):
+        return bot_pb2.MatchEvent(hand_result=wire.hand_result_to_pb(item.result))
+    seat, action = item
+    assert isinstance(action, PlayCard)
+    return bot_pb2.MatchEvent(play=game_pb2.PlayRecord(seat=seat, card=wire.card_to_pb(action.card)))

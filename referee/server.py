@@ -1,0 +1,99 @@
+"""Building, running and stopping the referee's grpc.aio server."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import secrets
+import signal
+import sys
+import time
+
+import grpc
+from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection
+from pitch_sdk.proto.pitch.v1 import arena_pb2, arena_pb2_grpc, bot_pb2, bot_pb2_grpc
+
+from referee.config import RefereeConfig
+from referee.service import Arena, ArenaServicer, BotServicer
+from workers.store import Store
+
+log = logging.getLogger("pitch.referee")
+SERVICE_NAMES = (
+    bot_pb2.DESCRIPTOR.services_by_name["BotService"].full_name,
+    arena_pb2.DESCRIPTOR.services_by_name["ArenaService"].full_name,
+)
+
+
+class RefereeServer:
+    """A started referee: its port, its arena, and a clean :meth:`stop`."""
+
+    def __init__(self, config: RefereeConfig, store: Store) -> None:
+        if not config.admin_token:
+            raise ValueError("RefereeServer needs an admin token")
+        self.config = config
+        self.arena = Arena(config, store)
+        self.server = grpc.aio.server(options=[
+            ("grpc.keepalive_time_ms", 20_000),
+            ("grpc.keepalive_timeout_ms", 10_000),
+            ("grpc.http2.min_ping_interval_without_data_ms", 5_000),
+            ("grpc.keepalive_permit_without_calls", 1),
+        ])
+        bot_pb2_grpc.add_BotServiceServicer_to_server(BotServicer(self.arena), self.server)
+        arena_pb2_grpc.add_ArenaServiceServicer_to_server(ArenaServicer(self.arena), self.server)
+        self.health = health.aio.HealthServicer()
+        health_pb2_grpc.add_HealthServicer_to_server(self.health, self.server)
+        reflection.enable_server_reflection((*SERVICE_NAMES, health.SERVICE_NAME, reflection.SERVICE_NAME),
+                                            self.server)
+        self.port = self.server.add_insecure_port(config.address)
+        if self.port == 0:
+            raise OSError(f"cannot listen on {config.address}")
+
+    async def start(self) -> None:
+        """Start serving and report SERVING on the health service."""
+        await self.server.start()
+        for name in ("", *SERVICE_NAMES):
+            await self.health.set(name, health_pb2.HealthCheckResponse.SERVING)
+        log.info("referee listening on port %d", self.port)
+
+    async def stop(self) -> None:
+        """Refuse new work, finish or abort running matches, then close every stream."""
+        for name in ("", *SERVICE_NAMES):
+            await self.health.set(name, health_pb2.HealthCheckResponse.NOT_SERVING)
+        await self.arena.shutdown()
+        await self.server.stop(grace=1.0)
+        log.info("referee stopped")
+
+
+class JsonFormatter(logging.Formatter):
+    """One JSON object per log line, for log collectors."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        return json.dumps({"ts": round(time.time(), 3), "level": record.levelname, "logger": record.name,
+                           "message": record.getMessage()})
+
+
+def configure_logging(json_logs: bool, level: str = "INFO") -> None:
+    """Structured (JSON) or human log lines on stderr."""
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(JsonFormatter() if json_logs else
+                         logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    logging.basicConfig(level=level, handlers=[handler], force=True)
+
+
+async def serve(config: RefereeConfig, store: Store) -> None:
+    """Run a referee until SIGINT/SIGTERM, then shut it down cleanly."""
+    if not config.admin_token:
+        token = secrets.token_urlsafe(24)
+        log.warning("no admin token configured; generated one for this run: %s", token)
+        config = RefereeConfig(**{**config.__dict__, "admin_token": token})
+    server = RefereeServer(config, store)
+    await server.start()
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop.set)
+    await stop.wait()
+    log.info("shutting down")
+    await server.stop()

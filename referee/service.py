@@ -1,0 +1,287 @@
+"""The gRPC servicers: they translate messages; the logic lives in sessions and matches.
+
+``BotService.Connect`` authenticates the token from the call metadata before reading any
+message, negotiates the protocol from the hello, then pumps messages both ways.
+``ArenaService`` validates admin requests and runs matches.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import uuid
+from collections.abc import AsyncIterator
+from typing import Any
+
+import grpc
+from pitch_sdk.proto.pitch.v1 import arena_pb2, arena_pb2_grpc, bot_pb2, bot_pb2_grpc
+from pitch_sdk.rules import RulesError, preset
+
+from referee.config import RefereeConfig
+from referee.match import Match, MatchSpec, result_from_dict, result_to_dict
+from referee.sessions import Presence, Registry
+from workers.store import BotRecord, Store, StoreError
+
+log = logging.getLogger("pitch.referee")
+PROTOCOL_VERSION = "pitch.v1"
+MAX_GAMES = 1000
+FINISHED_MATCH_TTL_S = 600.0
+
+
+def bearer_token(context: grpc.aio.ServicerContext) -> str | None:
+    """The token from ``authorization: Bearer <token>`` call metadata, if any."""
+    for key, value in context.invocation_metadata() or ():
+        if key.lower() == "authorization" and isinstance(value, str) and value.startswith("Bearer "):
+            return value[len("Bearer "):].strip()
+    return None
+
+
+class Arena:
+    """The referee's shared state: store, connected bots, matches in progress."""
+
+    def __init__(self, config: RefereeConfig, store: Store) -> None:
+        self.config = config
+        self.store = store
+        self.registry = Registry()
+        self.matches: dict[str, Match] = {}
+        self.tasks: dict[str, asyncio.Task[bot_pb2.MatchResult]] = {}
+        self.accepting = True
+
+    async def bot_for_token(self, token: str | None) -> BotRecord | None:
+        """The registered bot a token belongs to (Redis is asked off the event loop)."""
+        if not token:
+            return None
+        return await asyncio.to_thread(self.store.bot_for_token, token)
+
+    async def shutdown(self) -> None:
+        """Stop taking matches; let running ones finish within the grace, then abort them."""
+        self.accepting = False
+        running = [t for t in self.tasks.values() if not t.done()]
+        if running:
+            log.info("shutdown: waiting up to %.1fs for %d match(es)", self.config.shutdown_grace_s, len(running))
+            _, late = await asyncio.wait(running, timeout=self.config.shutdown_grace_s)
+            for task in late:
+                task.cancel()
+            if late:
+                await asyncio.wait(late)
+                log.warning("shutdown: aborted %d match(es)", len(late))
+
+
+class BotServicer(bot_pb2_grpc.BotServiceServicer):
+    """``BotService``: one long-lived stream per bot process."""
+
+    def __init__(self, arena: Arena) -> None:
+        self.arena = arena
+
+    async def Connect(self, request_iterator: Any, context: grpc.aio.ServicerContext) -> None:
+        """Authenticate, read the hello, then pump decisions in and messages out."""
+        bot = await self.arena.bot_for_token(bearer_token(context))
+        if bot is None:
+            await context.abort(grpc.StatusCode.UNAUTHENTICATED,
+                                "missing or unknown bot token: send metadata 'authorization: Bearer <token>'")
+            return
+        hello = await self._read_hello(context)
+        if hello is None:
+            return
+        presence, session = self.arena.registry.attach(bot, hello)
+        log.info("bot %s connected (session %s, capacity %d)", bot.name, session.session_id, presence.capacity)
+        await context.write(bot_pb2.RefereeMessage(welcome=bot_pb2.Welcome(
+            protocol_version=PROTOCOL_VERSION, session_id=session.session_id, bot_id=bot.bot_id,
+            reconnect_grace_seconds=int(self.arena.config.reconnect_grace_s))))
+        reader = asyncio.create_task(self._read_answers(context, presence))
+        reader.add_done_callback(lambda _: session.close())
+        try:
+            while True:
+                message = await session.outbox.get()
+                if message is None:
+                    break
+                await context.write(message)
+        finally:
+            reader.cancel()
+            self.arena.registry.detach(presence, session)
+            log.info("bot %s disconnected (session %s)", bot.name, session.session_id)
+
+    async def _read_hello(self, context: grpc.aio.ServicerContext) -> bot_pb2.Hello | None:
+        """The first message, which must be a hello with a protocol version we speak."""
+        try:
+            first = await asyncio.wait_for(context.read(), timeout=self.arena.config.hello_timeout_s)
+        except TimeoutError:
+            await self._refuse(context, bot_pb2.REFUSAL_REASON_BAD_HELLO, "no hello within the hello timeout")
+            return None
+        if first is grpc.aio.EOF:
+            return None
+        if not self.arena.accepting:
+            await self._refuse(context, bot_pb2.REFUSAL_REASON_SHUTTING_DOWN, "the referee is shutting down")
+            return None
+        if first.WhichOneof("message") != "hello":
+            await self._refuse(context, bot_pb2.REFUSAL_REASON_BAD_HELLO,
+                               f"the first message must be a hello, got {first.WhichOneof('message')}")
+            return None
+        hello: bot_pb2.Hello = first.hello
+        if PROTOCOL_VERSION not in hello.protocol_versions:
+            await self._refuse(context, bot_pb2.REFUSAL_REASON_PROTOCOL_VERSION,
+                               f"no common protocol version: you speak {list(hello.protocol_versions)}, "
+                               f"the referee speaks [{PROTOCOL_VERSION!r}]")
+            return None
+        return hello
+
+    async def _refuse(self, context: grpc.aio.ServicerContext, reason: int, message: str) -> None:
+        await context.write(bot_pb2.RefereeMessage(refusal=bot_pb2.Refusal(
+            reason=reason, message=message, supported_protocol_versions=[PROTOCOL_VERSION])))  # type: ignore[arg-type]
+
+    async def _read_answers(self, context: grpc.aio.ServicerContext, presence: Presence) -> None:
+        """Hand each answer to its pending decision; unknown ones are counted and ignored."""
+        while True:
+            message = await context.read()
+            if message is grpc.aio.EOF:
+                return
+            if message.WhichOneof("message") == "decision":
+                presence.resolve(message.decision)
+            else:
+                presence.ignored_answers += 1
+
+
+class ArenaServicer(arena_pb2_grpc.ArenaServiceServicer):
+    """``ArenaService``: admin calls, each checked against the admin token."""
+
+    def __init__(self, arena: Arena) -> None:
+        self.arena = arena
+
+    async def _admin(self, context: grpc.aio.ServicerContext) -> None:
+        if bearer_token(context) != self.arena.config.admin_token:
+            await context.abort(grpc.StatusCode.UNAUTHENTICATED, "missing or wrong admin token")
+
+    async def RegisterBot(self, request: arena_pb2.RegisterBotRequest,
+                          context: grpc.aio.ServicerContext) -> arena_pb2.RegisterBotResponse:
+        """Register a bot and return its token once."""
+        await self._admin(context)
+        try:
+            record, token = await asyncio.to_thread(
+                self.arena.store.register_bot, request.name, request.owner, request.description)
+        except StoreError as exc:
+            await context.abort(grpc.StatusCode.ALREADY_EXISTS if "already" in str(exc)
+                                else grpc.StatusCode.INVALID_ARGUMENT, str(exc))
+        return arena_pb2.RegisterBotResponse(bot_id=record.bot_id, token=token)
+
+    async def ListBots(self, request: arena_pb2.ListBotsRequest,
+                       context: grpc.aio.ServicerContext) -> arena_pb2.ListBotsResponse:
+        """Every registered bot and whether it is connected."""
+        await self._admin(context)
+        bots = []
+        for record in await asyncio.to_thread(self.arena.store.bots):
+            presence = self.arena.registry.get(record.bot_id)
+            connected = presence is not None and presence.connected
+            bots.append(arena_pb2.BotInfo(
+                bot_id=record.bot_id, name=record.name, owner=record.owner, connected=connected,
+                capacity=presence.capacity if connected and presence else 0,
+                seats_in_use=presence.seats_in_use if presence else 0,
+                bot_version=presence.session.hello.bot_version if connected and presence and presence.session else ""))
+        return arena_pb2.ListBotsResponse(bots=bots)
+
+    async def RunMatch(self, request: arena_pb2.RunMatchRequest,
+                       context: grpc.aio.ServicerContext) -> arena_pb2.RunMatchResponse:
+        """Validate, run (or join) the match, record its result once, return it."""
+        await self._admin(context)
+        arena = self.arena
+        match_id = request.match_id or uuid.uuid4().hex
+        recorded = await asyncio.to_thread(arena.store.match_result, match_id)
+        if recorded is not None:
+            return arena_pb2.RunMatchResponse(result=result_from_dict(recorded))
+        task = arena.tasks.get(match_id)
+        if task is None:
+            spec = await self._spec(request, match_id, context)
+            task = self._start(spec)
+        return arena_pb2.RunMatchResponse(result=await asyncio.shield(task))
+
+    async def _spec(self, request: arena_pb2.RunMatchRequest, match_id: str,
+                    context: grpc.aio.ServicerContext) -> MatchSpec:
+        arena, config = self.arena, self.arena.config
+        if not arena.accepting:
+            await context.abort(grpc.StatusCode.UNAVAILABLE, "the referee is shutting down")
+        if len(arena.tasks) >= config.max_matches:
+            await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED,
+                                f"the referee already runs {config.max_matches} matches")
+        try:
+            options = json.loads(request.options_json) if request.options_json else {}
+            if not isinstance(options, dict):
+                raise RulesError("options_json must be a JSON object")
+            rules = preset(request.preset, options)
+        except (RulesError, json.JSONDecodeError) as exc:
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, f"bad ruleset: {exc}")
+        if len(request.seat_bot_ids) != rules.players:
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT,
+                                f"{request.preset} needs {rules.players} seats, got {len(request.seat_bot_ids)}")
+        games = request.games or 1
+        if games > MAX_GAMES:
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, f"games must be at most {MAX_GAMES}")
+        seats: list[Presence] = []
+        for bot_id in request.seat_bot_ids:
+            presence = arena.registry.get(bot_id)
+            if presence is None or not presence.connected:
+                known = await asyncio.to_thread(arena.store.bot, bot_id)
+                await context.abort(grpc.StatusCode.NOT_FOUND if known is None else grpc.StatusCode.FAILED_PRECONDITION,
+                                    f"bot {bot_id!r} is not registered" if known is None
+                                    else f"bot {known.name!r} is not connected")
+            seats.append(presence)  # type: ignore[arg-type]
+        for presence in set(map(id, seats)):
+            holder = next(p for p in seats if id(p) == presence)
+            needed = sum(1 for p in seats if p is holder)
+            if holder.seats_in_use + needed > holder.capacity:
+                await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED,
+                                    f"bot {holder.bot.name!r} plays {holder.seats_in_use} of its "
+                                    f"{holder.capacity} seats already; this match needs {needed} more")
+        time_control = request.time_control
+        return MatchSpec(
+            match_id=match_id, ruleset=rules, seats=tuple(seats), seed=request.seed, games=games,
+            per_decision_ms=time_control.per_decision_ms or config.per_decision_ms,
+            bank_ms=time_control.bank_ms if request.HasField("time_control") else config.bank_ms,
+            max_strikes=request.fault_policy.max_strikes if request.HasField("fault_policy") else config.max_strikes,
+            reconnect_grace_s=config.reconnect_grace_s)
+
+    def _start(self, spec: MatchSpec) -> asyncio.Task[bot_pb2.MatchResult]:
+        arena = self.arena
+        match = Match(spec)
+        for presence in spec.seats:
+            presence.seats_in_use += 1
+
+        async def run_and_record() -> bot_pb2.MatchResult:
+            try:
+                result = await match.run()
+            finally:
+                for presence in spec.seats:
+                    presence.seats_in_use -= 1
+            await asyncio.to_thread(arena.store.record_match, spec.match_id, result_to_dict(result), match.game_logs)
+            return result
+
+        task = asyncio.create_task(run_and_record(), name=f"match-{spec.match_id}")
+        arena.matches[spec.match_id] = match
+        arena.tasks[spec.match_id] = task
+        task.add_done_callback(lambda _: arena.tasks.pop(spec.match_id, None))
+        # Finished matches stay streamable for a while, then only their record remains.
+        task.add_done_callback(lambda _: asyncio.get_running_loop().call_later(
+            FINISHED_MATCH_TTL_S, arena.matches.pop, spec.match_id, None))
+        log.info("match %s started: %s, %d game(s), seats %s", spec.match_id, spec.ruleset.name,
+                 spec.games, [p.bot.name for p in spec.seats])
+        return task
+
+    async def StreamMatchEvents(self, request: arena_pb2.StreamMatchEventsRequest,
+                                context: grpc.aio.ServicerContext
+                                ) -> AsyncIterator[arena_pb2.StreamMatchEventsResponse]:
+        """A running or finished match's public events, from the start."""
+        await self._admin(context)
+        match = self.arena.matches.get(request.match_id)
+        if match is None:
+            await context.abort(grpc.StatusCode.NOT_FOUND, f"no match {request.match_id!r} on this referee")
+        async for item in match.events():  # type: ignore[union-attr]
+            yield item
+
+    async def GetMatchLog(self, request: arena_pb2.GetMatchLogRequest,
+                          context: grpc.aio.ServicerContext) -> arena_pb2.GetMatchLogResponse:
+        """A finished match's result and full game logs."""
+        await self._admin(context)
+        result = await asyncio.to_thread(self.arena.store.match_result, request.match_id)
+        if result is None:
+            await context.abort(grpc.StatusCode.NOT_FOUND, f"no recorded match {request.match_id!r}")
+        logs = await asyncio.to_thread(self.arena.store.match_logs, request.match_id)
+        return arena_pb2.GetMatchLogResponse(result=result_from_dict(result), game_logs_json=logs)  # type: ignore[arg-type]

@@ -1,0 +1,136 @@
+"""Connected bots: one presence per registered bot, one session per open stream.
+
+A *presence* outlives streams: it holds the bot's seat count, its pending decisions and
+its active matches, so a bot that reconnects with the same token resumes where it was.
+A *session* is one open ``Connect`` stream with its outgoing queue.  Matches talk to
+presences; the service moves answers from the stream to the pending decisions here.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from pitch_sdk.proto.pitch.v1 import bot_pb2
+
+from workers.store import BotRecord
+
+log = logging.getLogger("pitch.referee.sessions")
+
+
+class Session:
+    """One open stream: messages queued here are written to the bot in order."""
+
+    def __init__(self, hello: bot_pb2.Hello) -> None:
+        self.session_id = uuid.uuid4().hex[:16]
+        self.hello = hello
+        self.outbox: asyncio.Queue[bot_pb2.RefereeMessage | None] = asyncio.Queue()
+        self.open = True
+
+    def send(self, message: bot_pb2.RefereeMessage) -> None:
+        """Queue a message (dropped silently once the stream has closed)."""
+        if self.open:
+            self.outbox.put_nowait(message)
+
+    def close(self) -> None:
+        """Stop the stream's writer."""
+        if self.open:
+            self.open = False
+            self.outbox.put_nowait(None)
+
+
+@dataclass
+class PendingDecision:
+    """A decision request waiting for the bot's answer."""
+
+    request: bot_pb2.RefereeMessage
+    answer: asyncio.Future[bot_pb2.Decision]
+
+
+@dataclass
+class Presence:
+    """A registered bot as the referee knows it, across reconnections."""
+
+    bot: BotRecord
+    session: Session | None = None
+    seats_in_use: int = 0
+    pending: dict[str, PendingDecision] = field(default_factory=dict)
+    ignored_answers: int = 0
+    resume_messages: dict[tuple[str, int], bot_pb2.RefereeMessage] = field(default_factory=dict)
+    """``match_started`` per (match id, seat) in progress, re-sent on reconnection."""
+    reconnected: asyncio.Event = field(default_factory=asyncio.Event)
+
+    @property
+    def connected(self) -> bool:
+        """Whether a stream is open now."""
+        return self.session is not None and self.session.open
+
+    @property
+    def capacity(self) -> int:
+        """Seats the bot declared it plays at once (at least 1)."""
+        return max(1, self.session.hello.capacity) if self.session is not None else 0
+
+    def send(self, message: bot_pb2.RefereeMessage) -> bool:
+        """Send on the current stream; ``False`` when disconnected."""
+        if not self.connected:
+            return False
+        self.session.send(message)  # type: ignore[union-attr]
+        return True
+
+    def resolve(self, decision: bot_pb2.Decision) -> bool:
+        """Hand an answer to its pending decision; ``False`` (and counted) if it has none."""
+        pending = self.pending.get(decision.decision_id)
+        if pending is None or pending.answer.done():
+            self.ignored_answers += 1
+            return False
+        pending.answer.set_result(decision)
+        return True
+
+
+class Registry:
+    """Presences by bot id, and the attach/detach of streams."""
+
+    def __init__(self) -> None:
+        self._presences: dict[str, Presence] = {}
+        self.on_change: Callable[[], None] = lambda: None
+
+    def presence(self, bot: BotRecord) -> Presence:
+        """The presence for ``bot`` (created on first use)."""
+        presence = self._presences.get(bot.bot_id)
+        if presence is None:
+            presence = self._presences[bot.bot_id] = Presence(bot)
+        return presence
+
+    def get(self, bot_id: str) -> Presence | None:
+        """The presence of a bot that has connected at least once."""
+        return self._presences.get(bot_id)
+
+    def attach(self, bot: BotRecord, hello: bot_pb2.Hello) -> tuple[Presence, Session]:
+        """Open a session for ``bot``; a previous stream with the same token is replaced.
+
+        Matches in progress and pending decisions are re-sent on the new stream."""
+        presence = self.presence(bot)
+        if presence.session is not None:
+            log.info("bot %s opened a new stream; closing the previous one", bot.name)
+            presence.session.close()
+        session = Session(hello)
+        presence.session = session
+        for message in presence.resume_messages.values():
+            session.send(message)
+        for pending in presence.pending.values():
+            if not pending.answer.done():
+                session.send(pending.request)
+        presence.reconnected.set()
+        presence.reconnected = asyncio.Event()
+        self.on_change()
+        return presence, session
+
+    def detach(self, presence: Presence, session: Session) -> None:
+        """The stream ``session`` ended."""
+        session.close()
+        if presence.session is session:
+            presence.session = None
+        self.on_change()

@@ -1,0 +1,264 @@
+"""Conversions between the rules engine's values and the ``pitch.v1`` protocol messages.
+
+The referee and the SDK's connection runner both translate through this one module, so a
+bot and the referee can never disagree on how a card, an action or an observation is
+encoded.  Decoding never trusts its input: a malformed message raises
+:class:`~pitch_sdk.rules.ActionParseError` naming what was wrong.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from itertools import combinations
+
+from pitch_sdk.encoding import DENSE_LAYOUT, encode_observation
+from pitch_sdk.proto.pitch.v1 import game_pb2 as pb
+from pitch_sdk.rules import (
+    CARDS,
+    Action,
+    ActionParseError,
+    Bid,
+    CallCard,
+    Card,
+    Choose,
+    ChooseCards,
+    DecisionKind,
+    DeclareTrump,
+    HandResult,
+    Observation,
+    Pass,
+    PlayCard,
+    PointAward,
+    PointCategory,
+    Ruleset,
+    Suit,
+    Trick,
+    WinReason,
+    parse_action,
+)
+from pitch_sdk.rules.actions import PASS, PLAYS, bid, choose_cards
+from pitch_sdk.rules.state import CardSetRule, Phase
+
+_KIND_TO_PB = {
+    DecisionKind.BID: pb.DECISION_KIND_BID,
+    DecisionKind.DECLARE_TRUMP: pb.DECISION_KIND_DECLARE_TRUMP,
+    DecisionKind.CALL_CARD: pb.DECISION_KIND_CALL_CARD,
+    DecisionKind.CHOOSE_CARDS: pb.DECISION_KIND_CHOOSE_CARDS,
+    DecisionKind.PLAY: pb.DECISION_KIND_PLAY,
+    DecisionKind.CHOICE: pb.DECISION_KIND_CHOICE,
+}
+_KIND_FROM_PB = {value: kind for kind, value in _KIND_TO_PB.items()}
+_PHASE_TO_PB = {
+    Phase.BIDDING: pb.PHASE_BIDDING,
+    Phase.DECLARE_TRUMP: pb.PHASE_DECLARE_TRUMP,
+    Phase.EXCHANGE: pb.PHASE_EXCHANGE,
+    Phase.PLAY: pb.PHASE_PLAY,
+    Phase.GAME_OVER: pb.PHASE_GAME_OVER,
+}
+_PHASE_FROM_PB = {value: phase for phase, value in _PHASE_TO_PB.items()}
+
+
+# ----------------------------------------------------------------------------- cards
+def card_to_pb(card: int) -> pb.Card:
+    """A card id as a ``Card`` message (id and name)."""
+    return pb.Card(id=card, name=CARDS[card].name)
+
+
+def card_from_pb(message: pb.Card) -> Card:
+    """A ``Card`` message back to a card; the id wins, the name is used when the id is 0."""
+    if message.id or not message.name:
+        if message.id >= len(CARDS):
+            raise ActionParseError(f"card id {message.id} is out of range 0..53")
+        return CARDS[message.id]
+    return Card.parse(message.name)
+
+
+def cards_to_pb(cards: Sequence[int]) -> list[pb.Card]:
+    """Several cards as messages, in the order given."""
+    return [card_to_pb(c) for c in cards]
+
+
+def suit_to_pb(suit: Suit | None) -> pb.Suit.ValueType:
+    """A suit as the protocol enum (unset for ``None``)."""
+    return pb.SUIT_UNSPECIFIED if suit is None else pb.Suit.ValueType(int(suit) + 1)
+
+
+def suit_from_pb(value: int) -> Suit | None:
+    """The protocol enum back to a suit (``None`` when unspecified)."""
+    if value == pb.SUIT_UNSPECIFIED:
+        return None
+    if not 1 <= value <= 4:
+        raise ActionParseError(f"unknown suit value {value}")
+    return Suit(value - 1)
+
+
+# ----------------------------------------------------------------------------- actions
+def action_to_pb(action: Action) -> pb.Action:
+    """An engine action as an ``Action`` message (structured field plus text form)."""
+    message = pb.Action(kind=_KIND_TO_PB[action.kind], text=str(action))
+    if isinstance(action, Pass):
+        setattr(message, "pass", True)  # "pass" is a Python keyword
+    elif isinstance(action, Bid):
+        message.bid = action.amount
+    elif isinstance(action, DeclareTrump):
+        message.trump = suit_to_pb(action.suit)
+    elif isinstance(action, PlayCard):
+        message.play.CopyFrom(card_to_pb(action.card))
+    elif isinstance(action, CallCard):
+        message.call.CopyFrom(card_to_pb(action.card))
+    elif isinstance(action, ChooseCards):
+        message.cards.cards.extend(cards_to_pb(sorted(action.cards)))
+    elif isinstance(action, Choose):
+        message.yes = action.yes
+    return message
+
+
+def action_from_pb(message: pb.Action) -> Action:
+    """An ``Action`` message back to an engine action (``choice`` first, else ``text``)."""
+    which = message.WhichOneof("choice")
+    if which is None:
+        if not message.text:
+            raise ActionParseError("the action is empty: set one of its choice fields or its text")
+        return parse_action(message.text)
+    if which == "pass":
+        return PASS
+    if which == "bid":
+        return bid(message.bid)
+    if which == "trump":
+        suit = suit_from_pb(message.trump)
+        if suit is None:
+            raise ActionParseError("trump action without a suit")
+        return DeclareTrump(suit)
+    if which == "play":
+        return PLAYS[card_from_pb(message.play)]
+    if which == "call":
+        return CallCard(card_from_pb(message.call))
+    if which == "cards":
+        return choose_cards([card_from_pb(c) for c in message.cards.cards])
+    return Choose(message.yes)
+
+
+def kind_to_pb(kind: DecisionKind) -> pb.DecisionKind.ValueType:
+    """A decision kind as the protocol enum."""
+    return _KIND_TO_PB[kind]
+
+
+def kind_from_pb(value: int) -> DecisionKind:
+    """The protocol enum back to a decision kind."""
+    try:
+        return _KIND_FROM_PB[value]  # type: ignore[index]
+    except KeyError:
+        raise ActionParseError(f"unknown decision kind {value}") from None
+
+
+def card_set_actions(rule: pb.CardSetRule) -> list[Action]:
+    """Every ``ChooseCards`` a card-set constraint allows (for requests sent without a list)."""
+    required = [card_from_pb(c) for c in rule.required]
+    optional = [c for c in (card_from_pb(c) for c in rule.allowed) if c not in required]
+    actions: list[Action] = []
+    for size in range(max(rule.min_count - len(required), 0), rule.max_count - len(required) + 1):
+        actions.extend(choose_cards([*required, *combo]) for combo in combinations(optional, size))
+    return actions
+
+
+def card_set_rule_to_pb(rule: CardSetRule) -> pb.CardSetRule:
+    """A card-set constraint as a message."""
+    return pb.CardSetRule(allowed=cards_to_pb(rule.allowed), required=cards_to_pb(rule.required),
+                          min_count=rule.min_count, max_count=rule.max_count)
+
+
+# ----------------------------------------------------------------------------- results
+def hand_result_to_pb(result: HandResult) -> pb.HandResult:
+    """A hand result as a message."""
+    return pb.HandResult(
+        hand_number=result.hand_number, dealer=result.dealer, pitcher=result.pitcher or 0,
+        bid=result.bid or 0, trump=suit_to_pb(result.trump),
+        awards=[pb.PointAward(category=a.category.value, value=a.value, party=a.party,
+                              card=None if a.card is None else card_to_pb(a.card)) for a in result.awards],
+        pips=list(result.pips), tricks_won=list(result.tricks_won), points_won=list(result.points_won),
+        made=bool(result.made), moon=result.moon, score_changes=list(result.score_changes),
+        scores=list(result.scores), game_over=result.game_over, winner=result.winner or 0,
+        has_winner=result.winner is not None,
+        win_reason="" if result.win_reason is None else result.win_reason.value,
+    )
+
+
+def hand_result_from_pb(message: pb.HandResult, auction: bool = True) -> HandResult:
+    """A hand result message back to the engine record."""
+    return HandResult(
+        hand_number=message.hand_number, dealer=message.dealer, pitcher=message.pitcher,
+        bid=message.bid if auction else None, trump=suit_from_pb(message.trump),
+        awards=tuple(PointAward(PointCategory(a.category), a.value, a.party,
+                                card_from_pb(a.card) if a.HasField("card") else None) for a in message.awards),
+        pips=tuple(message.pips), tricks_won=tuple(message.tricks_won), points_won=tuple(message.points_won),
+        made=message.made if auction else None, moon=message.moon, score_changes=tuple(message.score_changes),
+        scores=tuple(message.scores), winner=message.winner if message.has_winner else None,
+        win_reason=WinReason(message.win_reason) if message.win_reason else None, game_over=message.game_over,
+    )
+
+
+def trick_to_pb(trick: Trick) -> pb.Trick:
+    """A completed trick as a message."""
+    return pb.Trick(leader=trick.leader, winner=trick.winner,
+                    plays=[pb.PlayRecord(seat=s, card=card_to_pb(c)) for s, c in trick.plays])
+
+
+def ruleset_to_pb(rules: Ruleset) -> pb.Ruleset:
+    """A ruleset as a message: the full JSON plus a few facts for bots that skip JSON."""
+    return pb.Ruleset(name=rules.name, json=rules.to_json(), players=rules.players, parties=rules.parties,
+                      hand_size=rules.deal.hand_size, target=rules.win.target)
+
+
+def ruleset_from_pb(message: pb.Ruleset) -> Ruleset:
+    """The ruleset a message carries (its JSON is the authority)."""
+    return Ruleset.from_json(message.json)
+
+
+# ----------------------------------------------------------------------------- observations
+def observation_to_pb(observation: Observation, with_tensor: bool = True) -> pb.Observation:
+    """A seat's observation as a message, with the dense tensor encoding if asked."""
+    message = pb.Observation(
+        seat=observation.viewer, players=observation.players, parties=observation.parties,
+        hand_number=observation.hand_number, dealer=observation.dealer,
+        phase=_PHASE_TO_PB[observation.phase], to_move=max(observation.to_move, 0),
+        scores=list(observation.scores), hand=cards_to_pb(observation.hand),
+        hand_sizes=list(observation.hand_sizes),
+        bids=[pb.BidRecord(seat=s, amount=a or 0) for s, a in observation.bids],
+        has_pitcher=observation.pitcher is not None,
+        pitcher=observation.pitcher or 0, bid=observation.bid or 0, trump=suit_to_pb(observation.trump),
+        current_trick=[pb.PlayRecord(seat=s, card=card_to_pb(c)) for s, c in observation.current_trick],
+        tricks=[trick_to_pb(t) for t in observation.tricks], stock_size=observation.stock_size,
+        exchanged=[pb.ExchangeRecord(seat=s, count=n) for s, n in observation.exchanged],
+        my_discards=cards_to_pb(observation.my_discards), my_draws=cards_to_pb(observation.my_draws),
+    )
+    if observation.last_result is not None:
+        message.last_result.CopyFrom(hand_result_to_pb(observation.last_result))
+    if with_tensor:
+        message.tensor.layout = DENSE_LAYOUT
+        message.tensor.values.extend(encode_observation(observation))
+    return message
+
+
+def observation_from_pb(message: pb.Observation, ruleset: Ruleset,
+                        legal_actions: Sequence[Action] = ()) -> Observation:
+    """A message back to the friendly :class:`Observation` a ``Bot`` receives."""
+    auction = ruleset.bidding.auction
+    return Observation(
+        viewer=message.seat, ruleset=ruleset.name, players=message.players, parties=message.parties,
+        hand_number=message.hand_number, dealer=message.dealer,
+        phase=_PHASE_FROM_PB.get(message.phase, Phase.BIDDING), to_move=message.to_move,
+        scores=tuple(message.scores), hand=tuple(card_from_pb(c) for c in message.hand), hands=None,
+        hand_sizes=tuple(message.hand_sizes),
+        bids=tuple((b.seat, b.amount or None) for b in message.bids),
+        pitcher=message.pitcher if message.has_pitcher else None,
+        bid=message.bid if message.has_pitcher and auction and message.bid else None,
+        trump=suit_from_pb(message.trump),
+        current_trick=tuple((p.seat, card_from_pb(p.card)) for p in message.current_trick),
+        tricks=tuple(Trick(t.leader, tuple((p.seat, int(card_from_pb(p.card))) for p in t.plays), t.winner)
+                     for t in message.tricks),
+        stock_size=message.stock_size, exchanged=tuple((e.seat, e.count) for e in message.exchanged),
+        my_discards=tuple(card_from_pb(c) for c in message.my_discards),
+        my_draws=tuple(card_from_pb(c) for c in message.my_draws),
+        last_result=hand_result_from_pb(message.last_result, auction) if message.HasField("last_result") else None,
+        legal_actions=tuple(legal_actions),
+    )

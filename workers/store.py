@@ -1,0 +1,128 @@
+"""The Redis store: registered bots, their token hashes, match results and match logs.
+
+The one module that knows Redis key names; the referee, the workers and the CLI all go
+through it.  Keys live under a prefix (``pitch:`` by default) so tests and several arenas
+can share a server without touching each other's data.
+
+Layout::
+
+    {p}bots                 set of bot ids
+    {p}bot:{id}             hash: name, owner, description, token_sha256, created
+    {p}bot-name:{name}      bot id (makes names unique)
+    {p}token:{sha256}       bot id (token lookup; the token itself is never stored)
+    {p}match:{id}           match result JSON, written once (SET NX: a retried match never
+                            counts twice)
+    {p}match-log:{id}       list of game log JSONs, written with the result
+    {p}matches              sorted set of match ids by finish time
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import secrets
+import time
+import uuid
+from dataclasses import dataclass
+from typing import Any
+
+import redis
+
+DEFAULT_PREFIX = "pitch:"
+
+
+class StoreError(ValueError):
+    """A store request that cannot be honoured (duplicate name, unknown bot, ...)."""
+
+
+@dataclass(frozen=True)
+class BotRecord:
+    """A registered bot, as stored (never with its token)."""
+
+    bot_id: str
+    name: str
+    owner: str
+    description: str
+    created: float
+
+
+def hash_token(token: str) -> str:
+    """SHA-256 of a token: tokens are 256-bit random, so a fast hash is enough."""
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+class Store:
+    """Typed access to the arena's Redis data."""
+
+    def __init__(self, client: redis.Redis, prefix: str = DEFAULT_PREFIX) -> None:
+        self.client = client
+        self.prefix = prefix
+
+    @classmethod
+    def from_url(cls, url: str, prefix: str = DEFAULT_PREFIX) -> Store:
+        """Connect to ``url`` (``redis://``, ``rediss://`` or ``unix://``)."""
+        return cls(redis.Redis.from_url(url, decode_responses=True), prefix)
+
+    def _key(self, *parts: str) -> str:
+        return self.prefix + ":".join(parts)
+
+    # ----------------------------------------------------------------- bots
+    def register_bot(self, name: str, owner: str = "", description: str = "") -> tuple[BotRecord, str]:
+        """Register a bot; returns its record and its token (the only time it is shown)."""
+        name = name.strip()
+        if not name or len(name) > 64 or any(ch.isspace() and ch != " " for ch in name):
+            raise StoreError(f"bad bot name {name!r}: use 1-64 printable characters")
+        bot_id = uuid.uuid4().hex[:12]
+        if not self.client.set(self._key("bot-name", name), bot_id, nx=True):
+            raise StoreError(f"a bot named {name!r} is already registered")
+        token = secrets.token_urlsafe(32)
+        record = BotRecord(bot_id, name, owner, description, time.time())
+        pipe = self.client.pipeline()
+        pipe.hset(self._key("bot", bot_id), mapping={
+            "name": name, "owner": owner, "description": description,
+            "token_sha256": hash_token(token), "created": repr(record.created)})
+        pipe.set(self._key("token", hash_token(token)), bot_id)
+        pipe.sadd(self._key("bots"), bot_id)
+        pipe.execute()
+        return record, token
+
+    def bot(self, bot_id: str) -> BotRecord | None:
+        """The bot with this id, or ``None``."""
+        data: dict[str, str] = self.client.hgetall(self._key("bot", bot_id))  # type: ignore[assignment]
+        if not data:
+            return None
+        return BotRecord(bot_id, data["name"], data.get("owner", ""), data.get("description", ""),
+                         float(data.get("created", "0")))
+
+    def bot_for_token(self, token: str) -> BotRecord | None:
+        """The bot a token belongs to, or ``None`` for an unknown token."""
+        bot_id = self.client.get(self._key("token", hash_token(token)))
+        return None if bot_id is None else self.bot(str(bot_id))
+
+    def bots(self) -> list[BotRecord]:
+        """Every registered bot, by name."""
+        ids = sorted(self.client.smembers(self._key("bots")))  # type: ignore[arg-type]
+        records = [self.bot(i) for i in ids]
+        return sorted((r for r in records if r is not None), key=lambda r: r.name)
+
+    # ----------------------------------------------------------------- matches
+    def record_match(self, match_id: str, result: dict[str, Any], game_logs: list[str]) -> bool:
+        """Store a match's result and logs once; ``False`` if it was already recorded."""
+        key = self._key("match", match_id)
+        if not self.client.set(key, json.dumps(result, sort_keys=True), nx=True):
+            return False
+        pipe = self.client.pipeline()
+        if game_logs:
+            pipe.rpush(self._key("match-log", match_id), *game_logs)
+        pipe.zadd(self._key("matches"), {match_id: time.time()})
+        pipe.execute()
+        return True
+
+    def match_result(self, match_id: str) -> dict[str, Any] | None:
+        """A recorded match result, or ``None``."""
+        raw = self.client.get(self._key("match", match_id))
+        return None if raw is None else json.loads(str(raw))  # type: ignore[no-any-return]
+
+    def match_logs(self, match_id: str) -> list[str]:
+        """A recorded match's game logs (JSON), in game order."""
+        return [str(x) for x in self.client.lrange(self._key("match-log", match_id), 0, -1)]  # type: ignore[union-attr]
