@@ -67,7 +67,8 @@ class Exchange(StrEnum):
     NON_TRUMPS = "non-trumps"
     """Discard as many non-trumps as desired, then be refilled (seed 004)."""
     ALL_NON_TRUMPS = "all-non-trumps"
-    """Discard every non-trump, then be refilled (seed 004)."""
+    """Discard every non-trump, then be refilled (seed 004); when the stock cannot refill
+    them all, discard only as many non-trumps (of one's choice) as it can replace."""
 
 
 class Follow(StrEnum):
@@ -506,6 +507,9 @@ def _validate(rules: Ruleset) -> None:
     if (deck.jokers and rules.play.joker_may_lead_first_trick
             and rules.trump.trump_selection is TrumpSelection.PITCH):
         fail("a joker has no suit to pitch: joker_may_lead_first_trick needs trump_selection=declare")
+    if deck.jokers >= rules.deal.hand_size and rules.trump.trump_selection is TrumpSelection.PITCH:
+        fail(f"hand_size {rules.deal.hand_size} with {deck.jokers} jokers: a pitcher dealt only "
+             "jokers would have no suit to pitch")
     if rules.win.target < 1 or rules.win.win_by < 1 or rules.win.max_hands < 1:
         fail("target, win_by and max_hands must be positive")
     if not bidding.auction and rules.win.who_may_win is WhoMayWin.BID_MADE:
