@@ -1,0 +1,78 @@
+"""An in-process arena for tests: a private Redis, a real referee on a loopback port,
+and helpers to register bots and connect them with the SDK's BotClient."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+
+import grpc
+
+from pitch_sdk.bot import Bot
+from pitch_sdk.client import BotClient
+from pitch_sdk.proto.pitch.v1 import arena_pb2, arena_pb2_grpc
+from referee.config import RefereeConfig
+from referee.server import RefereeServer
+from workers.redis_server import RedisServer
+from workers.store import Store
+
+ADMIN = (("authorization", "Bearer test-admin"),)
+
+
+@dataclass
+class Arena:
+    """A running referee and the clients a test connected to it."""
+
+    server: RefereeServer
+    address: str
+    admin: arena_pb2_grpc.ArenaServiceStub
+    channel: grpc.aio.Channel
+    stop: asyncio.Event = field(default_factory=asyncio.Event)
+    tasks: list[asyncio.Task[None]] = field(default_factory=list)
+
+    async def register(self, name: str | None = None) -> arena_pb2.RegisterBotResponse:
+        """Register a bot with a unique name."""
+        return await self.admin.RegisterBot(arena_pb2.RegisterBotRequest(name=name or uuid.uuid4().hex[:8]),
+                                            metadata=ADMIN)
+
+    async def connect(self, factory: Callable[[], Bot], capacity: int = 4, **options: object) -> tuple[str, BotClient]:
+        """Register and connect a bot; returns its id and client once the referee welcomed it."""
+        registered = await self.register()
+        client = BotClient(factory, self.address, registered.token, capacity=capacity, **options)  # type: ignore[arg-type]
+        self.tasks.append(asyncio.create_task(client.run(self.stop)))
+        await asyncio.wait_for(client.connected.wait(), timeout=10)
+        return registered.bot_id, client
+
+    async def run_match(self, preset: str, seats: list[str], **fields: object) -> arena_pb2.RunMatchResponse:
+        """Run a match through the admin API."""
+        return await self.admin.RunMatch(arena_pb2.RunMatchRequest(preset=preset, seat_bot_ids=seats, **fields),
+                                         metadata=ADMIN)
+
+
+@asynccontextmanager
+async def running_arena(redis_url: str, **config: object) -> AsyncIterator[Arena]:
+    """Start a referee (its own key prefix in the shared test Redis) and stop it afterwards."""
+    settings = {"address": "127.0.0.1:0", "admin_token": "test-admin", "per_decision_ms": 1000,
+                "bank_ms": 2000, "reconnect_grace_s": 2.0, **config}
+    store = Store.from_url(redis_url, prefix=f"test-{uuid.uuid4().hex[:8]}:")
+    server = RefereeServer(RefereeConfig(**settings), store)  # type: ignore[arg-type]
+    await server.start()
+    address = f"127.0.0.1:{server.port}"
+    channel = grpc.aio.insecure_channel(address)
+    arena = Arena(server, address, arena_pb2_grpc.ArenaServiceStub(channel), channel)
+    try:
+        yield arena
+    finally:
+        arena.stop.set()
+        if arena.tasks:
+            await asyncio.wait(arena.tasks, timeout=10)
+        await channel.close()
+        await server.stop()
+        for key in store.client.scan_iter(f"{store.prefix}*"):
+            store.client.delete(key)
+
+
+__all__ = ["ADMIN", "Arena", "RedisServer", "running_arena"]

@@ -1,0 +1,415 @@
+"""The referee over real gRPC on loopback, with SDK bot clients and a private Redis.
+
+Each test states the user-visible outcome it checks: a full match agrees with a local
+replay, faults (timeout, illegal action, disconnect, bad token) have their defined result,
+and malformed admin requests get a clear error instead of crashing the server.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import socket
+import time
+from collections.abc import Sequence
+
+import grpc
+import pytest
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+from pitch_sdk.bot import Bot
+from pitch_sdk.bots.loader import load_bot
+from pitch_sdk.proto.pitch.v1 import arena_pb2, bot_pb2, bot_pb2_grpc, game_pb2
+from pitch_sdk.rules import Action, GameLog, Observation, PlayCard, replay
+from tests.referee.harness import ADMIN, running_arena
+
+
+def run(coroutine: object) -> object:
+    """Run a test coroutine on a fresh event loop."""
+    return asyncio.run(coroutine)  # type: ignore[arg-type]
+
+
+class FirstLegalBot(Bot):
+    """Always the first legal action: deterministic, for replay checks."""
+
+    name = "first"
+
+    def act(self, observation: Observation, legal_actions: Sequence[Action]) -> Action:
+        return legal_actions[0]
+
+
+class SlowBot(FirstLegalBot):
+    """Sleeps past the time control on every card it plays."""
+
+    name = "slow"
+
+    def act(self, observation: Observation, legal_actions: Sequence[Action]) -> Action:
+        if isinstance(legal_actions[0], PlayCard):
+            time.sleep(0.25)
+        return legal_actions[0]
+
+
+class IllegalBot(FirstLegalBot):
+    """Plays a card it does not hold whenever it must play."""
+
+    name = "illegal"
+
+    def act(self, observation: Observation, legal_actions: Sequence[Action]) -> Action:
+        if isinstance(legal_actions[0], PlayCard):
+            held = set(observation.hand)
+            return next(PlayCard(c) for c in map(type(observation.hand[0]), range(52)) if c not in held)
+        return legal_actions[0]
+
+
+def test_partnership_match_is_recorded_and_replays_identically(redis_url: str) -> None:
+    """A match of heuristic and random bots ends with every seat OK, its result stored
+    once, and each game's log replaying locally to the same scores."""
+
+    async def scenario() -> None:
+        async with running_arena(redis_url) as arena:
+            seats = [(await arena.connect(lambda s=spec: load_bot(s)))[0]
+                     for spec in ("heuristic", "random", "heuristic", "random")]
+            response = await arena.run_match("partnership", seats, seed=11, games=2)
+            result = response.result
+            assert result.completed and not result.forfeited
+            assert [s.status for s in result.seats] == [game_pb2.SEAT_STATUS_OK] * 4
+            assert all(s.decisions > 0 and s.strikes == 0 for s in result.seats)
+            assert sum(result.party_wins) == 2
+            logs = await arena.admin.GetMatchLog(arena_pb2.GetMatchLogRequest(match_id=result.match_id),
+                                                 metadata=ADMIN)
+            assert len(logs.game_logs_json) == 2
+            for game, text in zip(result.games, logs.game_logs_json, strict=True):
+                state = replay(GameLog.from_dict(json.loads(text)))
+                assert state.is_over
+                assert list(state.scores) == list(game.scores)
+                assert state.winner == (game.winner if game.has_winner else None)
+            again = await arena.run_match("partnership", seats, match_id=result.match_id)
+            assert again.result == result  # the same match id returns the recorded result
+
+    run(scenario())
+
+
+def test_one_bot_may_hold_several_seats_up_to_its_capacity(redis_url: str) -> None:
+    """The same bot plays all three cutthroat seats; a fourth seat beyond its capacity
+    is refused with RESOURCE_EXHAUSTED naming the bot."""
+
+    async def scenario() -> None:
+        async with running_arena(redis_url) as arena:
+            bot_id, _ = await arena.connect(FirstLegalBot, capacity=3)
+            result = (await arena.run_match("cutthroat", [bot_id] * 3, seed=5)).result
+            assert result.completed and [s.status for s in result.seats] == [game_pb2.SEAT_STATUS_OK] * 3
+            with pytest.raises(grpc.aio.AioRpcError) as refused:
+                await arena.run_match("partnership", [bot_id] * 4)
+            assert refused.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+            assert "capacity" not in refused.value.details() or "seats" in refused.value.details()
+
+    run(scenario())
+
+
+def test_concurrent_matches_share_connected_bots(redis_url: str) -> None:
+    """Two matches at once over the same four bot connections both complete."""
+
+    async def scenario() -> None:
+        async with running_arena(redis_url) as arena:
+            seats = [(await arena.connect(FirstLegalBot, capacity=2))[0] for _ in range(4)]
+            first, second = await asyncio.gather(arena.run_match("partnership", seats, seed=1),
+                                                 arena.run_match("partnership", seats[::-1], seed=2))
+            assert first.result.completed and second.result.completed
+            assert first.result.match_id != second.result.match_id
+
+    run(scenario())
+
+
+def test_timeout_earns_strikes_fallback_moves_and_forfeit(redis_url: str) -> None:
+    """A bot slower than its time control gets a strike and a fallback move per late
+    answer; at max_strikes its party forfeits and its seat ends FORFEITED."""
+
+    async def scenario() -> None:
+        async with running_arena(redis_url) as arena:
+            slow, _ = await arena.connect(SlowBot)
+            others = [(await arena.connect(FirstLegalBot))[0] for _ in range(3)]
+            result = (await arena.run_match(
+                "partnership", [slow, *others], seed=3,
+                time_control=bot_pb2.TimeControl(per_decision_ms=50, bank_ms=0),
+                fault_policy=arena_pb2.FaultPolicy(max_strikes=2))).result
+            assert result.forfeited and result.forfeiting_party == 0
+            assert result.seats[0].status == game_pb2.SEAT_STATUS_FORFEITED
+            assert result.seats[0].strikes == 2
+            assert [s.status for s in result.seats[1:]] == [game_pb2.SEAT_STATUS_OK] * 3
+
+    run(scenario())
+
+
+def test_timeouts_without_forfeit_mark_the_seat_timed_out(redis_url: str) -> None:
+    """With forfeits off (max_strikes 0) a slow seat finishes the match TIMED_OUT."""
+
+    async def scenario() -> None:
+        async with running_arena(redis_url) as arena:
+            slow, _ = await arena.connect(SlowBot)
+            others = [(await arena.connect(FirstLegalBot))[0] for _ in range(3)]
+            result = (await arena.run_match(
+                "partnership", [slow, *others], seed=3, options_json='{"target": 3}',
+                time_control=bot_pb2.TimeControl(per_decision_ms=50, bank_ms=0),
+                fault_policy=arena_pb2.FaultPolicy(max_strikes=0))).result
+            assert result.completed and not result.forfeited
+            assert result.seats[0].status == game_pb2.SEAT_STATUS_TIMED_OUT
+            assert result.seats[0].strikes > 0
+
+    run(scenario())
+
+
+def test_illegal_action_is_struck_and_replaced(redis_url: str) -> None:
+    """An illegal card is never applied: the seat gets ILLEGAL strikes and the match's
+    log (which replays cleanly) holds only legal moves."""
+
+    async def scenario() -> None:
+        async with running_arena(redis_url) as arena:
+            cheat, _ = await arena.connect(IllegalBot)
+            others = [(await arena.connect(FirstLegalBot))[0] for _ in range(3)]
+            response = await arena.run_match(
+                "partnership", [cheat, *others], seed=4, options_json='{"target": 3}',
+                fault_policy=arena_pb2.FaultPolicy(max_strikes=0))
+            result = response.result
+            assert result.seats[0].status == game_pb2.SEAT_STATUS_ILLEGAL and result.seats[0].strikes >= 6
+            logs = await arena.admin.GetMatchLog(arena_pb2.GetMatchLogRequest(match_id=result.match_id),
+                                                 metadata=ADMIN)
+            assert replay(GameLog.from_dict(json.loads(logs.game_logs_json[0]))).is_over
+
+    run(scenario())
+
+
+def test_missing_and_wrong_tokens_are_unauthenticated(redis_url: str) -> None:
+    """No token, or an unknown one, ends Connect with UNAUTHENTICATED before any
+    message is read; the admin API also refuses calls without the admin token."""
+
+    async def scenario() -> None:
+        async with running_arena(redis_url) as arena:
+            stub = bot_pb2_grpc.BotServiceStub(arena.channel)
+
+            async def hello() -> object:
+                yield bot_pb2.BotMessage(hello=bot_pb2.Hello(bot_name="x", protocol_versions=["pitch.v1"]))
+
+            for metadata in ((), (("authorization", "Bearer not-a-token"),), (("authorization", "token"),)):
+                call = stub.Connect(hello(), metadata=metadata)
+                with pytest.raises(grpc.aio.AioRpcError) as refused:
+                    async for _ in call:
+                        pass
+                assert refused.value.code() == grpc.StatusCode.UNAUTHENTICATED
+                assert "token" in refused.value.details()
+            with pytest.raises(grpc.aio.AioRpcError) as admin:
+                await arena.admin.ListBots(arena_pb2.ListBotsRequest())
+            assert admin.value.code() == grpc.StatusCode.UNAUTHENTICATED
+
+    run(scenario())
+
+
+def test_hello_negotiation_refuses_unknown_protocol_and_non_hello(redis_url: str) -> None:
+    """A hello without pitch.v1, or a first message that is not a hello, gets a refusal
+    that says why, then the stream ends."""
+
+    async def scenario() -> None:
+        async with running_arena(redis_url) as arena:
+            token = (await arena.register()).token
+            stub = bot_pb2_grpc.BotServiceStub(arena.channel)
+            metadata = (("authorization", f"Bearer {token}"),)
+            openings = [
+                bot_pb2.BotMessage(hello=bot_pb2.Hello(bot_name="x", protocol_versions=["pitch.v9"])),
+                bot_pb2.BotMessage(decision=bot_pb2.Decision(match_id="m", decision_id="d")),
+            ]
+            for opening, reason in zip(openings, (bot_pb2.REFUSAL_REASON_PROTOCOL_VERSION,
+                                                  bot_pb2.REFUSAL_REASON_BAD_HELLO), strict=True):
+                async def first(message: bot_pb2.BotMessage = opening) -> object:
+                    yield message
+
+                replies = [m async for m in stub.Connect(first(), metadata=metadata)]
+                assert len(replies) == 1 and replies[0].refusal.reason == reason
+                assert replies[0].refusal.supported_protocol_versions == ["pitch.v1"]
+
+    run(scenario())
+
+
+def test_stale_unknown_and_duplicate_answers_are_ignored_and_counted(redis_url: str) -> None:
+    """A hand-written client answers every request twice and also sends an answer for
+    a decision id that never existed: only the first answer counts, the others are
+    ignored and counted on the seat's outcome."""
+
+    async def scenario() -> None:
+        async with running_arena(redis_url) as arena:
+            registered = await arena.register()
+            others = [(await arena.connect(FirstLegalBot))[0] for _ in range(2)]
+            outbox: asyncio.Queue[bot_pb2.BotMessage | None] = asyncio.Queue()
+            outbox.put_nowait(bot_pb2.BotMessage(hello=bot_pb2.Hello(bot_name="dup", protocol_versions=["pitch.v1"],
+                                                                    capacity=1)))
+
+            async def requests() -> object:
+                while (message := await outbox.get()) is not None:
+                    yield message
+
+            call = bot_pb2_grpc.BotServiceStub(arena.channel).Connect(
+                requests(), metadata=(("authorization", f"Bearer {registered.token}"),))
+            welcomed = asyncio.Event()
+
+            async def answer_twice() -> None:
+                async for message in call:
+                    if message.HasField("welcome"):
+                        welcomed.set()
+                    if message.HasField("decision_request"):
+                        request = message.decision_request
+                        decision = bot_pb2.Decision(match_id=request.match_id, decision_id=request.decision_id,
+                                                    legal_action_index=0)
+                        outbox.put_nowait(bot_pb2.BotMessage(decision=decision))
+                        outbox.put_nowait(bot_pb2.BotMessage(decision=decision))
+                        outbox.put_nowait(bot_pb2.BotMessage(decision=bot_pb2.Decision(
+                            match_id=request.match_id, decision_id="no-such-id", legal_action_index=0)))
+                    if message.HasField("match_ended"):
+                        outbox.put_nowait(None)
+
+            answering = asyncio.create_task(answer_twice())
+            await asyncio.wait_for(welcomed.wait(), 10)
+            result = (await arena.run_match("cutthroat", [registered.bot_id, *others], seed=9,
+                                            options_json='{"target": 3}')).result
+            await asyncio.wait_for(answering, 10)
+            mine = result.seats[0]
+            assert mine.status == game_pb2.SEAT_STATUS_OK and mine.strikes == 0
+            assert mine.ignored_answers >= 2 * mine.decisions
+
+    run(scenario())
+
+
+def test_bot_that_never_returns_forfeits_after_the_grace_window(redis_url: str) -> None:
+    """A bot whose stream drops mid-match and does not come back within the grace window
+    makes its party forfeit, and its seat ends FORFEITED."""
+
+    async def scenario() -> None:
+        async with running_arena(redis_url, reconnect_grace_s=0.5) as arena:
+            registered = await arena.register()
+            others = [(await arena.connect(FirstLegalBot))[0] for _ in range(3)]
+            outbox: asyncio.Queue[bot_pb2.BotMessage | None] = asyncio.Queue()
+            outbox.put_nowait(bot_pb2.BotMessage(hello=bot_pb2.Hello(bot_name="quitter",
+                                                                    protocol_versions=["pitch.v1"])))
+
+            async def requests() -> object:
+                while (message := await outbox.get()) is not None:
+                    yield message
+
+            call = bot_pb2_grpc.BotServiceStub(arena.channel).Connect(
+                requests(), metadata=(("authorization", f"Bearer {registered.token}"),))
+            welcomed = asyncio.Event()
+
+            async def quit_on_first_request() -> None:
+                async for message in call:
+                    if message.HasField("welcome"):
+                        welcomed.set()
+                    if message.HasField("decision_request"):
+                        call.cancel()  # the bot process "crashes" mid-match
+                        return
+
+            quitting = asyncio.create_task(quit_on_first_request())
+            await asyncio.wait_for(welcomed.wait(), 10)
+            result = (await arena.run_match("partnership", [registered.bot_id, *others], seed=2)).result
+            await quitting
+            assert result.forfeited and result.forfeiting_party == 0
+            assert result.seats[0].status == game_pb2.SEAT_STATUS_FORFEITED
+            listing = await arena.admin.ListBots(arena_pb2.ListBotsRequest(), metadata=ADMIN)
+            assert {b.bot_id: b.connected for b in listing.bots}[registered.bot_id] is False
+
+    run(scenario())
+
+
+def test_bot_that_reconnects_within_grace_resumes_its_seat(redis_url: str) -> None:
+    """The SDK client drops its stream mid-match and reconnects by itself: the referee
+    re-sends the match and the pending decision, and the match completes without a
+    forfeit; the seat's status records the disconnection."""
+
+    async def scenario() -> None:
+        async with running_arena(redis_url, reconnect_grace_s=5.0) as arena:
+            flaky_id, flaky = await arena.connect(FirstLegalBot)
+            others = [(await arena.connect(FirstLegalBot))[0] for _ in range(3)]
+            match = asyncio.create_task(arena.run_match("partnership", [flaky_id, *others], seed=6,
+                                                        options_json='{"target": 5}'))
+            while flaky.decisions < 3:
+                await asyncio.sleep(0.01)
+            presence = arena.server.arena.registry.get(flaky_id)
+            assert presence is not None and presence.session is not None
+            presence.session.close()  # the referee side drops the stream
+            result = (await match).result
+            assert result.completed and not result.forfeited
+            assert result.seats[0].status in (game_pb2.SEAT_STATUS_OK, game_pb2.SEAT_STATUS_DISCONNECTED)
+            assert result.seats[0].strikes == 0
+
+    run(scenario())
+
+
+def test_bad_admin_requests_get_clear_errors(redis_url: str) -> None:
+    """Unknown preset, bad options, wrong seat count, unknown or offline bots, and a
+    duplicate bot name each get a status code and a message naming the problem."""
+
+    async def scenario() -> None:
+        async with running_arena(redis_url) as arena:
+            online = [(await arena.connect(FirstLegalBot))[0] for _ in range(3)]
+            offline = (await arena.register("offline-bot")).bot_id
+            cases = [
+                (dict(preset="no-such", seat_bot_ids=online), grpc.StatusCode.INVALID_ARGUMENT, "no-such"),
+                (dict(preset="cutthroat", seat_bot_ids=online, options_json="{"), grpc.StatusCode.INVALID_ARGUMENT,
+                 "bad ruleset"),
+                (dict(preset="cutthroat", seat_bot_ids=online, options_json='{"tarrget": 3}'),
+                 grpc.StatusCode.INVALID_ARGUMENT, "tarrget"),
+                (dict(preset="partnership", seat_bot_ids=online), grpc.StatusCode.INVALID_ARGUMENT, "4 seats"),
+                (dict(preset="cutthroat", seat_bot_ids=[*online[:2], "nobody"]), grpc.StatusCode.NOT_FOUND, "nobody"),
+                (dict(preset="cutthroat", seat_bot_ids=[*online[:2], offline]), grpc.StatusCode.FAILED_PRECONDITION,
+                 "offline-bot"),
+            ]
+            for fields, code, needle in cases:
+                with pytest.raises(grpc.aio.AioRpcError) as error:
+                    await arena.admin.RunMatch(arena_pb2.RunMatchRequest(**fields), metadata=ADMIN)
+                assert error.value.code() == code, fields
+                assert needle in error.value.details(), error.value.details()
+            with pytest.raises(grpc.aio.AioRpcError) as duplicate:
+                await arena.register("offline-bot")
+            assert duplicate.value.code() == grpc.StatusCode.ALREADY_EXISTS
+            with pytest.raises(grpc.aio.AioRpcError) as missing:
+                await arena.admin.GetMatchLog(arena_pb2.GetMatchLogRequest(match_id="nope"), metadata=ADMIN)
+            assert missing.value.code() == grpc.StatusCode.NOT_FOUND
+            # the server is still healthy after all of that
+            assert (await arena.run_match("cutthroat", online, seed=1, options_json='{"target": 3}')).result.completed
+
+    run(scenario())
+
+
+def test_spectator_stream_and_events_hide_hands(redis_url: str) -> None:
+    """StreamMatchEvents replays a match's public events ending with its result, and no
+    spectator event carries a player's cards before they are played."""
+
+    async def scenario() -> None:
+        async with running_arena(redis_url) as arena:
+            seats = [(await arena.connect(FirstLegalBot))[0] for _ in range(3)]
+            result = (await arena.run_match("cutthroat", seats, seed=8, match_id="watch-me",
+                                            options_json='{"target": 3}')).result
+            events = [e async for e in arena.admin.StreamMatchEvents(
+                arena_pb2.StreamMatchEventsRequest(match_id="watch-me"), metadata=ADMIN)]
+            assert events[-1].result == result
+            kinds = {e.event.WhichOneof("event") for e in events[:-1]}
+            assert {"hand_dealt", "bid", "trump", "play", "trick", "hand_result"} <= kinds
+            assert all(len(e.event.hand_dealt.hand) == 0 for e in events if e.event.HasField("hand_dealt"))
+
+    run(scenario())
+
+
+def test_health_reflection_and_garbage_bytes(redis_url: str) -> None:
+    """Health reports SERVING; raw garbage on the port does not take the server down."""
+
+    async def scenario() -> None:
+        async with running_arena(redis_url) as arena:
+            health = health_pb2_grpc.HealthStub(arena.channel)
+            status = await health.Check(health_pb2.HealthCheckRequest(service="pitch.v1.BotService"))
+            assert status.status == health_pb2.HealthCheckResponse.SERVING
+            with socket.create_connection(("127.0.0.1", arena.server.port), timeout=5) as raw:
+                raw.sendall(b"\x00\xffGET / HTTP/1.1\r\n\r\n" + bytes(range(256)) * 8)
+                raw.settimeout(2)
+                with contextlib.suppress(TimeoutError):
+                    raw.recv(1024)
+            status = await health.Check(health_pb2.HealthCheckRequest(service=""))
+            assert status.status == health_pb2.HealthCheckResponse.SERVING
+
+    run(scenario())
