@@ -1,8 +1,12 @@
 """Shared test configuration."""
 
 import os
+from collections.abc import Iterator
 
+import pytest
 from hypothesis import settings
+
+from workers.redis_server import RedisServer
 
 # Property tests: no per-example deadline (a random game may be long); CI runs are
 # reproducible (derandomize) so a red build can be re-run locally with CI=true.
@@ -11,3 +15,10 @@ settings.register_profile("ci", deadline=None, derandomize=True, print_blob=True
 settings.load_profile(
     os.environ.get("HYPOTHESIS_PROFILE")
     or ("ci" if os.environ.get("CI", "").lower() in ("1", "true", "yes") else "default"))
+
+
+@pytest.fixture(scope="session")
+def redis_url() -> Iterator[str]:
+    """URL of a private redis-server started for this test session (never the machine's own)."""
+    with RedisServer() as server:
+        yield server.url

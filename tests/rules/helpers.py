@@ -17,7 +17,13 @@ from typing import Any
 import pytest
 
 from pitch_sdk.rules import (
-    Deal, GameState, HandResult, IllegalActionError, Ruleset, parse_action, parse_cards,
+    Deal,
+    GameState,
+    HandResult,
+    IllegalActionError,
+    Ruleset,
+    parse_action,
+    parse_cards,
 )
 
 

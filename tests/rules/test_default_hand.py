@@ -7,10 +7,24 @@ Each docstring quotes the seed sentence the test is written from (000 = iPitch,
 from __future__ import annotations
 
 from helpers import (
-    FOLLOW_DEAL_ROWS, LONE_JACK, LONE_TRUMP, ORDER, PARTNER_TAKES, SPLIT, TIED_GAME, act,
-    assert_illegal, awards, deal,
-    deal_by_tricks, game, legal, play_hand, play_tricks,
+    FOLLOW_DEAL_ROWS,
+    LONE_JACK,
+    LONE_TRUMP,
+    ORDER,
+    PARTNER_TAKES,
+    SPLIT,
+    TIED_GAME,
+    act,
+    assert_illegal,
+    awards,
+    deal,
+    deal_by_tricks,
+    game,
+    legal,
+    play_hand,
+    play_tricks,
 )
+
 from pitch_sdk.rules import Phase, Suit, WinReason, preset
 from pitch_sdk.rules.events import Dealt
 from pitch_sdk.rules.shuffle import shuffled

@@ -5,14 +5,34 @@ option the engine has a field for."""
 from __future__ import annotations
 
 import pytest
-
 from helpers import (
-    FIVE, FOLLOW_DEAL_ROWS, ORDER, SLAM, SLAM_BUT_ONE_TRICK, SPLIT, act, assert_illegal,
-    award_values, awards, deal, deal_by_tricks, first_trick_winner, game, legal,
-    play_hand, play_tricks,
+    FIVE,
+    FOLLOW_DEAL_ROWS,
+    ORDER,
+    SLAM,
+    SLAM_BUT_ONE_TRICK,
+    SPLIT,
+    act,
+    assert_illegal,
+    award_values,
+    awards,
+    deal,
+    deal_by_tricks,
+    first_trick_winner,
+    game,
+    legal,
+    play_hand,
+    play_tricks,
 )
+
 from pitch_sdk.rules import (
-    CARDS, GameState, InvalidDealError, InvalidRulesetError, Phase, WinReason, preset,
+    CARDS,
+    GameState,
+    InvalidDealError,
+    InvalidRulesetError,
+    Phase,
+    WinReason,
+    preset,
 )
 
 PASS_ROUND = ["bid 2", "pass", "pass", "pass"]

@@ -3,14 +3,37 @@
 from __future__ import annotations
 
 import pytest
-
 from helpers import (
-    FIVE, LONE_JACK, ORDER, SLAM, SPLIT, THREE_HANDED, act, assert_illegal, award_values,
-    awards, cards, deal, deal_by_tricks, game, legal, play_hand, play_tricks,
+    FIVE,
+    LONE_JACK,
+    ORDER,
+    SLAM,
+    SPLIT,
+    THREE_HANDED,
+    act,
+    assert_illegal,
+    award_values,
+    awards,
+    cards,
+    deal,
+    deal_by_tricks,
+    game,
+    legal,
+    play_hand,
+    play_tricks,
 )
+
 from pitch_sdk.rules import (
-    CARDS, PRESETS, GameOverError, GameState, Phase, Suit, UnknownPresetError, WinReason,
-    parse_action, preset,
+    CARDS,
+    PRESETS,
+    GameOverError,
+    GameState,
+    Phase,
+    Suit,
+    UnknownPresetError,
+    WinReason,
+    parse_action,
+    preset,
 )
 
 PASS_ROUND = ["bid 2", "pass", "pass", "pass"]
