@@ -406,9 +406,10 @@ class GameState:
         if self.rules.bidding.auction:
             self.phase = Phase.BIDDING
             self.to_move = eldest
-        else:
+        else:  # no auction: eldest hand is the pitcher, and declares trump if the rules say so
             self.pitcher = eldest
-            self.phase = Phase.PLAY
+            declare = self.rules.trump.trump_selection is TrumpSelection.DECLARE
+            self.phase = Phase.DECLARE_TRUMP if declare else Phase.PLAY
             self.to_move = eldest
 
     # ------------------------------------------------------------------ bidding
@@ -476,6 +477,8 @@ class GameState:
         if exchange is Exchange.NON_TRUMPS:
             return CardSetRule(cards_of(non_trumps), (), 0, min(limit, non_trumps.bit_count()))
         count = non_trumps.bit_count()
+        if count > limit:  # the stock cannot refill: discard only as many as it replaces
+            return CardSetRule(cards_of(non_trumps), (), limit, limit)
         return CardSetRule(cards_of(non_trumps), cards_of(non_trumps), count, count)
 
     def _legal_exchange_masks(self) -> list[int]:
