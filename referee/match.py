@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from functools import partial
 
 from google.protobuf import json_format
+
 from pitch_sdk import wire
 from pitch_sdk.proto.pitch.v1 import arena_pb2, bot_pb2, game_pb2
 from pitch_sdk.rules import (
@@ -32,7 +33,6 @@ from pitch_sdk.rules import (
 )
 from pitch_sdk.rules.events import AllPassed, BidMade, Dealt, Event, Exchanged, HandScored, TrumpSet
 from pitch_sdk.rules.records import Trick
-
 from referee.sessions import PendingDecision, Presence
 
 log = logging.getLogger("pitch.referee.match")
@@ -285,29 +285,21 @@ class Match:
 
     async def _broadcast(self, game: int, events: list[Event], move: tuple[int, Action] | None) -> None:
         """Send new events to every seat (as that seat may see them) and to spectators."""
-        batches: list[list[bot_pb2.MatchEvent]] = [[] for _ in self.seats]
-        public: list[bot_pb2.MatchEvent] = []
         items: list[Event | tuple[int, Action]] = []
         if move is not None and isinstance(move[1], PlayCard):
             items.append(move)
         items.extend(events)
-        for item in items:
-            for seat in range(len(self.seats)):
-                event = _event_message(item, seat)
-                if event is not None:
-                    event.match_id, event.game, event.seat = self.spec.match_id, game + 1, seat
-                    batches[seat].append(event)
-            spectator = _event_message(item, SPECTATOR)
-            if spectator is not None:
-                spectator.match_id, spectator.game = self.spec.match_id, game + 1
-                public.append(spectator)
-        for runner, batch in zip(self.seats, batches, strict=True):
-            for event in batch:
-                runner.presence.send(bot_pb2.RefereeMessage(event=event))
-        if public:
-            async with self._changed:
-                self.public_events.extend(arena_pb2.StreamMatchEventsResponse(event=e) for e in public)
-                self._changed.notify_all()
+        if not items:
+            return
+        public = [_event_message(item, SPECTATOR, game) for item in items]
+        for runner in self.seats:
+            seat_events = [_event_message(item, runner.seat, game) if isinstance(item, Dealt) else shared
+                           for item, shared in zip(items, public, strict=True)]
+            runner.presence.send(bot_pb2.RefereeMessage(events=bot_pb2.MatchEvents(
+                match_id=self.spec.match_id, seat=runner.seat, events=seat_events)))
+        async with self._changed:
+            self.public_events.extend(arena_pb2.StreamMatchEventsResponse(event=e) for e in public)
+            self._changed.notify_all()
 
     async def events(self) -> AsyncIterator[arena_pb2.StreamMatchEventsResponse]:
         """Every public event from the start, then new ones as they happen, then the result."""
@@ -358,26 +350,27 @@ def _outcome(state: GameState) -> bot_pb2.GameOutcome:
                                win_reason=state.win_reason.value if state.win_reason else "")
 
 
-def _event_message(item: Event | tuple[int, Action], viewer: int) -> bot_pb2.MatchEvent | None:
+def _event_message(item: Event | tuple[int, Action], viewer: int, game: int) -> bot_pb2.MatchEvent:
     """One engine event as ``viewer`` (a seat or ``SPECTATOR``) may see it."""
+    number = game + 1
     if isinstance(item, Dealt):
         hand = wire.cards_to_pb([c for c in range(54) if item.hands[viewer] >> c & 1]) if viewer >= 0 else []
-        return bot_pb2.MatchEvent(hand_dealt=bot_pb2.HandDealt(hand_number=item.hand_number,
-                                                                dealer=item.dealer, hand=hand))
+        return bot_pb2.MatchEvent(game=number, hand_dealt=bot_pb2.HandDealt(
+            hand_number=item.hand_number, dealer=item.dealer, hand=hand))
     if isinstance(item, BidMade):
-        return bot_pb2.MatchEvent(bid=game_pb2.BidRecord(seat=item.seat, amount=item.amount))
+        return bot_pb2.MatchEvent(game=number, bid=game_pb2.BidRecord(seat=item.seat, amount=item.amount))
     if isinstance(item, AllPassed):
-        return bot_pb2.MatchEvent(all_passed_dealer=item.dealer)
+        return bot_pb2.MatchEvent(game=number, all_passed_dealer=item.dealer)
     if isinstance(item, TrumpSet):
-        return bot_pb2.MatchEvent(trump=bot_pb2.TrumpChosen(seat=item.seat, suit=wire.suit_to_pb(item.suit),
-                                                             pitched=item.pitched))
+        return bot_pb2.MatchEvent(game=number, trump=bot_pb2.TrumpChosen(
+            seat=item.seat, suit=wire.suit_to_pb(item.suit), pitched=item.pitched))
     if isinstance(item, Exchanged):
-        return bot_pb2.MatchEvent(exchange=game_pb2.ExchangeRecord(seat=item.seat,
-                                                                   count=item.discarded.bit_count()))
+        return bot_pb2.MatchEvent(game=number, exchange=game_pb2.ExchangeRecord(
+            seat=item.seat, count=item.discarded.bit_count()))
     if isinstance(item, Trick):
-        return bot_pb2.MatchEvent(trick=wire.trick_to_pb(item))
+        return bot_pb2.MatchEvent(game=number, trick=wire.trick_to_pb(item))
     if isinstance(item, HandScored):
-        return bot_pb2.MatchEvent(hand_result=wire.hand_result_to_pb(item.result))
+        return bot_pb2.MatchEvent(game=number, hand_result=wire.hand_result_to_pb(item.result))
     seat, action = item
     assert isinstance(action, PlayCard)
-    return bot_pb2.MatchEvent(play=game_pb2.PlayRecord(seat=seat, card=wire.card_to_pb(action.card)))
+    return bot_pb2.MatchEvent(game=number, play=game_pb2.PlayRecord(seat=seat, card=wire.card_to_pb(action.card)))

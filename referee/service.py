@@ -15,9 +15,9 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import grpc
+
 from pitch_sdk.proto.pitch.v1 import arena_pb2, arena_pb2_grpc, bot_pb2, bot_pb2_grpc
 from pitch_sdk.rules import RulesError, preset
-
 from referee.config import RefereeConfig
 from referee.match import Match, MatchSpec, result_from_dict, result_to_dict
 from referee.sessions import Presence, Registry
@@ -92,11 +92,9 @@ class BotServicer(bot_pb2_grpc.BotServiceServicer):
         reader = asyncio.create_task(self._read_answers(context, presence))
         reader.add_done_callback(lambda _: session.close())
         try:
-            while True:
-                message = await session.outbox.get()
-                if message is None:
-                    break
-                await context.write(message)
+            while (batch := await session.next_batch()) is not None:
+                for message in batch:
+                    await context.write(message)
         finally:
             reader.cancel()
             self.arena.registry.detach(presence, session)

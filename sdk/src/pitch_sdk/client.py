@@ -121,8 +121,8 @@ class BotClient:
                         task = asyncio.create_task(self._decide(message.decision_request, outbox))
                         tasks.add(task)
                         task.add_done_callback(tasks.discard)
-                    elif kind == "event":
-                        self._on_event(message.event)
+                    elif kind == "events":
+                        self._on_events(message.events)
                     elif kind == "strike":
                         strike = message.strike
                         log.warning("strike %d in match %s seat %d: %s (referee played %s)", strike.strikes,
@@ -168,14 +168,17 @@ class BotClient:
         outbox.put_nowait(bot_pb2.BotMessage(decision=bot_pb2.Decision(
             match_id=request.match_id, decision_id=request.decision_id, action=wire.action_to_pb(action))))
 
-    def _on_event(self, event: bot_pb2.MatchEvent) -> None:
-        seat = self.seats.get((event.match_id, event.seat))
-        if seat is None or event.WhichOneof("event") != "hand_result":
+    def _on_events(self, batch: bot_pb2.MatchEvents) -> None:
+        """Tell the seat's bot about finished hands (the hooks of :class:`Bot`)."""
+        seat = self.seats.get((batch.match_id, batch.seat))
+        if seat is None:
             return
-        result = wire.hand_result_from_pb(event.hand_result, seat.ruleset.bidding.auction)
-        seat.bot.on_hand_result(result)
-        if result.game_over:
-            seat.bot.on_game_end(result)
+        for event in batch.events:
+            if event.WhichOneof("event") == "hand_result":
+                result = wire.hand_result_from_pb(event.hand_result, seat.ruleset.bidding.auction)
+                seat.bot.on_hand_result(result)
+                if result.game_over:
+                    seat.bot.on_game_end(result)
 
     def _end_match(self, match_id: str) -> None:
         for key in [k for k in self.seats if k[0] == match_id]:

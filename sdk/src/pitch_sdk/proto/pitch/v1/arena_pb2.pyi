@@ -300,7 +300,7 @@ class StreamMatchEventsResponse(_message.Message):
     RESULT_FIELD_NUMBER: _builtins.int
     @_builtins.property
     def event(self) -> _bot_pb2.MatchEvent:
-        """The event (its `seat` field is unused)."""
+        """The event."""
 
     @_builtins.property
     def result(self) -> _bot_pb2.MatchResult:

@@ -12,7 +12,7 @@ Conversation, in order:
    session id) or `RefereeMessage.refusal` followed by the end of the stream.
 4. The referee then sends, for every match the bot plays (several at once, up to the
    capacity declared in the hello, each message tagged with its `match_id`):
-   `match_started`, `event`s, `decision_request`s, and finally `match_ended`.
+   `match_started`, `events`, `decision_request`s, and finally `match_ended`.
 5. The bot answers each `decision_request` with one `decision` carrying the request's
    `decision_id`. An answer with a stale, unknown or duplicate decision id is ignored
    (and counted), never applied. A late or illegal answer gets a `strike` notice and
@@ -141,7 +141,7 @@ class RefereeMessage(_message.Message):
     WELCOME_FIELD_NUMBER: _builtins.int
     REFUSAL_FIELD_NUMBER: _builtins.int
     MATCH_STARTED_FIELD_NUMBER: _builtins.int
-    EVENT_FIELD_NUMBER: _builtins.int
+    EVENTS_FIELD_NUMBER: _builtins.int
     DECISION_REQUEST_FIELD_NUMBER: _builtins.int
     STRIKE_FIELD_NUMBER: _builtins.int
     MATCH_ENDED_FIELD_NUMBER: _builtins.int
@@ -158,8 +158,8 @@ class RefereeMessage(_message.Message):
         """A match the bot plays in has started."""
 
     @_builtins.property
-    def event(self) -> Global___MatchEvent:
-        """Something public happened in a match (or something private to this seat)."""
+    def events(self) -> Global___MatchEvents:
+        """Things that happened in a match: public ones, and private ones of this seat."""
 
     @_builtins.property
     def decision_request(self) -> Global___DecisionRequest:
@@ -179,16 +179,16 @@ class RefereeMessage(_message.Message):
         welcome: Global___Welcome | None = ...,
         refusal: Global___Refusal | None = ...,
         match_started: Global___MatchStarted | None = ...,
-        event: Global___MatchEvent | None = ...,
+        events: Global___MatchEvents | None = ...,
         decision_request: Global___DecisionRequest | None = ...,
         strike: Global___Strike | None = ...,
         match_ended: Global___MatchEnded | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["decision_request", b"decision_request", "event", b"event", "match_ended", b"match_ended", "match_started", b"match_started", "message", b"message", "refusal", b"refusal", "strike", b"strike", "welcome", b"welcome"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["decision_request", b"decision_request", "events", b"events", "match_ended", b"match_ended", "match_started", b"match_started", "message", b"message", "refusal", b"refusal", "strike", b"strike", "welcome", b"welcome"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["decision_request", b"decision_request", "event", b"event", "match_ended", b"match_ended", "match_started", b"match_started", "message", b"message", "refusal", b"refusal", "strike", b"strike", "welcome", b"welcome"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["decision_request", b"decision_request", "events", b"events", "match_ended", b"match_ended", "match_started", b"match_started", "message", b"message", "refusal", b"refusal", "strike", b"strike", "welcome", b"welcome"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_message: _TypeAlias = _typing.Literal["welcome", "refusal", "match_started", "event", "decision_request", "strike", "match_ended"]  # noqa: Y015
+    _WhichOneofReturnType_message: _TypeAlias = _typing.Literal["welcome", "refusal", "match_started", "events", "decision_request", "strike", "match_ended"]  # noqa: Y015
     _WhichOneofArgType_message: _TypeAlias = _typing.Literal["message", b"message"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_message) -> _WhichOneofReturnType_message | None: ...
 
@@ -543,14 +543,47 @@ class Strike(_message.Message):
 Global___Strike: _TypeAlias = Strike  # noqa: Y015
 
 @_typing.final
-class MatchEvent(_message.Message):
-    """Something that happened in a match, as the receiving seat may see it."""
+class MatchEvents(_message.Message):
+    """Events of one match for one seat, in the order they happened. The referee sends
+    what happened since the seat's previous batch in one message, so a busy stream carries
+    few large messages rather than many small ones.
+    """
 
     DESCRIPTOR: _descriptor.Descriptor
 
     MATCH_ID_FIELD_NUMBER: _builtins.int
-    GAME_FIELD_NUMBER: _builtins.int
     SEAT_FIELD_NUMBER: _builtins.int
+    EVENTS_FIELD_NUMBER: _builtins.int
+    match_id: _builtins.str
+    """The match."""
+    seat: _builtins.int
+    """The seat these copies of the events are for."""
+    @_builtins.property
+    def events(self) -> _containers.RepeatedCompositeFieldContainer[Global___MatchEvent]:
+        """The events, oldest first."""
+
+    def __init__(
+        self,
+        *,
+        match_id: _builtins.str = ...,
+        seat: _builtins.int = ...,
+        events: _abc.Iterable[Global___MatchEvent] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["events", b"events", "match_id", b"match_id", "seat", b"seat"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___MatchEvents: _TypeAlias = MatchEvents  # noqa: Y015
+
+@_typing.final
+class MatchEvent(_message.Message):
+    """Something that happened in a match, as the receiving seat (or a spectator) may see it."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    GAME_FIELD_NUMBER: _builtins.int
     HAND_DEALT_FIELD_NUMBER: _builtins.int
     BID_FIELD_NUMBER: _builtins.int
     TRUMP_FIELD_NUMBER: _builtins.int
@@ -559,12 +592,8 @@ class MatchEvent(_message.Message):
     TRICK_FIELD_NUMBER: _builtins.int
     HAND_RESULT_FIELD_NUMBER: _builtins.int
     ALL_PASSED_DEALER_FIELD_NUMBER: _builtins.int
-    match_id: _builtins.str
-    """The match."""
     game: _builtins.int
     """The game number within the match, from 1."""
-    seat: _builtins.int
-    """The seat this copy of the event is for."""
     all_passed_dealer: _builtins.int
     """Everybody passed; the same dealer deals again."""
     @_builtins.property
@@ -598,9 +627,7 @@ class MatchEvent(_message.Message):
     def __init__(
         self,
         *,
-        match_id: _builtins.str = ...,
         game: _builtins.int = ...,
-        seat: _builtins.int = ...,
         hand_dealt: Global___HandDealt | None = ...,
         bid: _game_pb2.BidRecord | None = ...,
         trump: Global___TrumpChosen | None = ...,
@@ -612,7 +639,7 @@ class MatchEvent(_message.Message):
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["all_passed_dealer", b"all_passed_dealer", "bid", b"bid", "event", b"event", "exchange", b"exchange", "hand_dealt", b"hand_dealt", "hand_result", b"hand_result", "play", b"play", "trick", b"trick", "trump", b"trump"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["all_passed_dealer", b"all_passed_dealer", "bid", b"bid", "event", b"event", "exchange", b"exchange", "game", b"game", "hand_dealt", b"hand_dealt", "hand_result", b"hand_result", "match_id", b"match_id", "play", b"play", "seat", b"seat", "trick", b"trick", "trump", b"trump"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["all_passed_dealer", b"all_passed_dealer", "bid", b"bid", "event", b"event", "exchange", b"exchange", "game", b"game", "hand_dealt", b"hand_dealt", "hand_result", b"hand_result", "play", b"play", "trick", b"trick", "trump", b"trump"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType_event: _TypeAlias = _typing.Literal["hand_dealt", "bid", "trump", "exchange", "play", "trick", "hand_result", "all_passed_dealer"]  # noqa: Y015
     _WhichOneofArgType_event: _TypeAlias = _typing.Literal["event", b"event"]  # noqa: Y015

@@ -1,0 +1,195 @@
+"""Referee throughput: decisions per second with trivial bots, against a bare gRPC echo.
+
+Both servers run as separate processes on loopback and are driven from this process:
+
+* ``referee`` - a real referee (private Redis) running N concurrent ``partnership`` matches
+  between four trivial bots (hand-written on the generated stubs: every request is answered
+  with legal action 0 at once), so the figure is the referee's own cost per decision;
+* ``echo``    - a bare grpc.aio bidirectional stream that echoes bytes, driven by N
+  concurrent streams each sending one message of the same size as an average decision
+  request and waiting for the echo (one decision = one round trip), in the same run.
+
+Run: ``.venv/bin/python bench/referee_throughput.py [--concurrency 1 16] [--seconds 8]``.
+Target (issue 3): referee/echo >= 0.5 at the same concurrency (goal 0.7).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import grpc
+
+from pitch_sdk.proto.pitch.v1 import arena_pb2, arena_pb2_grpc, bot_pb2, bot_pb2_grpc
+from workers.redis_server import RedisServer
+
+ROOT = Path(__file__).resolve().parent.parent
+ADMIN = "bench-admin"
+ECHO_METHOD = "/bench.Echo/Echo"
+
+
+def free_port() -> int:
+    """A free loopback TCP port."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+# ----------------------------------------------------------------------------- echo server
+async def serve_echo(port: int) -> None:
+    """A bidirectional stream that sends every received message straight back."""
+
+    async def echo(requests: AsyncIterator[bytes], context: grpc.aio.ServicerContext) -> AsyncIterator[bytes]:
+        async for payload in requests:
+            yield payload
+
+    server = grpc.aio.server()
+    handler = grpc.stream_stream_rpc_method_handler(echo)
+    server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler("bench.Echo", {"Echo": handler}),))
+    server.add_insecure_port(f"127.0.0.1:{port}")
+    await server.start()
+    await server.wait_for_termination()
+
+
+async def echo_rate(port: int, concurrency: int, payload_size: int, seconds: float) -> float:
+    """Round trips per second over ``concurrency`` streams."""
+    payload = b"x" * payload_size
+    async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
+        call_factory = channel.stream_stream(ECHO_METHOD)
+        count = 0
+        deadline = time.perf_counter() + seconds
+
+        async def one_stream() -> None:
+            nonlocal count
+            call = call_factory()
+            while time.perf_counter() < deadline:
+                await call.write(payload)
+                await call.read()
+                count += 1
+            await call.done_writing()
+
+        start = time.perf_counter()
+        await asyncio.gather(*(one_stream() for _ in range(concurrency)))
+        return count / (time.perf_counter() - start)
+
+
+# ----------------------------------------------------------------------------- referee
+async def trivial_bot(address: str, token: str, ready: asyncio.Event, sizes: list[int],
+                      stop: asyncio.Event) -> None:
+    """A bot on the raw stubs that answers every request with legal action 0."""
+    outbox: asyncio.Queue[bot_pb2.BotMessage | None] = asyncio.Queue()
+    outbox.put_nowait(bot_pb2.BotMessage(hello=bot_pb2.Hello(bot_name="trivial", protocol_versions=["pitch.v1"],
+                                                            capacity=64)))
+
+    async def requests() -> AsyncIterator[bot_pb2.BotMessage]:
+        while (message := await outbox.get()) is not None:
+            yield message
+
+    async with grpc.aio.insecure_channel(address) as channel:
+        metadata = (("authorization", f"Bearer {token}"),)
+        call = bot_pb2_grpc.BotServiceStub(channel).Connect(requests(), metadata=metadata)
+        stop_task = asyncio.create_task(stop.wait())
+        stop_task.add_done_callback(lambda _: call.cancel())
+        try:
+            async for message in call:
+                if message.HasField("welcome"):
+                    ready.set()
+                elif message.HasField("decision_request"):
+                    request = message.decision_request
+                    if len(sizes) < 2000:
+                        sizes.append(request.ByteSize())
+                    outbox.put_nowait(bot_pb2.BotMessage(decision=bot_pb2.Decision(
+                        match_id=request.match_id, decision_id=request.decision_id, legal_action_index=0)))
+        except asyncio.CancelledError:
+            pass
+        except grpc.aio.AioRpcError as exc:
+            if exc.code() != grpc.StatusCode.CANCELLED:
+                raise
+
+
+async def referee_rate(address: str, concurrency: int, seconds: float, sizes: list[int]) -> float:
+    """Decisions per second with ``concurrency`` matches kept running for ``seconds``."""
+    metadata = (("authorization", f"Bearer {ADMIN}"),)
+    async with grpc.aio.insecure_channel(address) as channel:
+        admin = arena_pb2_grpc.ArenaServiceStub(channel)
+        stop = asyncio.Event()
+        bots, tasks = [], []
+        for i in range(4):
+            registered = await admin.RegisterBot(arena_pb2.RegisterBotRequest(name=f"trivial-{concurrency}-{i}"),
+                                                 metadata=metadata)
+            ready = asyncio.Event()
+            tasks.append(asyncio.create_task(trivial_bot(address, registered.token, ready, sizes, stop)))
+            await asyncio.wait_for(ready.wait(), 10)
+            bots.append(registered.bot_id)
+        decisions = 0
+        deadline = time.perf_counter() + seconds
+        seed = 0
+
+        async def match_loop() -> None:
+            nonlocal decisions, seed
+            while time.perf_counter() < deadline:
+                seed += 1
+                result = (await admin.RunMatch(arena_pb2.RunMatchRequest(
+                    preset="partnership", seat_bot_ids=bots, seed=seed, options_json='{"target": 11}'),
+                    metadata=metadata)).result
+                decisions += sum(s.decisions for s in result.seats)
+
+        start = time.perf_counter()
+        await asyncio.gather(*(match_loop() for _ in range(concurrency)))
+        elapsed = time.perf_counter() - start
+        stop.set()
+        await asyncio.gather(*tasks)
+        return decisions / elapsed
+
+
+def spawn(args: list[str], env: dict[str, str]) -> subprocess.Popen[bytes]:
+    """Start a server process and give it a moment to bind."""
+    process = subprocess.Popen([sys.executable, *args], env={**os.environ, **env}, cwd=ROOT,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    time.sleep(1.5)
+    if process.poll() is not None:
+        raise RuntimeError(f"{args} exited at start")
+    return process
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--concurrency", type=int, nargs="+", default=[1, 16])
+    parser.add_argument("--seconds", type=float, default=8.0)
+    parser.add_argument("--serve-echo", type=int, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.serve_echo:
+        asyncio.run(serve_echo(args.serve_echo))
+        return
+    report = []
+    with RedisServer() as redis_server:
+        referee_port, echo_port = free_port(), free_port()
+        referee = spawn(["-m", "referee", "--address", f"127.0.0.1:{referee_port}"],
+                        {"REDIS_URL": redis_server.url, "PITCH_ADMIN_TOKEN": ADMIN, "PITCH_STORE_PREFIX": "bench:"})
+        echo = spawn([__file__, "--serve-echo", str(echo_port)], {})
+        try:
+            for concurrency in args.concurrency:
+                sizes: list[int] = []
+                decisions = asyncio.run(referee_rate(f"127.0.0.1:{referee_port}", concurrency, args.seconds, sizes))
+                payload = round(sum(sizes) / len(sizes))
+                round_trips = asyncio.run(echo_rate(echo_port, concurrency, payload, args.seconds))
+                report.append({"concurrency": concurrency, "referee_decisions_per_s": round(decisions),
+                               "echo_round_trips_per_s": round(round_trips), "payload_bytes": payload,
+                               "ratio": round(decisions / round_trips, 3)})
+        finally:
+            for process in (referee, echo):
+                process.terminate()
+                process.wait(timeout=10)
+    print(json.dumps(report, indent=2))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,143 @@
+"""Card sense for bots: how cards rank under a trump, what they are worth, who is winning.
+
+The engine keeps these facts in its per-trump tables; this module phrases them the way a
+player thinks ("is this the top trump left?", "what does capturing this card earn?") so
+bots stay short.  Everything here is derived from the ruleset, the trump and the cards a
+seat can see: nothing peeks at hidden state.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from functools import cache
+from typing import TypeVar
+
+from pitch_sdk.rules import Card, PointCategory, Ruleset, Suit
+from pitch_sdk.rules.cards import mask_of
+from pitch_sdk.rules.ruleset import JokerRank
+from pitch_sdk.rules.tables import PIPS2, TRUMP_BASE, TrumpTable, deck_cards, trump_table
+
+CardT = TypeVar("CardT", bound=int)
+
+#: What one pip in a capturing party's pile is worth in points, roughly: a hand has some
+#: 40 pips in play and the Game point goes to the most, so ten pips (a ten) ~ 0.4 points.
+POINTS_PER_PIP = 0.04
+
+
+@dataclass(frozen=True)
+class TrumpSense:
+    """The facts a bot needs about one trump suit under one ruleset."""
+
+    table: TrumpTable
+    fixed_points: dict[int, int]
+    """Card id -> points its capturer scores (jack, off-jack, five, three, jokers)."""
+    low_value: int
+    """What the Low point is worth (0 when the ruleset has no Low)."""
+    high_value: int
+    """What the High point is worth (0 when the ruleset has no High)."""
+    low_candidates: tuple[int, ...]
+    """Trumps that can be Low, lowest first (jokers below the two are never Low)."""
+
+    def is_trump(self, card: int) -> bool:
+        """Whether ``card`` belongs to trump (off-cards and jokers included)."""
+        return bool(self.table.trump_mask >> card & 1)
+
+    def power(self, card: int, lead: int | None) -> int:
+        """How strongly ``card`` plays to a trick led by ``lead`` (-1: cannot win it)."""
+        power = self.table.power[card]
+        if power < TRUMP_BASE and lead is not None and \
+                self.table.effective_suit[card] != self.table.effective_suit[lead]:
+            return -1
+        return power
+
+    def trick_leader(self, plays: Sequence[tuple[int, int]]) -> tuple[int, int]:
+        """``(seat, power)`` of who is winning a trick so far (``(-1, -1)`` if empty)."""
+        best_seat, best = -1, -1
+        lead = plays[0][1] if plays else None
+        for seat, card in plays:
+            power = self.power(card, lead)
+            if power > best:
+                best_seat, best = seat, power
+        return best_seat, best
+
+    def trump_rank(self, card: int) -> float:
+        """0 for the lowest trump of the pack, 1 for the highest (non-trumps: 0)."""
+        if not self.is_trump(card):
+            return 0.0
+        order = self.table.order
+        return 1 - order.index(card) / max(1, len(order) - 1)
+
+    def stake(self, card: int, unseen: int) -> float:
+        """Points, roughly, that capturing ``card`` earns its capturer.
+
+        ``unseen``: mask of the cards the bot cannot see (other hands, stock).  A trump
+        is Low unless a lower one is in play: each unseen lower trump halves its chance
+        (about half the unseen cards are in other hands, the rest were never dealt).
+        """
+        value = self.fixed_points.get(card, 0) + PIPS2[card] / 2 * POINTS_PER_PIP
+        if self.low_value and card in self.low_candidates:
+            lower = self.low_candidates[:self.low_candidates.index(card)]
+            value += self.low_value * 0.5 ** (mask_of(lower) & unseen).bit_count()
+        return value
+
+
+@dataclass(frozen=True)
+class RulesSense:
+    """The card sense of one ruleset: the pack and each suit's :class:`TrumpSense`.
+
+    Built once per game (:func:`rules_sense`), so decisions never rebuild or re-hash the
+    ruleset.
+    """
+
+    ruleset: Ruleset
+    deck: int
+    """The pack as a bit mask."""
+    trumps: tuple[TrumpSense, ...]
+    """Indexed by suit."""
+
+    @property
+    def partners(self) -> int:
+        """How many partners each player has (0 when playing alone)."""
+        return self.ruleset.seating.team_size - 1
+
+    def __getitem__(self, trump: Suit) -> TrumpSense:
+        return self.trumps[trump]
+
+    def unseen(self, seen: Iterable[int]) -> int:
+        """The cards of the pack not in ``seen``: held by others, or never dealt."""
+        return self.deck & ~mask_of(seen)
+
+
+@cache
+def rules_sense(ruleset: Ruleset) -> RulesSense:
+    """The (cached) :class:`RulesSense` of ``ruleset``."""
+    return RulesSense(ruleset, mask_of(deck_cards(ruleset.deck)),
+                      tuple(_trump_sense(ruleset, suit) for suit in Suit))
+
+
+def _trump_sense(ruleset: Ruleset, trump: Suit) -> TrumpSense:
+    table = trump_table(ruleset.deck, trump)
+    fixed: dict[int, int] = {}
+    values = {rule.category: rule.value for rule in ruleset.scoring.points}
+    by_card = {PointCategory.JACK: table.jack, PointCategory.OFF_JACK: table.off_jack,
+               PointCategory.FIVE: table.five, PointCategory.THREE: table.three,
+               PointCategory.OFF_THREE: table.off_three}
+    for category, card in by_card.items():
+        if category in values and card >= 0:
+            fixed[card] = fixed.get(card, 0) + values[category]
+    if PointCategory.JOKER in values:
+        for card in table.order:
+            if Card(card).is_joker:
+                fixed[card] = fixed.get(card, 0) + values[PointCategory.JOKER]
+    lows = [c for c in reversed(table.order)
+            if not (ruleset.deck.joker_rank is JokerRank.BELOW_TWO and Card(c).is_joker)]
+    return TrumpSense(table, fixed, values.get(PointCategory.LOW, 0),
+                      values.get(PointCategory.HIGH, 0), tuple(lows))
+
+
+def suit_cards(hand: Iterable[CardT], sense_: TrumpSense, suit: Suit) -> list[CardT]:
+    """The cards of ``hand`` that follow ``suit`` under this trump, highest first."""
+    wanted = int(suit)
+    cards = [c for c in hand if sense_.table.effective_suit[c] == wanted]
+    return sorted(cards, key=lambda c: -sense_.table.power[c])

@@ -1,0 +1,144 @@
+"""``pitch-bot``: play bots against each other, run scenarios, watch a game, list variants.
+
+Exit codes: 0 success; 1 the game went wrong (a bot's illegal action or crash, a
+scenario's illegal action); 2 the input was wrong (unknown bot, preset or option,
+malformed scenario).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated, Any, NoReturn
+
+import typer
+from rich.console import Console
+from rich.progress import Progress
+from rich.text import Text
+
+from pitch_sdk.bot import Bot
+from pitch_sdk.bots import BUILTIN_BOTS, BotLoadError, load_bot
+from pitch_sdk.display import match_table, variants_table
+from pitch_sdk.local import BotError, play_game, play_match
+from pitch_sdk.rules import RulesError, Ruleset, preset
+from pitch_sdk.scenario import ScenarioError, load_scenario, run_scenario
+from pitch_sdk.story import game_story
+
+app = typer.Typer(
+    help="Pitch Arena bot tools: play bots locally, run scenarios, watch a game.",
+    no_args_is_help=True, add_completion=False)
+
+BOT_HELP = f"Bots, one per seat: a built-in ({', '.join(BUILTIN_BOTS)}), file.py:Class or module:Class."
+RulesetOption = Annotated[str, typer.Option("--ruleset", "-r", help="Preset name (see `pitch-bot variants`).")]
+OptionsOption = Annotated[list[str] | None, typer.Option(
+    "--option", "-o", help="Ruleset option key=value (value as JSON, else text); repeatable.")]
+SeedOption = Annotated[int, typer.Option(help="Seed: the same seed replays the same games.")]
+
+
+def _console() -> Console:
+    return Console(highlight=False)
+
+
+def _fail(message: str, code: int = 2) -> NoReturn:
+    Console(stderr=True, highlight=False).print(Text.assemble(("error: ", "red"), message))
+    raise typer.Exit(code)
+
+
+def _ruleset(name: str, options: list[str] | None) -> Ruleset:
+    values: dict[str, Any] = {}
+    for item in options or []:
+        key, equals, text = item.partition("=")
+        if not equals or not key:
+            _fail(f"--option {item!r} must look like key=value, e.g. target=11")
+        try:
+            values[key.strip()] = json.loads(text)
+        except json.JSONDecodeError:
+            values[key.strip()] = text
+    try:
+        return preset(name, values)
+    except RulesError as exc:
+        _fail(str(exc))
+
+
+def _bots(specs: list[str], rules: Ruleset) -> list[Bot]:
+    if len(specs) != rules.players:
+        _fail(f"{rules.name} is played by {rules.players}: give {rules.players} bots, got {len(specs)}")
+    try:
+        return [load_bot(spec) for spec in specs]
+    except BotLoadError as exc:
+        _fail(str(exc))
+
+
+@app.command()
+def play(
+    bots: Annotated[list[str], typer.Argument(help=BOT_HELP)],
+    ruleset: RulesetOption = "partnership",
+    games: Annotated[int, typer.Option(min=1, help="Number of games.")] = 200,
+    seed: SeedOption = 1,
+    option: OptionsOption = None,
+) -> None:
+    """Play a match and print the results table (seats rotate every game)."""
+    rules = _ruleset(ruleset, option)
+    players = _bots(bots, rules)
+    console = _console()
+    try:
+        if console.is_terminal:
+            with Progress(console=console, transient=True) as bar:
+                task = bar.add_task(f"{games} games of {rules.name}", total=games)
+                result = play_match(rules, players, games, seed,
+                                    progress=lambda done: bar.update(task, completed=done))
+        else:
+            result = play_match(rules, players, games, seed)
+    except BotError as exc:
+        _fail(str(exc), code=1)
+    console.print(match_table(result))
+
+
+@app.command()
+def watch(
+    bots: Annotated[list[str] | None, typer.Argument(help=BOT_HELP + " Default: heuristic everywhere.")] = None,
+    ruleset: RulesetOption = "partnership",
+    seed: SeedOption = 1,
+    option: OptionsOption = None,
+) -> None:
+    """Play one game and print it hand by hand: deal, bids, trump, tricks, points, scores."""
+    rules = _ruleset(ruleset, option)
+    players = _bots(bots or ["heuristic"] * rules.players, rules)
+    try:
+        state = play_game(rules, players, seed)
+    except BotError as exc:
+        _fail(str(exc), code=1)
+    console = _console()
+    for part in game_story(state, [bot.name for bot in players]):
+        console.print(part)
+
+
+@app.command()
+def scenario(
+    file: Annotated[str, typer.Argument(help="Scenario JSON file, or - for standard input.")],
+) -> None:
+    """Run a scenario (docs/scenarios.md) and print the result as JSON.
+
+    Exit 1 if an action is illegal or unreadable, 2 if the scenario itself is malformed."""
+    try:
+        text = sys.stdin.read() if file == "-" else Path(file).read_text(encoding="utf-8")
+        report = run_scenario(load_scenario(text))
+    except (OSError, UnicodeDecodeError) as exc:
+        report, code = _malformed(f"cannot read {file!r}: {exc}"), 2
+    except ScenarioError as exc:
+        report, code = _malformed(str(exc)), 2
+    else:
+        code = 0 if report["ok"] else 1
+    typer.echo(json.dumps(report, indent=2))
+    raise typer.Exit(code)
+
+
+def _malformed(message: str) -> dict[str, Any]:
+    return {"ok": False, "error": {"kind": "malformed-scenario", "message": message}}
+
+
+@app.command()
+def variants() -> None:
+    """List the presets with their seed text and a summary."""
+    _console().print(variants_table())

@@ -1,0 +1,89 @@
+"""Rich renderings shared by the CLI: cards, seats and sides, match tables, the presets.
+
+Only presentation lives here; the numbers come from :mod:`pitch_sdk.local` and the
+engine, so what the tables say is exactly what the tests check.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from rich import box
+from rich.table import Table
+from rich.text import Text
+
+from pitch_sdk.local import MatchResult
+from pitch_sdk.rules import PRESETS, Card, Ruleset, Suit
+
+SUIT_SYMBOLS = {Suit.CLUBS: "♣", Suit.DIAMONDS: "♦", Suit.HEARTS: "♥", Suit.SPADES: "♠"}
+#: Display order of suits in a hand: alternating colours, so neighbours are easy to tell.
+_SUIT_ORDER = (Suit.SPADES, Suit.HEARTS, Suit.CLUBS, Suit.DIAMONDS)
+
+
+def card_text(card: int, style: str = "") -> Text:
+    """A card as players write it (``A♠``, ``10♥``, ``BJ``), red suits in red."""
+    card = Card(card)
+    if card.suit is None:
+        return Text(card.name, style=f"magenta {style}".strip())
+    colour = "red" if card.suit.is_red else ""
+    return Text(card.name[:-1] + SUIT_SYMBOLS[card.suit], style=f"{colour} {style}".strip())
+
+
+def hand_text(cards: Iterable[int], trump: Suit | None = None) -> Text:
+    """A hand sorted for reading: jokers, then trumps, then the other suits, high first."""
+    order = ([trump] if trump is not None else []) + [s for s in _SUIT_ORDER if s != trump]
+
+    def key(card: Card) -> tuple[int, int]:
+        if card.suit is None:
+            return -1, -card
+        return order.index(card.suit), -(card.rank or 0)
+
+    return Text(" ").join(card_text(c) for c in sorted((Card(c) for c in cards), key=key))
+
+
+def party_labels(ruleset: Ruleset) -> list[str]:
+    """What to call each party: ``seat 2`` when playing alone, ``team A`` in teams."""
+    if ruleset.seating.team_size == 1:
+        return [f"seat {party}" for party in range(ruleset.parties)]
+    return [f"team {chr(ord('A') + party)}" for party in range(ruleset.parties)]
+
+
+def seat_labels(names: Sequence[str]) -> list[str]:
+    """``seat 0 (heuristic)`` for every seat."""
+    return [f"seat {seat} ({name})" for seat, name in enumerate(names)]
+
+
+def match_table(result: MatchResult) -> Table:
+    """The results of :func:`pitch_sdk.local.play_match`: sides first, then each bot."""
+    table = Table(title=f"{result.ruleset}: {result.games} games, seed {result.seed}",
+                  box=box.SIMPLE_HEAD, collapse_padding=True,
+                  caption=f"{result.hands} hands, {result.draws} draws; seats rotate every game.\n"
+                          "95% CI: Wilson interval of the win %; made / set: bids made / set back")
+    table.add_column("side / bot", no_wrap=True)
+    for column in ("games", "wins", "win %", "95% CI", "pts/hand", "made", "set"):
+        table.add_column(column, justify="right", no_wrap=True)
+    teams = any(len(side.members) > 1 for side in result.sides)
+    rows = [(side, "bold") for side in result.sides]
+    if teams:  # a side's row sums its bots' bids; show each bot too
+        rows += [(bot, "") for bot in result.bots]
+    for standing, style in rows:
+        low, high = standing.interval
+        table.add_row(
+            Text(standing.label, style=style), str(standing.games), str(standing.wins),
+            f"{100 * standing.win_rate:.1f}", f"{100 * low:.1f}–{100 * high:.1f}", f"{standing.points_per_hand:+.2f}",
+            str(standing.bids_made), str(standing.bids_set))
+    return table
+
+
+def variants_table() -> Table:
+    """Every preset with its seed text and a one-line summary."""
+    table = Table(title="Presets (pitch-bot play --ruleset NAME --option key=value)")
+    for column in ("preset", "seed", "players", "target", "summary"):
+        table.add_column(column, justify="right" if column in ("players", "target") else "left")
+    for entry in PRESETS.values():
+        rules = entry.build()
+        seating = rules.seating
+        players = f"{seating.players}" if seating.team_size == 1 else \
+            f"{seating.players} ({seating.parties}×{seating.team_size})"
+        table.add_row(entry.name, entry.seed, players, str(rules.win.target), entry.summary)
+    return table
