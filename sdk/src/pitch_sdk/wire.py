@@ -9,6 +9,7 @@ encoded.  Decoding never trusts its input: a malformed message raises
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import lru_cache
 from itertools import combinations
 
 from pitch_sdk.encoding import DENSE_LAYOUT, encode_observation
@@ -59,9 +60,15 @@ _PHASE_FROM_PB = {value: phase for phase, value in _PHASE_TO_PB.items()}
 
 
 # ----------------------------------------------------------------------------- cards
+_CARD_MESSAGES = tuple(pb.Card(id=card, name=card.name) for card in CARDS)
+
+
 def card_to_pb(card: int) -> pb.Card:
-    """A card id as a ``Card`` message (id and name)."""
-    return pb.Card(id=card, name=CARDS[card].name)
+    """A card id as a ``Card`` message (id and name).
+
+    The message is shared: callers put it into a parent message (which copies it) and
+    never modify it."""
+    return _CARD_MESSAGES[card]
 
 
 def card_from_pb(message: pb.Card) -> Card:
@@ -168,8 +175,10 @@ def card_set_rule_to_pb(rule: CardSetRule) -> pb.CardSetRule:
 
 
 # ----------------------------------------------------------------------------- results
+@lru_cache(maxsize=1024)
 def hand_result_to_pb(result: HandResult) -> pb.HandResult:
-    """A hand result as a message."""
+    """A hand result as a message (cached: every observation of the next hand carries it;
+    callers must not modify the returned message)."""
     return pb.HandResult(
         hand_number=result.hand_number, dealer=result.dealer, pitcher=result.pitcher or 0,
         bid=result.bid or 0, trump=suit_to_pb(result.trump),
@@ -197,8 +206,10 @@ def hand_result_from_pb(message: pb.HandResult, auction: bool = True) -> HandRes
     )
 
 
+@lru_cache(maxsize=4096)
 def trick_to_pb(trick: Trick) -> pb.Trick:
-    """A completed trick as a message."""
+    """A completed trick as a message (cached: every later observation of the hand carries
+    it; callers must not modify the returned message)."""
     return pb.Trick(leader=trick.leader, winner=trick.winner,
                     plays=[pb.PlayRecord(seat=s, card=card_to_pb(c)) for s, c in trick.plays])
 
