@@ -8,6 +8,7 @@ malformed scenario).
 from __future__ import annotations
 
 import json
+import logging
 import sys
 from pathlib import Path
 from typing import Annotated, Any, NoReturn
@@ -19,6 +20,7 @@ from rich.text import Text
 
 from pitch_sdk.bot import Bot
 from pitch_sdk.bots import BUILTIN_BOTS, BotLoadError, load_bot
+from pitch_sdk.client import ConnectionRefused, run_bot
 from pitch_sdk.display import match_table, variants_table
 from pitch_sdk.local import BotError, play_game, play_match
 from pitch_sdk.rules import RulesError, Ruleset, preset
@@ -136,6 +138,29 @@ def scenario(
 
 def _malformed(message: str) -> dict[str, Any]:
     return {"ok": False, "error": {"kind": "malformed-scenario", "message": message}}
+
+
+@app.command()
+def run(
+    bot: Annotated[str, typer.Argument(help="The bot: a built-in name, file.py:Class or module:Class.")],
+    referee: Annotated[str, typer.Option(envvar="PITCH_REFEREE", help="Referee address HOST:PORT.")],
+    token: Annotated[str, typer.Option(envvar="PITCH_BOT_TOKEN", help="The bot's token from registration.")],
+    capacity: Annotated[int, typer.Option(min=1, help="Seats to play at once, across matches.")] = 4,
+    tensor: Annotated[bool, typer.Option(help="Ask for the dense observation tensor too.")] = False,
+    seed: SeedOption = 0,
+    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Log every match and reconnection.")] = False,
+) -> None:
+    """Connect a bot to a referee and play until Ctrl-C, reconnecting when the stream drops."""
+    logging.basicConfig(level=logging.INFO if verbose else logging.WARNING, stream=sys.stderr,
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    try:
+        load_bot(bot)
+    except BotLoadError as exc:
+        _fail(str(exc))
+    try:
+        run_bot(lambda: load_bot(bot), referee, token, capacity=capacity, observation_tensor=tensor, seed=seed)
+    except ConnectionRefused as exc:
+        _fail(str(exc))
 
 
 @app.command()
