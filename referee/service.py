@@ -11,7 +11,7 @@ import asyncio
 import json
 import logging
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
 import grpc
@@ -20,12 +20,13 @@ from pitch_sdk.proto.pitch.v1 import arena_pb2, arena_pb2_grpc, bot_pb2, bot_pb2
 from pitch_sdk.rules import RulesError, preset
 from referee.config import RefereeConfig
 from referee.match import Match, MatchSpec, result_from_dict, result_to_dict
-from referee.sessions import Presence, Registry
+from referee.sessions import HousePresence, Presence, Registry
 from workers.store import BotRecord, Store, StoreError
 
 log = logging.getLogger("pitch.referee")
 PROTOCOL_VERSION = "pitch.v1"
 MAX_GAMES = 1000
+MAX_PRACTICE_GAMES = 10
 FINISHED_MATCH_TTL_S = 600.0
 
 
@@ -35,6 +36,14 @@ def bearer_token(context: grpc.aio.ServicerContext) -> str | None:
         if key.lower() == "authorization" and isinstance(value, str) and value.startswith("Bearer "):
             return value[len("Bearer "):].strip()
     return None
+
+
+class RequestRefused(Exception):
+    """A request that cannot be honoured, with the gRPC status that says why."""
+
+    def __init__(self, code: grpc.StatusCode, message: str) -> None:
+        super().__init__(message)
+        self.code = code
 
 
 class Arena:
@@ -47,12 +56,116 @@ class Arena:
         self.matches: dict[str, Match] = {}
         self.tasks: dict[str, asyncio.Task[bot_pb2.MatchResult]] = {}
         self.accepting = True
+        self.house = BotRecord("house", "house", "referee", "plays the first legal action", 0.0)
 
     async def bot_for_token(self, token: str | None) -> BotRecord | None:
         """The registered bot a token belongs to (Redis is asked off the event loop)."""
         if not token:
             return None
         return await asyncio.to_thread(self.store.bot_for_token, token)
+
+    async def seats_for(self, bot_ids: Sequence[str]) -> list[Presence]:
+        """The connected presences of ``bot_ids``, in seat order."""
+        seats: list[Presence] = []
+        for bot_id in bot_ids:
+            presence = self.registry.get(bot_id)
+            if presence is None or not presence.connected:
+                known = await asyncio.to_thread(self.store.bot, bot_id)
+                if known is None:
+                    raise RequestRefused(grpc.StatusCode.NOT_FOUND, f"bot {bot_id!r} is not registered")
+                raise RequestRefused(grpc.StatusCode.FAILED_PRECONDITION, f"bot {known.name!r} is not connected")
+            seats.append(presence)
+        return seats
+
+    def match_spec(self, match_id: str, preset_name: str, options_json: str, seats: Sequence[Presence],
+                   seed: int, games: int, time_control: bot_pb2.TimeControl | None,
+                   max_strikes: int | None) -> MatchSpec:
+        """Validate a match request; raises :class:`RequestRefused` naming what is wrong."""
+        config = self.config
+        if not self.accepting:
+            raise RequestRefused(grpc.StatusCode.UNAVAILABLE, "the referee is shutting down")
+        if len(self.tasks) >= config.max_matches:
+            raise RequestRefused(grpc.StatusCode.RESOURCE_EXHAUSTED,
+                                 f"the referee already runs {config.max_matches} matches")
+        try:
+            options = json.loads(options_json) if options_json else {}
+            if not isinstance(options, dict):
+                raise RulesError("options_json must be a JSON object")
+            rules = preset(preset_name, options)
+        except (RulesError, json.JSONDecodeError) as exc:
+            raise RequestRefused(grpc.StatusCode.INVALID_ARGUMENT, f"bad ruleset: {exc}") from None
+        if len(seats) != rules.players:
+            raise RequestRefused(grpc.StatusCode.INVALID_ARGUMENT,
+                                 f"{preset_name} needs {rules.players} seats, got {len(seats)}")
+        games = games or 1
+        if games > MAX_GAMES:
+            raise RequestRefused(grpc.StatusCode.INVALID_ARGUMENT, f"games must be at most {MAX_GAMES}")
+        for holder in {id(p): p for p in seats}.values():
+            needed = sum(1 for p in seats if p is holder)
+            if holder.seats_in_use + needed > holder.capacity:
+                raise RequestRefused(grpc.StatusCode.RESOURCE_EXHAUSTED,
+                                     f"bot {holder.bot.name!r} plays {holder.seats_in_use} of its "
+                                     f"{holder.capacity} seats already; this match needs {needed} more")
+        return MatchSpec(
+            match_id=match_id, ruleset=rules, seats=tuple(seats), seed=seed, games=games,
+            per_decision_ms=time_control.per_decision_ms if time_control and time_control.per_decision_ms
+            else config.per_decision_ms,
+            bank_ms=time_control.bank_ms if time_control else config.bank_ms,
+            max_strikes=config.max_strikes if max_strikes is None else max_strikes,
+            reconnect_grace_s=config.reconnect_grace_s)
+
+    def start(self, spec: MatchSpec, record: bool) -> asyncio.Task[bot_pb2.MatchResult]:
+        """Run a validated match in the background; ``record`` stores its result once."""
+        match = Match(spec)
+        for presence in spec.seats:
+            presence.seats_in_use += 1
+
+        async def run_and_record() -> bot_pb2.MatchResult:
+            try:
+                result = await match.run()
+            finally:
+                for presence in spec.seats:
+                    presence.seats_in_use -= 1
+            if record:
+                await asyncio.to_thread(self.store.record_match, spec.match_id, result_to_dict(result),
+                                        match.game_logs)
+            return result
+
+        task = asyncio.create_task(run_and_record(), name=f"match-{spec.match_id}")
+        self.matches[spec.match_id] = match
+        self.tasks[spec.match_id] = task
+        task.add_done_callback(lambda _: self.tasks.pop(spec.match_id, None))
+        # Finished matches stay streamable for a while, then only their record remains.
+        task.add_done_callback(lambda _: asyncio.get_running_loop().call_later(
+            FINISHED_MATCH_TTL_S, self.matches.pop, spec.match_id, None))
+        log.info("match %s started: %s, %d game(s), seats %s", spec.match_id, spec.ruleset.name,
+                 spec.games, [p.bot.name for p in spec.seats])
+        return task
+
+    def start_practice(self, presence: Presence, request: bot_pb2.PracticeRequest) -> None:
+        """Start a practice match for a connected bot against house bots (not recorded)."""
+        try:
+            if request.games > MAX_PRACTICE_GAMES:
+                raise RequestRefused(grpc.StatusCode.INVALID_ARGUMENT,
+                                     f"practice matches have at most {MAX_PRACTICE_GAMES} games")
+            players = preset(request.preset).players if request.preset else 0
+            if not request.preset:
+                raise RequestRefused(grpc.StatusCode.INVALID_ARGUMENT, "a practice request needs a preset")
+            if request.seat >= players:
+                raise RequestRefused(grpc.StatusCode.INVALID_ARGUMENT,
+                                     f"seat {request.seat} does not exist in {request.preset} ({players} seats)")
+            seats: list[Presence] = [HousePresence(self.house) for _ in range(players)]
+            seats[request.seat] = presence
+            spec = self.match_spec(f"practice-{uuid.uuid4().hex}", request.preset, request.options_json, seats,
+                                   request.seed, request.games, None, None)
+        except RulesError as exc:
+            presence.send(bot_pb2.RefereeMessage(error=bot_pb2.RequestError(message=f"bad practice request: {exc}")))
+            return
+        except RequestRefused as refused:
+            presence.send(bot_pb2.RefereeMessage(error=bot_pb2.RequestError(
+                message=f"practice refused: {refused}")))
+            return
+        self.start(spec, record=False)
 
     async def shutdown(self) -> None:
         """Stop taking matches; let running ones finish within the grace, then abort them."""
@@ -134,8 +247,11 @@ class BotServicer(bot_pb2_grpc.BotServiceServicer):
             message = await context.read()
             if message is grpc.aio.EOF:
                 return
-            if message.WhichOneof("message") == "decision":
+            kind = message.WhichOneof("message")
+            if kind == "decision":
                 presence.resolve(message.decision)
+            elif kind == "practice":
+                self.arena.start_practice(presence, message.practice)
             else:
                 presence.ignored_answers += 1
 
@@ -188,80 +304,16 @@ class ArenaServicer(arena_pb2_grpc.ArenaServiceServicer):
             return arena_pb2.RunMatchResponse(result=result_from_dict(recorded))
         task = arena.tasks.get(match_id)
         if task is None:
-            spec = await self._spec(request, match_id, context)
-            task = self._start(spec)
-        return arena_pb2.RunMatchResponse(result=await asyncio.shield(task))
-
-    async def _spec(self, request: arena_pb2.RunMatchRequest, match_id: str,
-                    context: grpc.aio.ServicerContext) -> MatchSpec:
-        arena, config = self.arena, self.arena.config
-        if not arena.accepting:
-            await context.abort(grpc.StatusCode.UNAVAILABLE, "the referee is shutting down")
-        if len(arena.tasks) >= config.max_matches:
-            await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED,
-                                f"the referee already runs {config.max_matches} matches")
-        try:
-            options = json.loads(request.options_json) if request.options_json else {}
-            if not isinstance(options, dict):
-                raise RulesError("options_json must be a JSON object")
-            rules = preset(request.preset, options)
-        except (RulesError, json.JSONDecodeError) as exc:
-            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, f"bad ruleset: {exc}")
-        if len(request.seat_bot_ids) != rules.players:
-            await context.abort(grpc.StatusCode.INVALID_ARGUMENT,
-                                f"{request.preset} needs {rules.players} seats, got {len(request.seat_bot_ids)}")
-        games = request.games or 1
-        if games > MAX_GAMES:
-            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, f"games must be at most {MAX_GAMES}")
-        seats: list[Presence] = []
-        for bot_id in request.seat_bot_ids:
-            presence = arena.registry.get(bot_id)
-            if presence is None or not presence.connected:
-                known = await asyncio.to_thread(arena.store.bot, bot_id)
-                await context.abort(grpc.StatusCode.NOT_FOUND if known is None else grpc.StatusCode.FAILED_PRECONDITION,
-                                    f"bot {bot_id!r} is not registered" if known is None
-                                    else f"bot {known.name!r} is not connected")
-            seats.append(presence)  # type: ignore[arg-type]
-        for presence in set(map(id, seats)):
-            holder = next(p for p in seats if id(p) == presence)
-            needed = sum(1 for p in seats if p is holder)
-            if holder.seats_in_use + needed > holder.capacity:
-                await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED,
-                                    f"bot {holder.bot.name!r} plays {holder.seats_in_use} of its "
-                                    f"{holder.capacity} seats already; this match needs {needed} more")
-        time_control = request.time_control
-        return MatchSpec(
-            match_id=match_id, ruleset=rules, seats=tuple(seats), seed=request.seed, games=games,
-            per_decision_ms=time_control.per_decision_ms or config.per_decision_ms,
-            bank_ms=time_control.bank_ms if request.HasField("time_control") else config.bank_ms,
-            max_strikes=request.fault_policy.max_strikes if request.HasField("fault_policy") else config.max_strikes,
-            reconnect_grace_s=config.reconnect_grace_s)
-
-    def _start(self, spec: MatchSpec) -> asyncio.Task[bot_pb2.MatchResult]:
-        arena = self.arena
-        match = Match(spec)
-        for presence in spec.seats:
-            presence.seats_in_use += 1
-
-        async def run_and_record() -> bot_pb2.MatchResult:
             try:
-                result = await match.run()
-            finally:
-                for presence in spec.seats:
-                    presence.seats_in_use -= 1
-            await asyncio.to_thread(arena.store.record_match, spec.match_id, result_to_dict(result), match.game_logs)
-            return result
-
-        task = asyncio.create_task(run_and_record(), name=f"match-{spec.match_id}")
-        arena.matches[spec.match_id] = match
-        arena.tasks[spec.match_id] = task
-        task.add_done_callback(lambda _: arena.tasks.pop(spec.match_id, None))
-        # Finished matches stay streamable for a while, then only their record remains.
-        task.add_done_callback(lambda _: asyncio.get_running_loop().call_later(
-            FINISHED_MATCH_TTL_S, arena.matches.pop, spec.match_id, None))
-        log.info("match %s started: %s, %d game(s), seats %s", spec.match_id, spec.ruleset.name,
-                 spec.games, [p.bot.name for p in spec.seats])
-        return task
+                seats = await arena.seats_for(request.seat_bot_ids)
+                spec = arena.match_spec(match_id, request.preset, request.options_json, seats, request.seed,
+                                        request.games, request.time_control if request.HasField("time_control")
+                                        else None,
+                                        request.fault_policy.max_strikes if request.HasField("fault_policy") else None)
+            except RequestRefused as refused:
+                await context.abort(refused.code, str(refused))
+            task = arena.start(spec, record=True)
+        return arena_pb2.RunMatchResponse(result=await asyncio.shield(task))
 
     async def StreamMatchEvents(self, request: arena_pb2.StreamMatchEventsRequest,
                                 context: grpc.aio.ServicerContext

@@ -156,3 +156,23 @@ class Registry:
         if presence.session is session:
             presence.session = None
         self.on_change()
+
+
+class HousePresence(Presence):
+    """A referee-side seat for practice matches: answers every request with the first
+    legal action at once, and is never disconnected."""
+
+    @property
+    def connected(self) -> bool:
+        return True
+
+    @property
+    def capacity(self) -> int:
+        return 1
+
+    def send(self, message: bot_pb2.RefereeMessage) -> bool:
+        if message.HasField("decision_request"):
+            request = message.decision_request
+            self.resolve(bot_pb2.Decision(match_id=request.match_id, decision_id=request.decision_id,
+                                          legal_action_index=0))
+        return True

@@ -39,6 +39,7 @@ from pitch_sdk.rules import (
     Ruleset,
     Suit,
     Trick,
+    WinReason,
     parse_action,
     preset,
 )
@@ -379,8 +380,12 @@ def check_illegal(state: GameState, legal: list[Any], rng: random.Random, limit:
 
 def check_game_over(state: GameState, rng: random.Random) -> None:
     assert state.legal_actions() == []
-    assert state.winner == state.results[-1].winner
-    assert state.results[-1].game_over and all(not r.game_over for r in state.results[:-1])
+    if state.results and state.results[-1].game_over:
+        assert state.winner == state.results[-1].winner
+        assert all(not r.game_over for r in state.results[:-1])
+    else:  # the game stopped at the deal limit while everyone kept passing
+        assert state.win_reason is WinReason.HAND_LIMIT and state.deal_number >= state.rules.win.max_hands
+        assert all(not r.game_over for r in state.results)
     before = snapshot(state)
     for action in [*illegal_candidates(state, [], rng, 6), PlayCard(CARDS[0])]:
         try:

@@ -187,11 +187,12 @@ def test_missing_and_wrong_tokens_are_unauthenticated(redis_url: str) -> None:
         async with running_arena(redis_url) as arena:
             stub = bot_pb2_grpc.BotServiceStub(arena.channel)
 
-            async def hello() -> object:
-                yield bot_pb2.BotMessage(hello=bot_pb2.Hello(bot_name="x", protocol_versions=["pitch.v1"]))
+            async def silent() -> object:
+                await asyncio.Event().wait()  # never sends: the token alone must decide
+                yield bot_pb2.BotMessage()
 
             for metadata in ((), (("authorization", "Bearer not-a-token"),), (("authorization", "token"),)):
-                call = stub.Connect(hello(), metadata=metadata)
+                call = stub.Connect(silent(), metadata=metadata)
                 with pytest.raises(grpc.aio.AioRpcError) as refused:
                     async for _ in call:
                         pass

@@ -444,3 +444,15 @@ def test_must_follow_suit_option_roadhouse():
     act(state, "play 2C", "play QC")
     assert state.to_move == 0  # void in clubs and trumps: anything
     assert len(legal(state)) == 5
+
+
+def test_all_pass_redeals_count_toward_the_hand_limit() -> None:
+    """Seed 004 (auction): "If no player bids, the deal is abandoned and the same dealer
+    deals again." Re-deals count as deals for ``max_hands``, so bots that always pass
+    end in a draw at the limit instead of dealing forever."""
+    state = GameState.new(preset("auction", max_hands=3), seed=1)
+    for _ in range(3):
+        assert state.phase is Phase.BIDDING and state.dealer == 0
+        act(state, "pass", "pass", "pass", "pass")
+    assert state.is_over and state.win_reason is WinReason.HAND_LIMIT
+    assert state.winner is None and state.results == [] and state.deal_number == 3

@@ -150,7 +150,7 @@ def test_the_installed_console_script_runs_a_scenario():
 
 
 def test_the_story_shows_a_redeal_when_everyone_passes():
-    state = GameState.new(preset("auction", max_hands=1), seed=3)  # all pass -> same dealer re-deals
+    state = GameState.new(preset("auction", max_hands=2), seed=3)  # all pass -> same dealer re-deals
     rng = random.Random(1)
     for action in ["pass"] * 4:
         state.apply(parse_action(action))

@@ -21,7 +21,8 @@ from rich.text import Text
 from pitch_sdk.bot import Bot
 from pitch_sdk.bots import BUILTIN_BOTS, BotLoadError, load_bot
 from pitch_sdk.client import ConnectionRefused, run_bot
-from pitch_sdk.display import match_table, variants_table
+from pitch_sdk.compliance import check_locally, check_remote
+from pitch_sdk.display import compliance_table, match_table, variants_table
 from pitch_sdk.local import BotError, play_game, play_match
 from pitch_sdk.rules import RulesError, Ruleset, preset
 from pitch_sdk.scenario import ScenarioError, load_scenario, run_scenario
@@ -161,6 +162,39 @@ def run(
         run_bot(lambda: load_bot(bot), referee, token, capacity=capacity, observation_tensor=tensor, seed=seed)
     except ConnectionRefused as exc:
         _fail(str(exc))
+
+
+@app.command()
+def check(
+    bot: Annotated[str, typer.Argument(help="The bot: a built-in name, file.py:Class or module:Class.")],
+    referee: Annotated[str | None, typer.Option(help="Check over the protocol against this referee HOST:PORT "
+                                                     "(practice matches); default: locally, no server.")] = None,
+    token: Annotated[str | None, typer.Option(envvar="PITCH_BOT_TOKEN", help="The bot's token (with --referee).")]
+    = None,
+    games: Annotated[int, typer.Option(min=1, max=10, help="Games per preset.")] = 2,
+    seed: SeedOption = 0,
+) -> None:
+    """Play the bot through every decision kind and report what it did wrong (exit 1 if anything)."""
+    try:
+        load_bot(bot)
+    except BotLoadError as exc:
+        _fail(str(exc))
+    factory = lambda: load_bot(bot)  # noqa: E731 - one fresh bot per seat
+    if referee is None:
+        report = check_locally(factory, games=games, seed=seed)
+    else:
+        if not token:
+            _fail("--referee needs --token (or PITCH_BOT_TOKEN)")
+        try:
+            report = check_remote(factory, referee, token, games=games, seed=seed)
+        except ConnectionRefused as exc:
+            _fail(str(exc))
+    console = _console()
+    console.print(compliance_table(report))
+    for problem in report.problems:
+        console.print(Text.assemble(("problem: ", "red"), problem))
+    console.print(Text("PASS", style="green") if report.passed else Text("FAIL", style="red"))
+    raise typer.Exit(0 if report.passed else 1)
 
 
 @app.command()

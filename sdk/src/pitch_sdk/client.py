@@ -14,7 +14,7 @@ import contextlib
 import logging
 import random
 import zlib
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
 
 import grpc
@@ -48,7 +48,7 @@ class BotClient:
 
     def __init__(self, bot_factory: Callable[[], Bot], address: str, token: str, *, capacity: int = 4,
                  rulesets: tuple[str, ...] = (), observation_tensor: bool = False, seed: int = 0,
-                 max_backoff_s: float = 10.0) -> None:
+                 max_backoff_s: float = 10.0, practice: Sequence[bot_pb2.PracticeRequest] = ()) -> None:
         self.bot_factory = bot_factory
         self.address = address
         self.token = token
@@ -60,6 +60,13 @@ class BotClient:
         self.seats: dict[tuple[str, int], _Seat] = {}
         self.decisions = 0
         self.connected = asyncio.Event()
+        self.practice = list(practice)
+        self.results: list[bot_pb2.MatchResult] = []
+        """Results of the matches this client played, in the order they ended."""
+        self.strikes: list[bot_pb2.Strike] = []
+        """Every strike the referee gave this bot's seats."""
+        self.errors: list[str] = []
+        """Requests the referee refused (bad practice requests)."""
         self._sample = bot_factory()
 
     def hello(self) -> bot_pb2.BotMessage:
@@ -115,6 +122,9 @@ class BotClient:
                         log.info("connected to %s as %s (session %s)", self.address, self._sample.name,
                                  message.welcome.session_id)
                         self.connected.set()
+                        for request in self.practice:  # asked once: a reconnection resumes them
+                            outbox.put_nowait(bot_pb2.BotMessage(practice=request))
+                        self.practice = []
                     elif kind == "match_started":
                         self._start_seat(message.match_started)
                     elif kind == "decision_request":
@@ -125,10 +135,15 @@ class BotClient:
                         self._on_events(message.events)
                     elif kind == "strike":
                         strike = message.strike
+                        self.strikes.append(strike)
                         log.warning("strike %d in match %s seat %d: %s (referee played %s)", strike.strikes,
                                     strike.match_id, strike.seat, strike.message, strike.fallback.text)
                     elif kind == "match_ended":
+                        self.results.append(message.match_ended.result)
                         self._end_match(message.match_ended.match_id)
+                    elif kind == "error":
+                        log.error("referee refused a request: %s", message.error.message)
+                        self.errors.append(message.error.message)
             except asyncio.CancelledError:
                 if not stop.is_set():
                     raise

@@ -12,6 +12,7 @@ from rich import box
 from rich.table import Table
 from rich.text import Text
 
+from pitch_sdk.compliance import ComplianceReport
 from pitch_sdk.local import MatchResult
 from pitch_sdk.rules import PRESETS, Card, Ruleset, Suit
 
@@ -86,4 +87,18 @@ def variants_table() -> Table:
         players = f"{seating.players}" if seating.team_size == 1 else \
             f"{seating.players} ({seating.parties}×{seating.team_size})"
         table.add_row(entry.name, entry.seed, players, str(rules.win.target), entry.summary)
+    return table
+
+
+def compliance_table(report: ComplianceReport) -> Table:
+    """One row per decision kind: how often it was asked, answered well, and the slowest answer."""
+    table = Table(title=f"Compliance check ({report.matches} matches)", box=box.SIMPLE_HEAVY)
+    for column in ("decision", "asked", "ok", "slowest ms"):
+        table.add_column(column, justify="left" if column == "decision" else "right")
+    for kind, entry in report.kinds.items():
+        if entry.asked:
+            style = "" if entry.ok == entry.asked else "red"
+            table.add_row(kind.value, str(entry.asked), Text(str(entry.ok), style=style), f"{entry.slowest_ms:.1f}")
+        else:
+            table.add_row(kind.value, Text("not asked by any preset yet", style="dim"), "", "")
     return table

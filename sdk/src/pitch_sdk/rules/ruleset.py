@@ -271,6 +271,8 @@ class WinRules:
     win_by: int = 1
     count_order: CountOrder = CountOrder.PITCHER_FIRST
     max_hands: int = 500
+    """Deals (re-deals after all pass included) after which the game stops: the highest
+    score wins, a tie is a draw.  Keeps games between bots finite."""
 
 
 _PIECES: dict[str, type] = {

@@ -55,7 +55,7 @@ from pitch_sdk.rules.ruleset import (
 from pitch_sdk.rules.scoring import award_points, settle_hand
 from pitch_sdk.rules.shuffle import shuffled
 from pitch_sdk.rules.tables import JOKER_MASK, TRUMP_BASE, TrumpTable, deck_cards, trump_table
-from pitch_sdk.rules.winning import decide_winner
+from pitch_sdk.rules.winning import best_score, decide_winner
 
 
 class Phase(StrEnum):
@@ -440,6 +440,9 @@ class GameState:
             return
         if self.high_bidder < 0:  # everyone passed and the ruleset re-deals
             self.history.append(AllPassed(self.hand_number, self.dealer))
+            if self.deal_number >= self.rules.win.max_hands:  # bots that always pass must not loop forever
+                self._end_game(best_score(self.scores), WinReason.HAND_LIMIT)
+                return
             self.hand_number -= 1
             self._start_deal()
             return
@@ -583,13 +586,16 @@ class GameState:
         self.results.append(result)
         self.history.append(HandScored(result))
         if game_over:
-            self.winner = winner
-            self.win_reason = reason
-            self.phase = Phase.GAME_OVER
-            self.to_move = -1
+            self._end_game(winner, reason)
             return
         self.dealer = (self.dealer + 1) % self.players
         self._start_deal()
+
+    def _end_game(self, winner: int | None, reason: WinReason | None) -> None:
+        self.winner = winner
+        self.win_reason = reason
+        self.phase = Phase.GAME_OVER
+        self.to_move = -1
 
 
 def play_out(state: GameState, actions: Iterable[Action]) -> GameState:

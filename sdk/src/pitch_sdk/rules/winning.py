@@ -25,7 +25,7 @@ def decide_winner(rules: Ruleset, scores_before: Sequence[int], settlement: Sett
     if settlement.moon_decides and pitching_party is not None:
         if settlement.made:
             return pitching_party, WinReason.SHOT_THE_MOON
-        return _best_of(final, exclude=pitching_party), WinReason.FAILED_MOON
+        return best_score(final, exclude=pitching_party), WinReason.FAILED_MOON
 
     if win.win_mode is WinMode.MAKER_FIRST:
         if pitching_party is not None and final[pitching_party] >= win.target:
@@ -46,7 +46,7 @@ def decide_winner(rules: Ruleset, scores_before: Sequence[int], settlement: Sett
                 return party, WinReason.REACHED_TARGET
 
     if hands_played >= win.max_hands:
-        return _best_of(final), WinReason.HAND_LIMIT
+        return best_score(final), WinReason.HAND_LIMIT
     return None, None
 
 
@@ -72,8 +72,9 @@ def _leads_by(scores: Sequence[int], party: int, margin: int) -> bool:
     return all(scores[party] - s >= margin for s in others)
 
 
-def _best_of(scores: Sequence[int], exclude: int | None = None) -> int | None:
-    """The party with the unique highest score (``None`` on a tie: a draw)."""
+def best_score(scores: Sequence[int], exclude: int | None = None) -> int | None:
+    """The party with the unique highest score (``None`` on a tie: a draw); used when a
+    game is cut off by the hand limit."""
     candidates = [p for p in range(len(scores)) if p != exclude]
     best = max(scores[p] for p in candidates)
     leaders = [p for p in candidates if scores[p] == best]

@@ -108,6 +108,7 @@ class BotMessage(_message.Message):
 
     HELLO_FIELD_NUMBER: _builtins.int
     DECISION_FIELD_NUMBER: _builtins.int
+    PRACTICE_FIELD_NUMBER: _builtins.int
     @_builtins.property
     def hello(self) -> Global___Hello:
         """The first message of every stream."""
@@ -116,21 +117,90 @@ class BotMessage(_message.Message):
     def decision(self) -> Global___Decision:
         """The answer to a decision request."""
 
+    @_builtins.property
+    def practice(self) -> Global___PracticeRequest:
+        """Ask for a practice match against the referee's house bots."""
+
     def __init__(
         self,
         *,
         hello: Global___Hello | None = ...,
         decision: Global___Decision | None = ...,
+        practice: Global___PracticeRequest | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["decision", b"decision", "hello", b"hello", "message", b"message"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["decision", b"decision", "hello", b"hello", "message", b"message", "practice", b"practice"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["decision", b"decision", "hello", b"hello", "message", b"message"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["decision", b"decision", "hello", b"hello", "message", b"message", "practice", b"practice"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_message: _TypeAlias = _typing.Literal["hello", "decision"]  # noqa: Y015
+    _WhichOneofReturnType_message: _TypeAlias = _typing.Literal["hello", "decision", "practice"]  # noqa: Y015
     _WhichOneofArgType_message: _TypeAlias = _typing.Literal["message", b"message"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_message) -> _WhichOneofReturnType_message | None: ...
 
 Global___BotMessage: _TypeAlias = BotMessage  # noqa: Y015
+
+@_typing.final
+class PracticeRequest(_message.Message):
+    """Ask for a practice match: this bot in `seat`, the referee's house bots (which play the
+    first legal action at once) in the other seats. Practice matches are neither recorded
+    nor rated; they run under the usual time control and fault policy, and the result
+    arrives in `match_ended` like any other. `pitch-bot check` uses them.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    PRESET_FIELD_NUMBER: _builtins.int
+    OPTIONS_JSON_FIELD_NUMBER: _builtins.int
+    SEED_FIELD_NUMBER: _builtins.int
+    GAMES_FIELD_NUMBER: _builtins.int
+    SEAT_FIELD_NUMBER: _builtins.int
+    preset: _builtins.str
+    """Preset name, e.g. "cutthroat"."""
+    options_json: _builtins.str
+    """Options over the preset as a JSON object (may be empty)."""
+    seed: _builtins.int
+    """The seed the deals come from."""
+    games: _builtins.int
+    """Games to play (0 means 1, at most 10)."""
+    seat: _builtins.int
+    """The seat this bot plays."""
+    def __init__(
+        self,
+        *,
+        preset: _builtins.str = ...,
+        options_json: _builtins.str = ...,
+        seed: _builtins.int = ...,
+        games: _builtins.int = ...,
+        seat: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["games", b"games", "options_json", b"options_json", "preset", b"preset", "seat", b"seat", "seed", b"seed"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___PracticeRequest: _TypeAlias = PracticeRequest  # noqa: Y015
+
+@_typing.final
+class RequestError(_message.Message):
+    """A request from the bot (such as a practice request) that the referee cannot honour."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    MESSAGE_FIELD_NUMBER: _builtins.int
+    message: _builtins.str
+    """What was wrong with the request."""
+    def __init__(
+        self,
+        *,
+        message: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["message", b"message"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___RequestError: _TypeAlias = RequestError  # noqa: Y015
 
 @_typing.final
 class RefereeMessage(_message.Message):
@@ -145,6 +215,7 @@ class RefereeMessage(_message.Message):
     DECISION_REQUEST_FIELD_NUMBER: _builtins.int
     STRIKE_FIELD_NUMBER: _builtins.int
     MATCH_ENDED_FIELD_NUMBER: _builtins.int
+    ERROR_FIELD_NUMBER: _builtins.int
     @_builtins.property
     def welcome(self) -> Global___Welcome:
         """The referee accepts the hello."""
@@ -173,6 +244,10 @@ class RefereeMessage(_message.Message):
     def match_ended(self) -> Global___MatchEnded:
         """A match the bot played in has ended."""
 
+    @_builtins.property
+    def error(self) -> Global___RequestError:
+        """A request of the bot was refused."""
+
     def __init__(
         self,
         *,
@@ -183,12 +258,13 @@ class RefereeMessage(_message.Message):
         decision_request: Global___DecisionRequest | None = ...,
         strike: Global___Strike | None = ...,
         match_ended: Global___MatchEnded | None = ...,
+        error: Global___RequestError | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["decision_request", b"decision_request", "events", b"events", "match_ended", b"match_ended", "match_started", b"match_started", "message", b"message", "refusal", b"refusal", "strike", b"strike", "welcome", b"welcome"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["decision_request", b"decision_request", "error", b"error", "events", b"events", "match_ended", b"match_ended", "match_started", b"match_started", "message", b"message", "refusal", b"refusal", "strike", b"strike", "welcome", b"welcome"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["decision_request", b"decision_request", "events", b"events", "match_ended", b"match_ended", "match_started", b"match_started", "message", b"message", "refusal", b"refusal", "strike", b"strike", "welcome", b"welcome"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["decision_request", b"decision_request", "error", b"error", "events", b"events", "match_ended", b"match_ended", "match_started", b"match_started", "message", b"message", "refusal", b"refusal", "strike", b"strike", "welcome", b"welcome"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_message: _TypeAlias = _typing.Literal["welcome", "refusal", "match_started", "events", "decision_request", "strike", "match_ended"]  # noqa: Y015
+    _WhichOneofReturnType_message: _TypeAlias = _typing.Literal["welcome", "refusal", "match_started", "events", "decision_request", "strike", "match_ended", "error"]  # noqa: Y015
     _WhichOneofArgType_message: _TypeAlias = _typing.Literal["message", b"message"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_message) -> _WhichOneofReturnType_message | None: ...
 

@@ -1,0 +1,106 @@
+"""Practice matches and `pitch-bot check` against a live referee."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from pitch_sdk.bot import Bot
+from pitch_sdk.bots.loader import load_bot
+from pitch_sdk.cli import app
+from pitch_sdk.compliance import check_locally, check_remote
+from pitch_sdk.proto.pitch.v1 import bot_pb2
+from pitch_sdk.rules import Action, DecisionKind, Observation, PlayCard
+from tests.referee.harness import running_arena
+
+
+class WrongCardBot(Bot):
+    """Plays a card it does not hold; everything else correctly."""
+
+    name = "wrong-card"
+
+    def act(self, observation: Observation, legal_actions: Sequence[Action]) -> Action:
+        if isinstance(legal_actions[0], PlayCard):
+            held = set(observation.hand)
+            return next(PlayCard(c) for c in map(type(observation.hand[0]), range(52)) if c not in held)
+        return legal_actions[0]
+
+
+def test_local_check_passes_the_heuristic_bot_on_every_asked_kind() -> None:
+    """The built-in heuristic bot answers bids, trump declarations, exchanges and plays
+    legally; kinds no preset asks yet are reported as not asked."""
+    report = check_locally(lambda: load_bot("heuristic"), games=1)
+    assert report.passed, report.problems
+    asked = {kind for kind, entry in report.kinds.items() if entry.asked}
+    assert asked == {DecisionKind.BID, DecisionKind.DECLARE_TRUMP, DecisionKind.CHOOSE_CARDS, DecisionKind.PLAY}
+
+
+def test_local_check_reports_illegal_plays_with_an_example() -> None:
+    """A bot playing cards it does not hold fails, with the count and a first example."""
+    report = check_locally(WrongCardBot, games=1)
+    assert not report.passed
+    assert report.counts["play: illegal action"] == report.kinds[DecisionKind.PLAY].asked
+    assert "legal:" in report.examples["play: illegal action"]
+
+
+def test_remote_check_plays_practice_matches_through_the_referee(redis_url: str) -> None:
+    """check_remote plays one practice match per coverage preset over the protocol: the
+    heuristic bot passes; the wrong-card bot's strikes come back as problems."""
+
+    async def tokens() -> tuple[str, list[str]]:
+        async with running_arena(redis_url) as arena:
+            good = (await arena.register()).token
+            bad = (await arena.register()).token
+            loop = asyncio.get_running_loop()
+            passing = await loop.run_in_executor(None, lambda: check_remote(
+                lambda: load_bot("heuristic"), arena.address, good, games=1))
+            failing = await loop.run_in_executor(None, lambda: check_remote(
+                WrongCardBot, arena.address, bad, games=1))
+            assert passing.passed and passing.matches == 4, passing.problems
+            assert not failing.passed and failing.matches == 4
+            return good, failing.problems
+
+    _, problems = asyncio.run(tokens())
+    assert any(p.startswith("play: strike for illegal action") for p in problems)
+
+
+def test_bad_practice_request_gets_an_error_message(redis_url: str) -> None:
+    """A practice request for an unknown preset or seat is refused with a RequestError
+    naming the problem; the stream stays open."""
+
+    async def scenario() -> list[str]:
+        async with running_arena(redis_url) as arena:
+            registered = await arena.register()
+            from pitch_sdk.client import BotClient
+
+            client = BotClient(lambda: load_bot("random"), arena.address, registered.token, practice=[
+                bot_pb2.PracticeRequest(preset="no-such-preset"), bot_pb2.PracticeRequest(preset="cutthroat", seat=7)])
+            stop = asyncio.Event()
+            task = asyncio.create_task(client.run(stop))
+            while len(client.errors) < 2:
+                await asyncio.sleep(0.02)
+            assert client.connected.is_set()
+            stop.set()
+            await task
+            return client.errors
+
+    errors = asyncio.run(scenario())
+    assert "no-such-preset" in errors[0] and "seat 7" in errors[1]
+
+
+def test_check_command_exit_codes(tmp_path: Path) -> None:
+    """`pitch-bot check` exits 0 with PASS for a good bot and 1 with the problems listed."""
+    bot_file = tmp_path / "wrong.py"
+    bot_file.write_text(Path(__file__).read_text().split("class WrongCardBot")[0].split("from tests.")[0]
+                        + "class WrongCardBot" + Path(__file__).read_text().split("class WrongCardBot")[1]
+                        .split("\n\n\ndef ")[0] + "\n")
+    runner = CliRunner()
+    good = runner.invoke(app, ["check", "heuristic", "--games", "1"])
+    assert good.exit_code == 0 and "PASS" in good.output
+    bad = runner.invoke(app, ["check", f"{bot_file}:WrongCardBot", "--games", "1"])
+    assert bad.exit_code == 1 and "illegal action" in bad.output and "FAIL" in bad.output
+    assert sys.executable  # the command ran in this interpreter
