@@ -46,6 +46,7 @@ class RefereeServer:
         health_pb2_grpc.add_HealthServicer_to_server(self.health, self.server)
         reflection.enable_server_reflection((*SERVICE_NAMES, health.SERVICE_NAME, reflection.SERVICE_NAME),
                                             self.server)
+        self.stopped = False
         self.port = self.server.add_insecure_port(config.address)
         if self.port == 0:
             raise OSError(f"cannot listen on {config.address}")
@@ -59,6 +60,9 @@ class RefereeServer:
 
     async def stop(self) -> None:
         """Refuse new work, finish or abort running matches, then close every stream."""
+        if self.stopped:
+            return
+        self.stopped = True
         for name in ("", *SERVICE_NAMES):
             await self.health.set(name, health_pb2.HealthCheckResponse.NOT_SERVING)
         await self.arena.shutdown()

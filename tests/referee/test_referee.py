@@ -414,3 +414,35 @@ def test_health_reflection_and_garbage_bytes(redis_url: str) -> None:
             assert status.status == health_pb2.HealthCheckResponse.SERVING
 
     run(scenario())
+
+
+class SteadyBot(FirstLegalBot):
+    """Takes 20 ms per decision, so a long match is still running when we stop."""
+
+    name = "steady"
+
+    def act(self, observation: Observation, legal_actions: Sequence[Action]) -> Action:
+        time.sleep(0.02)
+        return legal_actions[0]
+
+
+def test_shutdown_aborts_running_matches_explicitly_and_records_them(redis_url: str) -> None:
+    """Stopping the referee mid-match waits the shutdown grace, then aborts the match:
+    its result is recorded with completed=false (nothing is silently lost), and health
+    turns NOT_SERVING."""
+
+    async def scenario() -> None:
+        async with running_arena(redis_url, shutdown_grace_s=0.3) as arena:
+            seats = [(await arena.connect(SteadyBot))[0] for _ in range(4)]
+            match = asyncio.create_task(arena.run_match("partnership", seats, games=50, match_id="long-one"))
+            match.add_done_callback(lambda task: task.exception())  # the call ends with the server
+            while not arena.server.arena.matches:
+                await asyncio.sleep(0.01)
+            await asyncio.sleep(0.3)
+            await arena.server.stop()
+            recorded = arena.server.arena.store.match_result("long-one")
+            assert recorded is not None and not recorded.get("completed", False)
+            assert len(recorded.get("games", [])) < 50
+            assert arena.server.arena.accepting is False
+
+    run(scenario())
