@@ -4,7 +4,8 @@ Both servers run as separate processes on loopback and are driven from this proc
 
 * ``referee`` - a real referee (private Redis) running N concurrent ``partnership`` matches
   between four trivial bots (hand-written on the generated stubs: every request is answered
-  with legal action 0 at once), so the figure is the referee's own cost per decision;
+  with legal action 0 at once), so the figure is the referee's own cost per decision; once
+  with the bots receiving every event (the default), once with ``skip_events`` set;
 * ``echo``    - a bare grpc.aio bidirectional stream that echoes bytes, driven by N
   concurrent streams each sending one message of the same size as an average decision
   request and waiting for the echo (one decision = one round trip), in the same run.
@@ -83,11 +84,11 @@ async def echo_rate(port: int, concurrency: int, payload_size: int, seconds: flo
 
 # ----------------------------------------------------------------------------- referee
 async def trivial_bot(address: str, token: str, ready: asyncio.Event, sizes: list[int],
-                      stop: asyncio.Event) -> None:
+                      stop: asyncio.Event, events: bool) -> None:
     """A bot on the raw stubs that answers every request with legal action 0."""
     outbox: asyncio.Queue[bot_pb2.BotMessage | None] = asyncio.Queue()
     outbox.put_nowait(bot_pb2.BotMessage(hello=bot_pb2.Hello(bot_name="trivial", protocol_versions=["pitch.v1"],
-                                                            capacity=64)))
+                                                            capacity=64, skip_events=not events)))
 
     async def requests() -> AsyncIterator[bot_pb2.BotMessage]:
         while (message := await outbox.get()) is not None:
@@ -115,7 +116,7 @@ async def trivial_bot(address: str, token: str, ready: asyncio.Event, sizes: lis
                 raise
 
 
-async def referee_rate(address: str, concurrency: int, seconds: float, sizes: list[int]) -> float:
+async def referee_rate(address: str, concurrency: int, seconds: float, sizes: list[int], events: bool) -> float:
     """Decisions per second with ``concurrency`` matches kept running for ``seconds``."""
     metadata = (("authorization", f"Bearer {ADMIN}"),)
     async with grpc.aio.insecure_channel(address) as channel:
@@ -123,10 +124,10 @@ async def referee_rate(address: str, concurrency: int, seconds: float, sizes: li
         stop = asyncio.Event()
         bots, tasks = [], []
         for i in range(4):
-            registered = await admin.RegisterBot(arena_pb2.RegisterBotRequest(name=f"trivial-{concurrency}-{i}"),
-                                                 metadata=metadata)
+            registered = await admin.RegisterBot(
+                arena_pb2.RegisterBotRequest(name=f"trivial-{concurrency}-{events}-{i}"), metadata=metadata)
             ready = asyncio.Event()
-            tasks.append(asyncio.create_task(trivial_bot(address, registered.token, ready, sizes, stop)))
+            tasks.append(asyncio.create_task(trivial_bot(address, registered.token, ready, sizes, stop, events)))
             await asyncio.wait_for(ready.wait(), 10)
             bots.append(registered.bot_id)
         decisions = 0
@@ -178,12 +179,17 @@ def main() -> None:
         try:
             for concurrency in args.concurrency:
                 sizes: list[int] = []
-                decisions = asyncio.run(referee_rate(f"127.0.0.1:{referee_port}", concurrency, args.seconds, sizes))
+                address = f"127.0.0.1:{referee_port}"
+                with_events = asyncio.run(referee_rate(address, concurrency, args.seconds, sizes, events=True))
+                without_events = asyncio.run(referee_rate(address, concurrency, args.seconds, [], events=False))
                 payload = round(sum(sizes) / len(sizes))
                 round_trips = asyncio.run(echo_rate(echo_port, concurrency, payload, args.seconds))
-                report.append({"concurrency": concurrency, "referee_decisions_per_s": round(decisions),
-                               "echo_round_trips_per_s": round(round_trips), "payload_bytes": payload,
-                               "ratio": round(decisions / round_trips, 3)})
+                report.append({"concurrency": concurrency, "echo_round_trips_per_s": round(round_trips),
+                               "payload_bytes": payload,
+                               "referee_decisions_per_s": round(with_events),
+                               "ratio": round(with_events / round_trips, 3),
+                               "referee_skip_events_decisions_per_s": round(without_events),
+                               "ratio_skip_events": round(without_events / round_trips, 3)})
         finally:
             for process in (referee, echo):
                 process.terminate()

@@ -139,6 +139,11 @@ class SeatRunner:
         session = self.presence.session
         return session is not None and session.hello.observation_tensor
 
+    def wants_events(self) -> bool:
+        """Whether the seat's bot is connected and asked for events (the default)."""
+        session = self.presence.session
+        return session is not None and session.open and not session.hello.skip_events
+
     async def _await_answer(self, pending: PendingDecision) -> bot_pb2.Decision | object | None:
         """The answer, ``None`` on timeout, ``_DISCONNECTED`` when the bot is away too long.
 
@@ -292,11 +297,21 @@ class Match:
         if not items:
             return
         public = [_event_message(item, SPECTATOR, game) for item in items]
+        private = any(isinstance(item, Dealt) for item in items)
+        template = bot_pb2.RefereeMessage(events=bot_pb2.MatchEvents(match_id=self.spec.match_id, events=public))
         for runner in self.seats:
-            seat_events = [_event_message(item, runner.seat, game) if isinstance(item, Dealt) else shared
-                           for item, shared in zip(items, public, strict=True)]
-            runner.presence.send(bot_pb2.RefereeMessage(events=bot_pb2.MatchEvents(
-                match_id=self.spec.match_id, seat=runner.seat, events=seat_events)))
+            if not runner.wants_events():
+                continue
+            if private:  # a deal: each seat sees its own hand
+                message = bot_pb2.RefereeMessage(events=bot_pb2.MatchEvents(
+                    match_id=self.spec.match_id, seat=runner.seat,
+                    events=[_event_message(item, runner.seat, game) if isinstance(item, Dealt) else shared
+                            for item, shared in zip(items, public, strict=True)]))
+            else:
+                message = bot_pb2.RefereeMessage()
+                message.CopyFrom(template)
+                message.events.seat = runner.seat
+            runner.presence.send(message)
         async with self._changed:
             self.public_events.extend(arena_pb2.StreamMatchEventsResponse(event=e) for e in public)
             self._changed.notify_all()

@@ -100,8 +100,12 @@ def suit_from_pb(value: int) -> Suit | None:
 
 
 # ----------------------------------------------------------------------------- actions
+@lru_cache(maxsize=8192)
 def action_to_pb(action: Action) -> pb.Action:
-    """An engine action as an ``Action`` message (structured field plus text form)."""
+    """An engine action as an ``Action`` message (structured field plus text form).
+
+    Cached (actions are immutable and a game repeats them); callers must not modify the
+    returned message."""
     message = pb.Action(kind=_KIND_TO_PB[action.kind], text=str(action))
     if isinstance(action, Pass):
         setattr(message, "pass", True)  # "pass" is a Python keyword

@@ -283,6 +283,7 @@ class Hello(_message.Message):
     RULESETS_FIELD_NUMBER: _builtins.int
     CAPACITY_FIELD_NUMBER: _builtins.int
     OBSERVATION_TENSOR_FIELD_NUMBER: _builtins.int
+    SKIP_EVENTS_FIELD_NUMBER: _builtins.int
     bot_name: _builtins.str
     """The bot's display name."""
     bot_version: _builtins.str
@@ -294,6 +295,11 @@ class Hello(_message.Message):
     observation_tensor: _builtins.bool
     """Send observations with the dense tensor encoding (for learning bots); off by default
     because it makes every decision request several kilobytes larger.
+    """
+    skip_events: _builtins.bool
+    """Do not send `events` to this bot: every decision request already carries the full
+    observation, so bots that only act on requests can save the referee (and themselves)
+    the extra messages. `match_started` and `match_ended` are always sent.
     """
     @_builtins.property
     def protocol_versions(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
@@ -313,10 +319,11 @@ class Hello(_message.Message):
         rulesets: _abc.Iterable[_builtins.str] | None = ...,
         capacity: _builtins.int = ...,
         observation_tensor: _builtins.bool = ...,
+        skip_events: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot_name", b"bot_name", "bot_version", b"bot_version", "capacity", b"capacity", "observation_tensor", b"observation_tensor", "protocol_versions", b"protocol_versions", "rulesets", b"rulesets", "sdk", b"sdk"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot_name", b"bot_name", "bot_version", b"bot_version", "capacity", b"capacity", "observation_tensor", b"observation_tensor", "protocol_versions", b"protocol_versions", "rulesets", b"rulesets", "sdk", b"sdk", "skip_events", b"skip_events"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
