@@ -446,3 +446,50 @@ def test_shutdown_aborts_running_matches_explicitly_and_records_them(redis_url: 
             assert arena.server.arena.accepting is False
 
     run(scenario())
+
+
+def test_skip_events_bot_gets_requests_but_no_event_messages(redis_url: str) -> None:
+    """A hello with skip_events receives match_started, decision requests and
+    match_ended but no events; a default bot in the same match receives events."""
+
+    async def scenario() -> tuple[set[str], set[str]]:
+        async with running_arena(redis_url) as arena:
+            kinds: dict[bool, set[str]] = {True: set(), False: set()}
+            seats, tasks = [], []
+            for skip in (True, False, False):
+                registered = await arena.register()
+                seats.append(registered.bot_id)
+                outbox: asyncio.Queue[bot_pb2.BotMessage | None] = asyncio.Queue()
+                outbox.put_nowait(bot_pb2.BotMessage(hello=bot_pb2.Hello(
+                    bot_name="raw", protocol_versions=["pitch.v1"], skip_events=skip)))
+                welcomed = asyncio.Event()
+
+                async def requests(queue: asyncio.Queue[bot_pb2.BotMessage | None] = outbox) -> object:
+                    while (message := await queue.get()) is not None:
+                        yield message
+
+                async def play(token: str, queue: asyncio.Queue[bot_pb2.BotMessage | None], skip: bool,
+                               ready: asyncio.Event) -> None:
+                    call = bot_pb2_grpc.BotServiceStub(arena.channel).Connect(
+                        requests(queue), metadata=(("authorization", f"Bearer {token}"),))
+                    async for message in call:
+                        kinds[skip].add(message.WhichOneof("message"))
+                        if message.HasField("welcome"):
+                            ready.set()
+                        if message.HasField("decision_request"):
+                            request = message.decision_request
+                            queue.put_nowait(bot_pb2.BotMessage(decision=bot_pb2.Decision(
+                                match_id=request.match_id, decision_id=request.decision_id, legal_action_index=0)))
+                        if message.HasField("match_ended"):
+                            queue.put_nowait(None)
+
+                tasks.append(asyncio.create_task(play(registered.token, outbox, skip, welcomed)))
+                await asyncio.wait_for(welcomed.wait(), 10)
+            result = (await arena.run_match("cutthroat", seats, seed=3, options_json='{"target": 3}')).result
+            await asyncio.wait_for(asyncio.gather(*tasks), 10)
+            assert result.completed and all(s.status == game_pb2.SEAT_STATUS_OK for s in result.seats)
+            return kinds[True], kinds[False]
+
+    skipping, default = run(scenario())
+    assert skipping == {"welcome", "match_started", "decision_request", "match_ended"}
+    assert "events" in default
