@@ -18,13 +18,14 @@ import argparse
 import json
 import random
 import time
+from collections.abc import Callable
 
 from pitch_sdk.rules import GameState, preset
 from pitch_sdk.rules.shuffle import shuffled
 
 
-def api_loop(rules_name: str, hands: int) -> float:
-    """Hands per second through the public legal_actions/apply API."""
+def hands_per_second(rules_name: str, hands: int, finish: Callable[[GameState, random.Random], None]) -> float:
+    """Play seeded games with ``finish`` until ``hands`` hands are done; hands per second."""
     rules = preset(rules_name)
     rng = random.Random(1)
     played = seed = 0
@@ -32,24 +33,20 @@ def api_loop(rules_name: str, hands: int) -> float:
     while played < hands:
         state = GameState.new(rules, seed=seed)
         seed += 1
-        while not state.is_over:
-            state.apply(rng.choice(state.legal_actions()))
+        finish(state, rng)
         played += len(state.results)
     return played / (time.perf_counter() - start)
 
 
-def playout_loop(rules_name: str, hands: int) -> float:
-    """Hands per second through ``GameState.playout``."""
-    rules = preset(rules_name)
-    rng = random.Random(1)
-    played = seed = 0
-    start = time.perf_counter()
-    while played < hands:
-        state = GameState.new(rules, seed=seed)
-        seed += 1
-        state.playout(rng)
-        played += len(state.results)
-    return played / (time.perf_counter() - start)
+def through_the_api(state: GameState, rng: random.Random) -> None:
+    """What a harness does: list the legal actions, pick one, apply it."""
+    while not state.is_over:
+        state.apply(rng.choice(state.legal_actions()))
+
+
+def through_playout(state: GameState, rng: random.Random) -> None:
+    """The engine's random-rollout path."""
+    state.playout(rng)
 
 
 def baseline_loop(hands: int, players: int = 4, hand_size: int = 6) -> float:
@@ -72,8 +69,8 @@ def main() -> None:
     parser.add_argument("--preset", default="partnership")
     args = parser.parse_args()
     baseline = baseline_loop(args.hands)
-    api = api_loop(args.preset, args.hands)
-    playout = playout_loop(args.preset, args.hands)
+    api = hands_per_second(args.preset, args.hands, through_the_api)
+    playout = hands_per_second(args.preset, args.hands, through_playout)
     report = {
         "preset": args.preset, "hands": args.hands,
         "baseline_hands_per_s": round(baseline), "api_hands_per_s": round(api),

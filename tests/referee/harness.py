@@ -13,10 +13,9 @@ import grpc
 
 from pitch_sdk.bot import Bot
 from pitch_sdk.client import BotClient
-from pitch_sdk.proto.pitch.v1 import arena_pb2, arena_pb2_grpc
+from pitch_sdk.proto.pitch.v1 import arena_pb2, arena_pb2_grpc, bot_pb2, bot_pb2_grpc
 from referee.config import RefereeConfig
 from referee.server import RefereeServer
-from workers.redis_server import RedisServer
 from workers.store import Store
 
 ADMIN = (("authorization", "Bearer test-admin"),)
@@ -75,4 +74,56 @@ async def running_arena(redis_url: str, **config: object) -> AsyncIterator[Arena
             store.client.delete(key)
 
 
-__all__ = ["ADMIN", "Arena", "RedisServer", "running_arena"]
+
+
+class RawBot:
+    """A hand-written client on the generated stubs, for tests that bend the protocol.
+
+    ``handle(bot, message)`` sees every referee message; it may answer with
+    :meth:`send`, end the stream with :meth:`close`, or return ``False`` to stop reading."""
+
+    def __init__(self, arena: Arena, token: str, hello: bot_pb2.Hello,
+                 handle: Callable[[RawBot, bot_pb2.RefereeMessage], bool | None]) -> None:
+        self.outbox: asyncio.Queue[bot_pb2.BotMessage | None] = asyncio.Queue()
+        self.outbox.put_nowait(bot_pb2.BotMessage(hello=hello))
+        self.kinds: set[str] = set()
+        self.welcomed = asyncio.Event()
+        self.call = bot_pb2_grpc.BotServiceStub(arena.channel).Connect(
+            self._requests(), metadata=(("authorization", f"Bearer {token}"),))
+        self.task = asyncio.create_task(self._read(handle))
+
+    async def _requests(self) -> AsyncIterator[bot_pb2.BotMessage]:
+        while (message := await self.outbox.get()) is not None:
+            yield message
+
+    async def _read(self, handle: Callable[[RawBot, bot_pb2.RefereeMessage], bool | None]) -> None:
+        async for message in self.call:
+            self.kinds.add(message.WhichOneof("message") or "")
+            if message.HasField("welcome"):
+                self.welcomed.set()
+            if handle(self, message) is False:
+                return
+
+    def send(self, message: bot_pb2.BotMessage) -> None:
+        """Queue a message to the referee."""
+        self.outbox.put_nowait(message)
+
+    def close(self) -> None:
+        """Half-close the stream (the referee then ends it)."""
+        self.outbox.put_nowait(None)
+
+    async def started(self) -> RawBot:
+        """Wait for the welcome."""
+        await asyncio.wait_for(self.welcomed.wait(), 10)
+        return self
+
+
+def answer_first(bot: RawBot, message: bot_pb2.RefereeMessage) -> bool | None:
+    """A RawBot handler that answers legal action 0 and leaves when its match ends."""
+    if message.HasField("decision_request"):
+        request = message.decision_request
+        bot.send(bot_pb2.BotMessage(decision=bot_pb2.Decision(
+            match_id=request.match_id, decision_id=request.decision_id, legal_action_index=0)))
+    if message.HasField("match_ended"):
+        bot.close()
+    return None

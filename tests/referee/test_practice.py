@@ -3,31 +3,16 @@
 from __future__ import annotations
 
 import asyncio
-import sys
-from collections.abc import Sequence
-from pathlib import Path
 
 from typer.testing import CliRunner
 
-from pitch_sdk.bot import Bot
 from pitch_sdk.bots.loader import load_bot
 from pitch_sdk.cli import app
 from pitch_sdk.compliance import check_locally, check_remote
 from pitch_sdk.proto.pitch.v1 import bot_pb2
-from pitch_sdk.rules import Action, DecisionKind, Observation, PlayCard
+from pitch_sdk.rules import DecisionKind
+from tests.referee.bots import IllegalBot
 from tests.referee.harness import running_arena
-
-
-class WrongCardBot(Bot):
-    """Plays a card it does not hold; everything else correctly."""
-
-    name = "wrong-card"
-
-    def act(self, observation: Observation, legal_actions: Sequence[Action]) -> Action:
-        if isinstance(legal_actions[0], PlayCard):
-            held = set(observation.hand)
-            return next(PlayCard(c) for c in map(type(observation.hand[0]), range(52)) if c not in held)
-        return legal_actions[0]
 
 
 def test_local_check_passes_the_heuristic_bot_on_every_asked_kind() -> None:
@@ -41,7 +26,7 @@ def test_local_check_passes_the_heuristic_bot_on_every_asked_kind() -> None:
 
 def test_local_check_reports_illegal_plays_with_an_example() -> None:
     """A bot playing cards it does not hold fails, with the count and a first example."""
-    report = check_locally(WrongCardBot, games=1)
+    report = check_locally(IllegalBot, games=1)
     assert not report.passed
     assert report.counts["play: illegal action"] == report.kinds[DecisionKind.PLAY].asked
     assert "legal:" in report.examples["play: illegal action"]
@@ -59,7 +44,7 @@ def test_remote_check_plays_practice_matches_through_the_referee(redis_url: str)
             passing = await loop.run_in_executor(None, lambda: check_remote(
                 lambda: load_bot("heuristic"), arena.address, good, games=1))
             failing = await loop.run_in_executor(None, lambda: check_remote(
-                WrongCardBot, arena.address, bad, games=1))
+                IllegalBot, arena.address, bad, games=1))
             assert passing.passed and passing.matches == 4, passing.problems
             assert not failing.passed and failing.matches == 4
             return good, failing.problems
@@ -92,15 +77,10 @@ def test_bad_practice_request_gets_an_error_message(redis_url: str) -> None:
     assert "no-such-preset" in errors[0] and "seat 7" in errors[1]
 
 
-def test_check_command_exit_codes(tmp_path: Path) -> None:
+def test_check_command_exit_codes() -> None:
     """`pitch-bot check` exits 0 with PASS for a good bot and 1 with the problems listed."""
-    bot_file = tmp_path / "wrong.py"
-    bot_file.write_text(Path(__file__).read_text().split("class WrongCardBot")[0].split("from tests.")[0]
-                        + "class WrongCardBot" + Path(__file__).read_text().split("class WrongCardBot")[1]
-                        .split("\n\n\ndef ")[0] + "\n")
     runner = CliRunner()
     good = runner.invoke(app, ["check", "heuristic", "--games", "1"])
     assert good.exit_code == 0 and "PASS" in good.output
-    bad = runner.invoke(app, ["check", f"{bot_file}:WrongCardBot", "--games", "1"])
+    bad = runner.invoke(app, ["check", "tests.referee.bots:IllegalBot", "--games", "1"])
     assert bad.exit_code == 1 and "illegal action" in bad.output and "FAIL" in bad.output
-    assert sys.executable  # the command ran in this interpreter

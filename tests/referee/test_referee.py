@@ -11,18 +11,16 @@ import asyncio
 import contextlib
 import json
 import socket
-import time
-from collections.abc import Sequence
 
 import grpc
 import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from pitch_sdk.bot import Bot
 from pitch_sdk.bots.loader import load_bot
 from pitch_sdk.proto.pitch.v1 import arena_pb2, bot_pb2, bot_pb2_grpc, game_pb2
-from pitch_sdk.rules import Action, GameLog, Observation, PlayCard, replay
-from tests.referee.harness import ADMIN, running_arena
+from pitch_sdk.rules import GameLog, replay
+from tests.referee.bots import FirstLegalBot, IllegalBot, SlowBot, SteadyBot
+from tests.referee.harness import ADMIN, RawBot, answer_first, running_arena
 
 
 def run(coroutine: object) -> object:
@@ -30,36 +28,7 @@ def run(coroutine: object) -> object:
     return asyncio.run(coroutine)  # type: ignore[arg-type]
 
 
-class FirstLegalBot(Bot):
-    """Always the first legal action: deterministic, for replay checks."""
 
-    name = "first"
-
-    def act(self, observation: Observation, legal_actions: Sequence[Action]) -> Action:
-        return legal_actions[0]
-
-
-class SlowBot(FirstLegalBot):
-    """Sleeps past the time control on every card it plays."""
-
-    name = "slow"
-
-    def act(self, observation: Observation, legal_actions: Sequence[Action]) -> Action:
-        if isinstance(legal_actions[0], PlayCard):
-            time.sleep(0.25)
-        return legal_actions[0]
-
-
-class IllegalBot(FirstLegalBot):
-    """Plays a card it does not hold whenever it must play."""
-
-    name = "illegal"
-
-    def act(self, observation: Observation, legal_actions: Sequence[Action]) -> Action:
-        if isinstance(legal_actions[0], PlayCard):
-            held = set(observation.hand)
-            return next(PlayCard(c) for c in map(type(observation.hand[0]), range(52)) if c not in held)
-        return legal_actions[0]
 
 
 def test_partnership_match_is_recorded_and_replays_identically(redis_url: str) -> None:
@@ -239,38 +208,23 @@ def test_stale_unknown_and_duplicate_answers_are_ignored_and_counted(redis_url: 
         async with running_arena(redis_url) as arena:
             registered = await arena.register()
             others = [(await arena.connect(FirstLegalBot))[0] for _ in range(2)]
-            outbox: asyncio.Queue[bot_pb2.BotMessage | None] = asyncio.Queue()
-            outbox.put_nowait(bot_pb2.BotMessage(hello=bot_pb2.Hello(bot_name="dup", protocol_versions=["pitch.v1"],
-                                                                    capacity=1)))
+            def answer_twice(bot: RawBot, message: bot_pb2.RefereeMessage) -> None:
+                if message.HasField("decision_request"):
+                    request = message.decision_request
+                    decision = bot_pb2.Decision(match_id=request.match_id, decision_id=request.decision_id,
+                                                legal_action_index=0)
+                    bot.send(bot_pb2.BotMessage(decision=decision))
+                    bot.send(bot_pb2.BotMessage(decision=decision))
+                    bot.send(bot_pb2.BotMessage(decision=bot_pb2.Decision(
+                        match_id=request.match_id, decision_id="no-such-id", legal_action_index=0)))
+                if message.HasField("match_ended"):
+                    bot.close()
 
-            async def requests() -> object:
-                while (message := await outbox.get()) is not None:
-                    yield message
-
-            call = bot_pb2_grpc.BotServiceStub(arena.channel).Connect(
-                requests(), metadata=(("authorization", f"Bearer {registered.token}"),))
-            welcomed = asyncio.Event()
-
-            async def answer_twice() -> None:
-                async for message in call:
-                    if message.HasField("welcome"):
-                        welcomed.set()
-                    if message.HasField("decision_request"):
-                        request = message.decision_request
-                        decision = bot_pb2.Decision(match_id=request.match_id, decision_id=request.decision_id,
-                                                    legal_action_index=0)
-                        outbox.put_nowait(bot_pb2.BotMessage(decision=decision))
-                        outbox.put_nowait(bot_pb2.BotMessage(decision=decision))
-                        outbox.put_nowait(bot_pb2.BotMessage(decision=bot_pb2.Decision(
-                            match_id=request.match_id, decision_id="no-such-id", legal_action_index=0)))
-                    if message.HasField("match_ended"):
-                        outbox.put_nowait(None)
-
-            answering = asyncio.create_task(answer_twice())
-            await asyncio.wait_for(welcomed.wait(), 10)
+            raw = await RawBot(arena, registered.token, bot_pb2.Hello(
+                bot_name="dup", protocol_versions=["pitch.v1"], capacity=1), answer_twice).started()
             result = (await arena.run_match("cutthroat", [registered.bot_id, *others], seed=9,
                                             options_json='{"target": 3}')).result
-            await asyncio.wait_for(answering, 10)
+            await asyncio.wait_for(raw.task, 10)
             mine = result.seats[0]
             assert mine.status == game_pb2.SEAT_STATUS_OK and mine.strikes == 0
             assert mine.ignored_answers >= 2 * mine.decisions
@@ -286,30 +240,16 @@ def test_bot_that_never_returns_forfeits_after_the_grace_window(redis_url: str) 
         async with running_arena(redis_url, reconnect_grace_s=0.5) as arena:
             registered = await arena.register()
             others = [(await arena.connect(FirstLegalBot))[0] for _ in range(3)]
-            outbox: asyncio.Queue[bot_pb2.BotMessage | None] = asyncio.Queue()
-            outbox.put_nowait(bot_pb2.BotMessage(hello=bot_pb2.Hello(bot_name="quitter",
-                                                                    protocol_versions=["pitch.v1"])))
+            def quit_on_first_request(bot: RawBot, message: bot_pb2.RefereeMessage) -> bool:
+                if message.HasField("decision_request"):
+                    bot.call.cancel()  # the bot process "crashes" mid-match
+                    return False
+                return True
 
-            async def requests() -> object:
-                while (message := await outbox.get()) is not None:
-                    yield message
-
-            call = bot_pb2_grpc.BotServiceStub(arena.channel).Connect(
-                requests(), metadata=(("authorization", f"Bearer {registered.token}"),))
-            welcomed = asyncio.Event()
-
-            async def quit_on_first_request() -> None:
-                async for message in call:
-                    if message.HasField("welcome"):
-                        welcomed.set()
-                    if message.HasField("decision_request"):
-                        call.cancel()  # the bot process "crashes" mid-match
-                        return
-
-            quitting = asyncio.create_task(quit_on_first_request())
-            await asyncio.wait_for(welcomed.wait(), 10)
+            raw = await RawBot(arena, registered.token, bot_pb2.Hello(
+                bot_name="quitter", protocol_versions=["pitch.v1"]), quit_on_first_request).started()
             result = (await arena.run_match("partnership", [registered.bot_id, *others], seed=2)).result
-            await quitting
+            await raw.task
             assert result.forfeited and result.forfeiting_party == 0
             assert result.seats[0].status == game_pb2.SEAT_STATUS_FORFEITED
             listing = await arena.admin.ListBots(arena_pb2.ListBotsRequest(), metadata=ADMIN)
@@ -416,15 +356,6 @@ def test_health_reflection_and_garbage_bytes(redis_url: str) -> None:
     run(scenario())
 
 
-class SteadyBot(FirstLegalBot):
-    """Takes 20 ms per decision, so a long match is still running when we stop."""
-
-    name = "steady"
-
-    def act(self, observation: Observation, legal_actions: Sequence[Action]) -> Action:
-        time.sleep(0.02)
-        return legal_actions[0]
-
 
 def test_shutdown_aborts_running_matches_explicitly_and_records_them(redis_url: str) -> None:
     """Stopping the referee mid-match waits the shutdown grace, then aborts the match:
@@ -454,41 +385,17 @@ def test_skip_events_bot_gets_requests_but_no_event_messages(redis_url: str) -> 
 
     async def scenario() -> tuple[set[str], set[str]]:
         async with running_arena(redis_url) as arena:
-            kinds: dict[bool, set[str]] = {True: set(), False: set()}
-            seats, tasks = [], []
+            raws: list[RawBot] = []
+            seats: list[str] = []
             for skip in (True, False, False):
                 registered = await arena.register()
+                raws.append(await RawBot(arena, registered.token, bot_pb2.Hello(
+                    bot_name="raw", protocol_versions=["pitch.v1"], skip_events=skip), answer_first).started())
                 seats.append(registered.bot_id)
-                outbox: asyncio.Queue[bot_pb2.BotMessage | None] = asyncio.Queue()
-                outbox.put_nowait(bot_pb2.BotMessage(hello=bot_pb2.Hello(
-                    bot_name="raw", protocol_versions=["pitch.v1"], skip_events=skip)))
-                welcomed = asyncio.Event()
-
-                async def requests(queue: asyncio.Queue[bot_pb2.BotMessage | None] = outbox) -> object:
-                    while (message := await queue.get()) is not None:
-                        yield message
-
-                async def play(token: str, queue: asyncio.Queue[bot_pb2.BotMessage | None], skip: bool,
-                               ready: asyncio.Event) -> None:
-                    call = bot_pb2_grpc.BotServiceStub(arena.channel).Connect(
-                        requests(queue), metadata=(("authorization", f"Bearer {token}"),))
-                    async for message in call:
-                        kinds[skip].add(message.WhichOneof("message"))
-                        if message.HasField("welcome"):
-                            ready.set()
-                        if message.HasField("decision_request"):
-                            request = message.decision_request
-                            queue.put_nowait(bot_pb2.BotMessage(decision=bot_pb2.Decision(
-                                match_id=request.match_id, decision_id=request.decision_id, legal_action_index=0)))
-                        if message.HasField("match_ended"):
-                            queue.put_nowait(None)
-
-                tasks.append(asyncio.create_task(play(registered.token, outbox, skip, welcomed)))
-                await asyncio.wait_for(welcomed.wait(), 10)
             result = (await arena.run_match("cutthroat", seats, seed=3, options_json='{"target": 3}')).result
-            await asyncio.wait_for(asyncio.gather(*tasks), 10)
+            await asyncio.wait_for(asyncio.gather(*(raw.task for raw in raws)), 10)
             assert result.completed and all(s.status == game_pb2.SEAT_STATUS_OK for s in result.seats)
-            return kinds[True], kinds[False]
+            return raws[0].kinds, raws[1].kinds
 
     skipping, default = run(scenario())
     assert skipping == {"welcome", "match_started", "decision_request", "match_ended"}

@@ -1,0 +1,51 @@
+"""Test bots with one deliberate behaviour each (slow, illegal, ...)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+
+from pitch_sdk.bot import Bot
+from pitch_sdk.rules import Action, Observation, PlayCard
+
+
+class FirstLegalBot(Bot):
+    """Always the first legal action: deterministic, for replay checks."""
+
+    name = "first"
+
+    def act(self, observation: Observation, legal_actions: Sequence[Action]) -> Action:
+        return legal_actions[0]
+
+
+class SlowBot(FirstLegalBot):
+    """Sleeps past the time control on every card it plays."""
+
+    name = "slow"
+
+    def act(self, observation: Observation, legal_actions: Sequence[Action]) -> Action:
+        if isinstance(legal_actions[0], PlayCard):
+            time.sleep(0.25)
+        return legal_actions[0]
+
+
+class IllegalBot(FirstLegalBot):
+    """Plays a card it does not hold whenever it must play."""
+
+    name = "illegal"
+
+    def act(self, observation: Observation, legal_actions: Sequence[Action]) -> Action:
+        if isinstance(legal_actions[0], PlayCard):
+            held = set(observation.hand)
+            return next(PlayCard(c) for c in map(type(observation.hand[0]), range(52)) if c not in held)
+        return legal_actions[0]
+
+
+class SteadyBot(FirstLegalBot):
+    """Takes 20 ms per decision, so a long match is still running when we stop."""
+
+    name = "steady"
+
+    def act(self, observation: Observation, legal_actions: Sequence[Action]) -> Action:
+        time.sleep(0.02)
+        return legal_actions[0]
