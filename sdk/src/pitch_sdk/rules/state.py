@@ -111,7 +111,9 @@ class GameState:
     """A game of Pitch in progress.  Create with :meth:`new` or :meth:`from_deals`."""
 
     __slots__ = (
+        "_deal_seats",
         "_deck",
+        "_draws_from_stock",
         "_exchanges_left",
         "_joker_lead_ok",
         "_lead_suit",
@@ -171,6 +173,8 @@ class GameState:
     _lead_suit: int
     _legal_play: int
     _legal_list: list[Action] | None
+    _deal_seats: tuple[tuple[int, ...], ...]
+    _draws_from_stock: bool
 
     def __init__(self, rules: Ruleset, seed: int = 0, dealer: int = 0,
                  deals: Sequence[Deal] = ()) -> None:
@@ -192,6 +196,8 @@ class GameState:
         self.win_reason: WinReason | None = None
         self.history: list[Event] = []
         self.moves: list[tuple[int, Action]] = []
+        self._deal_seats = _deal_seats(rules)
+        self._draws_from_stock = rules.trump.exchange is not Exchange.NONE
         self._must_follow = rules.play.follow is Follow.MUST_FOLLOW
         self._joker_lead_ok = rules.play.joker_may_lead_first_trick
         self._start_deal()
@@ -372,18 +378,12 @@ class GameState:
                     used |= h
                 stock = [c for c in self._deck if not used >> c & 1]
         else:
-            deck = shuffled(self._deck, self.seed, self.deal_number)
+            dealt = len(self._deal_seats[0])
+            deck = shuffled(self._deck, self.seed, self.deal_number, None if self._draws_from_stock else dealt)
             hands = [0] * n
-            size, batch = self.rules.deal.hand_size, self.rules.deal.deal_batch
-            position = 0
-            for start in range(0, size, batch):
-                count = min(batch, size - start)
-                for i in range(1, n + 1):
-                    seat = (self.dealer + i) % n
-                    for card in deck[position:position + count]:
-                        hands[seat] |= 1 << card
-                    position += count
-            stock = deck[position:]
+            for card, seat in zip(deck, self._deal_seats[self.dealer], strict=False):
+                hands[seat] |= 1 << card
+            stock = deck[dealt:]
         self.hands = hands
         self.stock = stock
         self.history.append(Dealt(self.hand_number, self.dealer, tuple(hands), tuple(stock)))
@@ -596,6 +596,17 @@ class GameState:
         self.win_reason = reason
         self.phase = Phase.GAME_OVER
         self.to_move = -1
+
+
+def _deal_seats(rules: Ruleset) -> tuple[tuple[int, ...], ...]:
+    """For each dealer, the seat that receives the card at each position of the deck:
+    batches of ``deal_batch`` cards, starting left of the dealer."""
+    n, size, batch = rules.players, rules.deal.hand_size, rules.deal.deal_batch
+    relative: list[int] = []
+    for start in range(0, size, batch):
+        for seat in range(n):
+            relative += [seat] * min(batch, size - start)
+    return tuple(tuple((dealer + 1 + r) % n for r in relative) for dealer in range(n))
 
 
 def play_out(state: GameState, actions: Iterable[Action]) -> GameState:
