@@ -14,7 +14,7 @@ masks over card ids so the trick loop stays cheap.
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from itertools import combinations
@@ -120,6 +120,7 @@ class GameState:
         "_legal_list",
         "_legal_play",
         "_must_follow",
+        "_next_seat",
         "_scripted_deals",
         "_table",
         "_trick_best",
@@ -175,6 +176,7 @@ class GameState:
     _legal_list: list[Action] | None
     _deal_seats: tuple[tuple[int, ...], ...]
     _draws_from_stock: bool
+    _next_seat: tuple[int, ...]
 
     def __init__(self, rules: Ruleset, seed: int = 0, dealer: int = 0,
                  deals: Sequence[Deal] = ()) -> None:
@@ -197,6 +199,7 @@ class GameState:
         self.history: list[Event] = []
         self.moves: list[tuple[int, Action]] = []
         self._deal_seats = _deal_seats(rules)
+        self._next_seat = tuple((seat + 1) % rules.players for seat in range(rules.players))
         self._draws_from_stock = rules.trump.exchange is not Exchange.NONE
         self._must_follow = rules.play.follow is Follow.MUST_FOLLOW
         self._joker_lead_ok = rules.play.joker_may_lead_first_trick
@@ -328,23 +331,47 @@ class GameState:
         results = self.results
         stop_after = -1 if hands is None else len(results) + hands
         uniform = rng.random
-        record = self.moves.append
-        legal_mask, play = self._legal_play_mask, self._play
         while len(results) != stop_after:
             phase = self.phase
-            if phase is _PLAY:
-                seat = self.to_move
-                mask = legal_mask(seat)
-                for _ in range(int(uniform() * mask.bit_count())):
-                    mask &= mask - 1  # drop the lowest cards until the chosen one is lowest
-                card = (mask & -mask).bit_length() - 1
-                record((seat, PLAYS[card]))
-                play(seat, card)
-            elif phase is _GAME_OVER:
+            if phase is _GAME_OVER:
                 return
-            else:
+            if phase is not _PLAY:
                 legal = self.legal_actions()
                 self.apply(legal[int(uniform() * len(legal))])
+            elif self.trick:  # finish a trick someone else started, one card at a time
+                seat = self.to_move
+                card = random_card(self._legal_play_mask(seat), uniform)
+                self.moves.append((seat, PLAYS[card]))
+                self._play(seat, card)
+            else:
+                self._random_trick(uniform)
+
+    def _random_trick(self, uniform: Callable[[], float]) -> None:
+        """Play one whole trick with random legal cards, keeping the trick in locals:
+        the rollout hot path, built from the same pieces as :meth:`_play`."""
+        hands, record, following = self.hands, self.moves.append, self._next_seat
+        leader = self.to_move
+        card = random_card(self._legal_play_mask(leader), uniform)
+        if self.trump < 0:
+            self._set_trump(leader, Suit(card // 13), pitched=True)
+        table, trump, must_follow = self._table, self.trump, self._must_follow
+        assert table is not None
+        hands[leader] ^= 1 << card
+        record((leader, PLAYS[card]))
+        plays = [(leader, card)]
+        lead_suit = table.effective_suit[card]
+        best, winner, seat = table.power[card], leader, leader
+        for _ in range(self.players - 1):
+            seat = following[seat]
+            card = random_card(follow_mask(hands[seat], lead_suit, trump, table, must_follow), uniform)
+            hands[seat] ^= 1 << card
+            record((seat, PLAYS[card]))
+            plays.append((seat, card))
+            power = card_power(table, card, lead_suit)
+            if power > best:
+                best, winner = power, seat
+        self._legal_play = -1
+        self._finish_trick(plays, winner)
 
     # ------------------------------------------------------------------ dealing
     def _check_deal(self, deal: Deal) -> Deal:
@@ -515,23 +542,14 @@ class GameState:
             if not self.tricks and not self._joker_lead_ok:
                 return hand & ~JOKER_MASK or hand
             return hand
-        table = self._table
-        follow = hand & table.suit_masks[lead_suit]  # type: ignore[union-attr]
-        if not follow:
-            return hand
-        if lead_suit == self.trump or self._must_follow:
-            return follow
-        return follow | hand & table.trump_mask  # type: ignore[union-attr]
+        return follow_mask(hand, lead_suit, self.trump, self._table, self._must_follow)  # type: ignore[arg-type]
 
     def _play(self, seat: int, card: int) -> None:
         self.hands[seat] ^= 1 << card
         self._legal_play = -1
         trick = self.trick
         if trick:
-            table = self._table
-            power = table.power[card]  # type: ignore[union-attr]
-            if power < TRUMP_BASE and table.effective_suit[card] != self._lead_suit:  # type: ignore[union-attr]
-                power = -1  # neither trump nor the suit led: cannot win
+            power = card_power(self._table, card, self._lead_suit)  # type: ignore[arg-type]
         else:
             if self.trump < 0:
                 self._set_trump(seat, Suit(card // 13), pitched=True)
@@ -543,10 +561,13 @@ class GameState:
             self._trick_winner = seat
         trick.append((seat, card))
         if len(trick) < self.players:
-            self.to_move = (seat + 1) % self.players
-            return
-        winner = self._trick_winner
-        done = Trick(trick[0][0], tuple(trick), winner)
+            self.to_move = self._next_seat[seat]
+        else:
+            self._finish_trick(trick, self._trick_winner)
+
+    def _finish_trick(self, plays: list[tuple[int, int]], winner: int) -> None:
+        """Record a completed trick; the winner leads next, or the hand is scored."""
+        done = Trick(plays[0][0], tuple(plays), winner)
         self.tricks.append(done)
         self.history.append(done)
         self.trick = []
@@ -596,6 +617,34 @@ class GameState:
         self.win_reason = reason
         self.phase = Phase.GAME_OVER
         self.to_move = -1
+
+
+def follow_mask(hand: int, lead_suit: int, trump: int, table: TrumpTable, must_follow: bool) -> int:
+    """The cards of ``hand`` that may be played to a trick led in ``lead_suit``: follow
+    suit or trump (or, with ``must_follow``, follow suit), anything when void; a trump lead
+    must be followed with a trump."""
+    follow = hand & table.suit_masks[lead_suit]
+    if not follow:
+        return hand
+    if lead_suit == trump or must_follow:
+        return follow
+    return follow | hand & table.trump_mask
+
+
+def card_power(table: TrumpTable, card: int, lead_suit: int) -> int:
+    """How strongly ``card`` competes for a trick led in ``lead_suit``: any trump beats
+    every plain card, a card of the suit led beats off-suit cards, which cannot win."""
+    power = table.power[card]
+    if power < TRUMP_BASE and table.effective_suit[card] != lead_suit:
+        return -1
+    return power
+
+
+def random_card(mask: int, uniform: Callable[[], float]) -> int:
+    """A uniformly random card of a non-empty bit mask."""
+    for _ in range(int(uniform() * mask.bit_count())):
+        mask &= mask - 1  # drop the lowest cards until the chosen one is the lowest
+    return (mask & -mask).bit_length() - 1
 
 
 def _deal_seats(rules: Ruleset) -> tuple[tuple[int, ...], ...]:
