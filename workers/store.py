@@ -14,6 +14,25 @@ Layout::
                             counts twice)
     {p}match-log:{id}       list of game log JSONs, written with the result
     {p}matches              sorted set of match ids by finish time
+
+Tournaments (``workers.tournament_store``; Celery's own keys live under ``{p}celery:``)::
+
+    {p}tournaments                  sorted set of tournament ids by creation time
+    {p}tournament:{id}              the schedule (plan) JSON, written once (SET NX)
+    {p}tournament:{id}:outcomes     hash: match index -> outcome JSON (played with its result, or
+                                    not played with the reason), each written once (HSETNX)
+    {p}tournament:{id}:started      hash: match index -> time its latest attempt began (progress)
+    {p}tournament:{id}:table        the final table JSON, written once (SET NX)
+    {p}auto:{preset}                id of the latest automated round robin of a preset
+
+Ratings (written and read by ``workers.leaderboard`` only; a board is normally a preset)::
+
+    {p}elo:boards                 set of board names
+    {p}elo:{board}:ranking        sorted set: bot id -> live Elo rating
+    {p}elo:{board}:bot:{id}       hash: version, rating, information, games, wins, draws
+    {p}elo:{board}:history:{id}   list of JSON rating points, one per rated match (for plots)
+    {p}elo:{board}:h2h:{id}       hash: "{opponent}:games|wins|draws" -> counts against it
+    {p}elo:{board}:applied        set of rated match ids (a match is rated at most once)
 """
 
 from __future__ import annotations

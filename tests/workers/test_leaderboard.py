@@ -1,0 +1,169 @@
+"""Live Elo leaderboards against a real private redis-server: idempotency, atomicity under
+concurrent workers (threads and processes), and the queries the CLI shows.
+
+Each test works under its own key prefix and deletes only those keys afterwards.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import random
+import uuid
+from collections import Counter
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import pytest
+
+from referee.match import result_to_dict
+from tests.workers.results import duel, match_result
+from workers.leaderboard import Leaderboard, boards, record_match, tournament_table
+from workers.ratings import DEFAULT_CONFIG, EloConfig, elo_update, rated_match
+from workers.store import Store
+
+INITIAL = DEFAULT_CONFIG.initial
+
+
+@pytest.fixture
+def store(redis_url: str) -> Iterator[Store]:
+    """A store under a fresh prefix; its keys are removed afterwards."""
+    store = Store.from_url(redis_url, prefix=f"test-elo-{uuid.uuid4().hex[:8]}:")
+    yield store
+    keys = list(store.client.scan_iter(match=store.prefix + "*"))
+    if keys:
+        store.client.delete(*keys)
+
+
+def partnership_matches(count: int, seed: int = 3) -> list[dict[str, Any]]:
+    """``count`` two-game partnership matches between the same four bots (so every match
+    touches every bot's rating: the most contended case), as stored JSON dicts."""
+    rng = random.Random(seed)
+    bots = ["n", "e", "s", "w"]
+    results = []
+    for i in range(count):
+        rng.shuffle(bots)
+        games = [(w, [21, 9] if w == 0 else [9, 21]) for w in (rng.randrange(2), rng.randrange(2))]
+        results.append(result_to_dict(match_result(f"pm{i}", list(bots), games)))
+    return results
+
+
+def check_board(board: Leaderboard, results: list[dict[str, Any]]) -> None:
+    """Every result applied exactly once, ratings zero-sum, and the final ratings equal to a
+    sequential replay in the order the matches were applied (so no update was lost)."""
+    assert all(board.applied(r["match_id"]) for r in results)
+    rows = board.top(10)
+    assert sum(row.rating - INITIAL for row in rows) == pytest.approx(0, abs=1e-6)
+    games: Counter[str] = Counter()
+    for result in results:
+        for bot in rated_match(result).bots:
+            games[bot] += len(result["games"])
+    assert {row.bot_id: row.games for row in rows} == dict(games)
+    order = [point.match_id for point in board.history("n")]
+    assert sorted(order) == sorted(r["match_id"] for r in results)
+    by_id = {r["match_id"]: rated_match(r) for r in results}
+    ratings: dict[str, float] = {}
+    for match_id in order:
+        for bot, change in elo_update(by_id[match_id], ratings, board.config).changes.items():
+            ratings[bot] = ratings.get(bot, INITIAL) + change
+    assert {row.bot_id: row.rating for row in rows} == pytest.approx(ratings, abs=1e-9)
+
+
+def test_recording_twice_changes_nothing(store: Store) -> None:
+    board = Leaderboard(store, "duel")
+    result = duel("d1", "a", "b", "wwl")
+    changes = board.record(result, now=100.0)
+    assert changes is not None and changes["a"] == pytest.approx(-changes["b"]) and changes["a"] > 0
+    before = board.top()
+    assert board.record(result, now=200.0) is None
+    assert board.record(result_to_dict(result)) is None
+    assert board.top() == before
+    assert [p.match_id for p in board.history("a")] == ["d1"]
+
+
+def test_an_aborted_match_is_marked_but_rates_nothing(store: Store) -> None:
+    board = Leaderboard(store, "duel")
+    assert board.record(match_result("x", ["a", "b"], [(0, [7, 2])], preset="duel", completed=False)) == {}
+    assert board.applied("x") and board.top() == []
+
+
+def test_concurrent_threads_lose_no_update(store: Store) -> None:
+    """Eight threads record 60 matches of the same four bots, every match twice."""
+    board = Leaderboard(store, "partnership")
+    results = partnership_matches(60)
+    work = results + results[::-1]
+    random.Random(5).shuffle(work)
+    with ThreadPoolExecutor(8) as pool:
+        outcomes = list(pool.map(board.record, work))
+    assert sum(outcome is not None for outcome in outcomes) == len(results)
+    check_board(board, results)
+
+
+def record_all(url: str, prefix: str, results: list[dict[str, Any]], seed: int) -> int:
+    """A worker process: record every result (in its own order); how many it applied."""
+    board = Leaderboard(Store.from_url(url, prefix), "partnership")
+    random.Random(seed).shuffle(results)
+    return sum(board.record(result) is not None for result in results)
+
+
+def test_concurrent_processes_apply_every_match_once(store: Store, redis_url: str) -> None:
+    """Three processes each try to record all 40 matches; together they apply each once."""
+    results = partnership_matches(40, seed=9)
+    context = multiprocessing.get_context("spawn")
+    with context.Pool(3) as pool:
+        applied = pool.starmap(record_all, [(redis_url, store.prefix, results, seed) for seed in range(3)])
+    assert sum(applied) == len(results)
+    check_board(Leaderboard(store, "partnership"), results)
+
+
+def test_leaderboard_queries(store: Store) -> None:
+    board = Leaderboard(store, "duel", EloConfig(provisional_games=10))
+    board.record(duel("d1", "a", "b", "wwwwwwwwwd"), now=1.0)
+    board.record(duel("d2", "b", "c", "wwwwwlll"), now=2.0)
+    board.record(duel("d3", "a", "c", "wwwwwwww"), now=3.0)
+    top = board.top()
+    assert [row.bot_id for row in top] == ["a", "b", "c"]
+    assert [row.rank for row in top] == [1, 2, 3]
+    a = top[0]
+    assert (a.games, a.wins, a.draws, a.provisional) == (18, 17, 1, False)
+    assert a.win_rate == pytest.approx(17 / 18)
+    assert top[1].provisional is False and top[1].games == 18
+    assert all(row.lower is not None and row.lower < row.rating < row.upper for row in top)  # type: ignore[operator]
+    assert top[0].los_next is not None and top[0].los_next > 0.5
+    assert top[-1].los_next is None
+    assert board.top(1)[0].los_next == top[0].los_next
+    assert board.rank("c") == 3 and board.rank("nobody") is None
+    assert board.row("b") == top[1] and board.row("nobody") is None
+    history = board.history("a")
+    assert [(p.match_id, p.time, p.games) for p in history] == [("d1", 1.0, 10), ("d3", 3.0, 18)]
+    assert history[-1].rating == pytest.approx(a.rating)
+    assert history[0].rating == pytest.approx(INITIAL + history[0].change)
+    versus = board.head_to_head("b", "c")
+    assert (versus.games, versus.wins, versus.draws, versus.losses) == (8, 5, 0, 3)
+    assert versus.los == pytest.approx(0.7602, abs=1e-4)  # Φ(2 / sqrt(8))
+    assert board.head_to_head("a", "b").draws == 1
+    assert [(h.opponent, h.games) for h in board.opponents("a")] == [("b", 10), ("c", 8)]
+    assert board.head_to_head("a", "nobody").games == 0
+    assert boards(store) == ["duel"]
+
+
+def test_each_preset_has_its_own_board(store: Store) -> None:
+    """record_match picks the board from the result's preset; partners are not opponents."""
+    record_match(store, result_to_dict(match_result("p1", ["a", "b", "c", "d"], [(0, [21, 4])])))
+    record_match(store, match_result("c1", ["a", "b", "c"], [(2, [5, 9, 11])], parties=3, preset="cutthroat"))
+    assert record_match(store, match_result("c1", ["a", "b", "c"], [], parties=3, preset="cutthroat")) is None
+    team, alone = Leaderboard(store, "partnership"), Leaderboard(store, "cutthroat")
+    assert [r.bot_id for r in alone.top()] == ["c", "b", "a"]
+    assert {r.bot_id: r.rating for r in team.top()} == pytest.approx(
+        {"a": INITIAL + 8, "c": INITIAL + 8, "b": INITIAL - 8, "d": INITIAL - 8})
+    assert team.head_to_head("a", "c").games == 0  # partners, not opponents
+    assert boards(store) == ["cutthroat", "partnership"]
+    with pytest.raises(ValueError, match="board"):
+        Leaderboard(store, "bad:name")
+
+
+def test_tournament_table_reads_dicts_and_protobufs_in_any_order() -> None:
+    results = [duel("t1", "a", "b", "wwwl"), duel("t2", "b", "c", "wwl"), duel("t3", "a", "c", "wwww")]
+    table = tournament_table(results)
+    assert [row.bot_id for row in table] == ["a", "b", "c"]
+    assert tournament_table([result_to_dict(r) for r in reversed(results)]) == table

@@ -1,0 +1,218 @@
+"""The rating rules (pure): how a match result is read, live Elo, the Bradley–Terry table, LOS.
+
+Known values are worked by hand from Elo's formula ``E = 1 / (1 + 10^(-d/400))``.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from referee.match import result_to_dict
+from tests.workers.results import duel, match_result
+from workers.ratings import (
+    DEFAULT_CONFIG,
+    EloConfig,
+    RatedGame,
+    RatedMatch,
+    bradley_terry,
+    elo_update,
+    expected_score,
+    head_to_head,
+    los_from_counts,
+    los_from_ratings,
+    rated_match,
+    standings,
+    tallies,
+)
+
+K16 = EloConfig(k=16)
+
+
+# ----------------------------------------------------------------------------- reading results
+def test_standings_put_the_winner_first_even_with_fewer_points() -> None:
+    assert standings([5, 8], winner=0) == (0, 1)
+    assert standings([3, 9, 6], winner=0) == (0, 1, 2)
+    assert standings([9, 3, 6], winner=1) == (1, 0, 2)
+    assert standings([4, 6, 6], winner=None) == (2, 0, 0)
+    assert standings([6, 6], winner=None) == (0, 0)
+
+
+def test_partnership_result_groups_seats_by_party_and_reads_dicts_alike() -> None:
+    """Seat ``s`` is in party ``s % 2``; the stored JSON dict reads the same as the protobuf."""
+    result = match_result("m1", ["a", "b", "c", "d"], [(1, [12, 21]), (0, [21, 0])])
+    rated = rated_match(result)
+    assert rated == rated_match(result_to_dict(result))
+    assert rated.preset == "partnership"
+    assert [g.parties for g in rated.games] == [(("a", "c"), ("b", "d"))] * 2
+    assert [g.standings for g in rated.games] == [(1, 0), (0, 1)]
+    assert rated.bots == ("a", "b", "c", "d")
+
+
+def test_forfeit_adds_a_lost_game_and_an_aborted_match_rates_nothing() -> None:
+    forfeited = rated_match(match_result("m", ["a", "b"], [(0, [7, 2])], forfeiting=0))
+    assert [g.standings for g in forfeited.games] == [(0, 1), (1, 0)]
+    aborted = rated_match(match_result("m", ["a", "b"], [(0, [7, 2])], completed=False))
+    assert aborted.games == ()
+
+
+def test_a_bot_in_two_parties_or_unequal_parties_are_rejected() -> None:
+    with pytest.raises(ValueError, match="two parties"):
+        RatedGame((("a",), ("a",)), (0, 1))
+    with pytest.raises(ValueError, match="same"):
+        RatedGame((("a", "b"), ("c",)), (0, 1))
+
+
+# ----------------------------------------------------------------------------- live Elo
+def one_game(parties: tuple[tuple[str, ...], ...], ranks: tuple[int, ...]) -> RatedMatch:
+    return RatedMatch("m", "p", (RatedGame(parties, ranks),))
+
+
+def test_elo_known_values_for_two_players() -> None:
+    """Equal ratings: ±K/2.  A 200-point favourite expects 0.7597 and wins 3.84 by winning."""
+    even = elo_update(one_game((("a",), ("b",)), (0, 1)), {}, K16).changes
+    assert even == pytest.approx({"a": 8.0, "b": -8.0})
+    assert expected_score(200) == pytest.approx(0.75975, abs=1e-5)
+    favourite = elo_update(one_game((("a",), ("b",)), (0, 1)), {"a": 1600, "b": 1400}, K16).changes
+    assert favourite["a"] == pytest.approx(16 * (1 - 0.75975), abs=1e-3)
+    draw = elo_update(one_game((("a",), ("b",)), (0, 0)), {"a": 1600, "b": 1400}, K16).changes
+    assert draw["a"] == pytest.approx(16 * (0.5 - 0.75975), abs=1e-3)
+    assert sum(draw.values()) == pytest.approx(0, abs=1e-12)
+
+
+def test_partners_share_the_team_result_against_the_opposing_mean() -> None:
+    """1800+1400 (mean 1600) beat 1500+1500: E = 0.6401, every partner ±16·0.3599."""
+    ratings = {"a": 1800, "c": 1400, "b": 1500, "d": 1500}
+    changes = elo_update(one_game((("a", "c"), ("b", "d")), (0, 1)), ratings, K16).changes
+    step = 16 * (1 - expected_score(100))
+    assert step == pytest.approx(5.758, abs=1e-3)
+    assert changes == pytest.approx({"a": step, "c": step, "b": -step, "d": -step})
+
+
+def test_three_players_compare_pairwise_with_k_over_n_minus_1() -> None:
+    """Equal 1500s finishing 1st, 2nd, 3rd: +8, 0, -8; two sharing first: +4, +4, -8."""
+    parties = (("a",), ("b",), ("c",))
+    assert elo_update(one_game(parties, (0, 1, 2)), {}, K16).changes == pytest.approx({"a": 8, "b": 0, "c": -8})
+    assert elo_update(one_game(parties, (0, 0, 1)), {}, K16).changes == pytest.approx({"a": 4, "b": 4, "c": -8})
+
+
+def test_all_games_of_a_match_use_the_pre_match_ratings() -> None:
+    """A win and a loss between equals cancel exactly (rated sequentially they would not)."""
+    changes = elo_update(rated_match(duel("m", "a", "b", "wl")), {}, K16).changes
+    assert changes == {"a": 0.0, "b": 0.0}
+
+
+games_strategy = st.integers(2, 4).flatmap(lambda parties: st.integers(1, 2).flatmap(lambda size: st.lists(
+    st.tuples(st.permutations(list("abcdefgh")), st.lists(st.integers(0, 3), min_size=parties, max_size=parties)),
+    min_size=1, max_size=4).map(lambda games: tuple(
+        RatedGame(tuple(tuple(bots[p * size:(p + 1) * size]) for p in range(parties)), tuple(ranks))
+        for bots, ranks in games))))
+
+
+@given(games_strategy, st.dictionaries(st.sampled_from(list("abcdefgh")), st.floats(800, 2400)))
+def test_elo_is_zero_sum_per_match(games: tuple[RatedGame, ...], ratings: dict[str, float]) -> None:
+    update = elo_update(RatedMatch("m", "p", games), ratings, DEFAULT_CONFIG)
+    assert sum(update.changes.values()) == pytest.approx(0, abs=1e-9)
+    assert all(v > 0 for v in update.information.values())
+
+
+def test_tallies_and_head_to_head_count_each_game_once_per_bot() -> None:
+    match = RatedMatch("m", "p", (RatedGame((("a", "a"), ("b", "c")), (0, 1)),
+                                  RatedGame((("a", "a"), ("b", "c")), (0, 0))))
+    counts = tallies(match)
+    assert counts["a"].games == 2 and counts["a"].wins == 1 and counts["a"].draws == 1
+    assert counts["b"].losses == 1
+    versus = head_to_head(match)
+    assert set(versus) == {("a", "b"), ("a", "c"), ("b", "a"), ("c", "a")}
+    assert (versus["b", "a"].wins, versus["b", "a"].draws, versus["b", "a"].losses) == (0, 1, 1)
+
+
+# ----------------------------------------------------------------------------- LOS
+def test_los_sanity() -> None:
+    assert los_from_counts(0, 0) == 0.5
+    assert los_from_counts(10, 10) == 0.5
+    assert los_from_counts(60, 40) == pytest.approx(0.9772, abs=1e-4)  # (60-40)/sqrt(100) = 2 sigma
+    assert los_from_counts(40, 60) == pytest.approx(1 - los_from_counts(60, 40))
+    assert los_from_counts(600, 400) > los_from_counts(60, 40)
+    assert los_from_ratings(0, 100) == 0.5
+    assert los_from_ratings(1.96 * 10, 100) == pytest.approx(0.975, abs=1e-4)
+    assert los_from_ratings(5, 0) == 1.0
+
+
+# ----------------------------------------------------------------------------- Bradley–Terry
+TRUE = {"w": 1200.0, "x": 1350.0, "y": 1500.0, "z": 1650.0, "v": 1800.0}
+
+
+def simulate(rounds: int, seed: int = 1) -> list[RatedMatch]:
+    """Duels, rotating partnerships and 3-player games between bots of known strength:
+    each party's performance is its mean strength plus Gumbel noise (scale 400/ln 10), so
+    every two parties compare exactly as Elo's logistic says (a difference of two Gumbels
+    is logistic)."""
+    rng = random.Random(seed)
+    bots = sorted(TRUE)
+    matches = []
+
+    def game(parties: tuple[tuple[str, ...], ...]) -> RatedGame:
+        perf = [sum(TRUE[b] for b in p) / len(p) + 400 / math.log(10) * -math.log(-math.log(rng.random()))
+                for p in parties]
+        return RatedGame(parties, tuple(sum(o > q for o in perf) for q in perf))
+
+    for r in range(rounds):
+        rng.shuffle(bots)
+        games = (game(((bots[0],), (bots[1],))), game(((bots[2],), (bots[3],))),
+                 game(((bots[0], bots[2]), (bots[1], bots[4]))), game(((bots[1],), (bots[3],), (bots[4],))))
+        matches.append(RatedMatch(f"m{r}", "mixed", games))
+    return matches
+
+
+def test_bradley_terry_recovers_the_order_of_known_strengths() -> None:
+    table = bradley_terry(simulate(300))
+    assert [row.bot_id for row in table] == sorted(TRUE, key=lambda b: -TRUE[b])
+    assert [row.rank for row in table] == [1, 2, 3, 4, 5]
+    spread = table[0].rating - table[-1].rating
+    assert 450 < spread < 750  # the truth is 600
+    assert all(row.lower < TRUE[row.bot_id] < row.upper for row in table)  # type: ignore[operator]
+    assert all(row.los_next is not None and row.los_next > 0.9 for row in table[:-1])
+    assert table[-1].los_next is None
+    assert not any(row.provisional for row in table)
+
+
+def test_intervals_shrink_with_more_games() -> None:
+    def widths(rounds: int) -> dict[str, float]:
+        return {r.bot_id: r.upper - r.lower for r in bradley_terry(simulate(rounds))}  # type: ignore[operator]
+
+    few, many = widths(25), widths(400)
+    assert all(many[b] < few[b] / 3 for b in TRUE)  # about sqrt(16) = 4 times narrower
+
+
+def test_undefeated_bot_stays_finite_and_new_bots_are_provisional() -> None:
+    table = bradley_terry([rated_match(duel("m", "champ", "chump", "wwwww"))], EloConfig(provisional_games=30))
+    assert [row.bot_id for row in table] == ["champ", "chump"]
+    assert table[0].rating < 1900 and table[1].rating > 1100
+    assert table[0].rating - 1500 == pytest.approx(1500 - table[1].rating)
+    assert all(row.provisional for row in table)
+    assert table[0].games == 5 and table[0].win_rate == 1.0
+
+
+def test_duplicate_and_conflicting_results() -> None:
+    same = rated_match(duel("m", "a", "b", "wwl"))
+    assert bradley_terry([same, same]) == bradley_terry([same])
+    with pytest.raises(ValueError, match="two different results"):
+        bradley_terry([same, rated_match(duel("m", "a", "b", "w"))])
+    assert bradley_terry([]) == []
+
+
+match_strategy = st.lists(games_strategy, min_size=1, max_size=8).map(
+    lambda all_games: [RatedMatch(f"m{i}", "p", games) for i, games in enumerate(all_games)])
+
+
+@given(match_strategy, st.randoms(use_true_random=False))
+def test_same_results_in_any_order_give_the_same_table(matches: list[RatedMatch], rng: random.Random) -> None:
+    shuffled = matches[:]
+    rng.shuffle(shuffled)
+    reordered = [RatedMatch(m.match_id, m.preset, tuple(rng.sample(m.games, len(m.games)))) for m in shuffled]
+    assert bradley_terry(reordered) == bradley_terry(matches)

@@ -1,0 +1,263 @@
+"""Live Elo leaderboards in Redis (one per preset), and a tournament's order-independent table.
+
+The rating rules are in :mod:`workers.ratings`; this module only stores and reads.  Keys
+(under the store's prefix ``{p}``, listed with the rest in :mod:`workers.store`)::
+
+    {p}elo:boards                 set of board names (normally preset names)
+    {p}elo:{board}:ranking        sorted set: bot id -> live rating (top N, ranks)
+    {p}elo:{board}:bot:{id}       hash: version, rating, information, games, wins, draws
+    {p}elo:{board}:history:{id}   list of JSON points {match, time, rating, change, games}, oldest first
+    {p}elo:{board}:h2h:{id}       hash: "{opponent}:games|wins|draws" -> the bot's count against it
+    {p}elo:{board}:applied        set of the match ids already rated (idempotency)
+
+Applying a match is optimistic and atomic: read the bots' hashes (each carries a
+``version`` bumped by every match that touches the bot), compute the new values in Python,
+then one Lua script checks, all at once, that the match is not yet applied and that no
+version moved, and writes everything.  A moved version means another worker rated a match
+of the same bots in between: re-read and retry, so no update is lost and the rating rules
+are not duplicated in Lua.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from workers.ratings import (
+    DEFAULT_CONFIG,
+    Z95,
+    EloConfig,
+    EloUpdate,
+    MatchResultLike,
+    RatingRow,
+    Tally,
+    bradley_terry,
+    elo_update,
+    head_to_head,
+    los_from_counts,
+    los_from_ratings,
+    rated_match,
+    tallies,
+)
+from workers.store import Store
+
+#: Attempts before giving up on a contended match.  Every failed attempt means another
+#: match of the same bots was applied, so running out signals a fault, not bad luck.
+MAX_ATTEMPTS = 100
+
+# KEYS: applied, ranking, boards, then per bot (n of them) its hash, history, head-to-head.
+# ARGV: match id, board name, payload JSON {bots: [{bot, version, rating, fields, history, h2h}]}.
+# Returns 1 when applied now, 0 when it had been applied, -1 when a bot's version moved.
+_APPLY = """
+if redis.call('SISMEMBER', KEYS[1], ARGV[1]) == 1 then return 0 end
+local bots = cjson.decode(ARGV[3]).bots
+local n = #bots
+for i, b in ipairs(bots) do
+  if tonumber(redis.call('HGET', KEYS[3 + i], 'version') or '0') ~= b.version then return -1 end
+end
+for i, b in ipairs(bots) do
+  redis.call('HSET', KEYS[3 + i], unpack(b.fields))
+  redis.call('ZADD', KEYS[2], b.rating, b.bot)
+  redis.call('RPUSH', KEYS[3 + n + i], b.history)
+  for j = 1, #b.h2h, 2 do
+    redis.call('HINCRBY', KEYS[3 + 2 * n + i], b.h2h[j], b.h2h[j + 1])
+  end
+end
+redis.call('SADD', KEYS[1], ARGV[1])
+redis.call('SADD', KEYS[3], ARGV[2])
+return 1
+"""
+
+_ROW_FIELDS = ("rating", "information", "games", "wins", "draws")
+
+
+@dataclass(frozen=True)
+class HistoryPoint:
+    """A bot's live rating after one of its matches."""
+
+    match_id: str
+    time: float
+    rating: float
+    change: float
+    games: int
+
+
+@dataclass(frozen=True)
+class HeadToHead:
+    """A bot's games against one opponent (as opponents, not partners)."""
+
+    opponent: str
+    games: int
+    wins: int
+    draws: int
+
+    @property
+    def losses(self) -> int:
+        """Games the opponent's party finished above the bot's."""
+        return self.games - self.wins - self.draws
+
+    @property
+    def los(self) -> float:
+        """Likelihood that the bot is the stronger of the two, from wins and losses."""
+        return los_from_counts(self.wins, self.losses)
+
+
+class Leaderboard:
+    """One board's live Elo: record match results, query the table."""
+
+    def __init__(self, store: Store, board: str, config: EloConfig = DEFAULT_CONFIG) -> None:
+        if not board or ":" in board or any(ch.isspace() for ch in board):
+            raise ValueError(f"bad board name {board!r}: no ':' or spaces")
+        self.client = store.client
+        self.board = board
+        self.config = config
+        self._base = f"{store.prefix}elo:{board}:"
+        self._boards = f"{store.prefix}elo:boards"
+        self._apply = self.client.register_script(_APPLY)
+
+    def _key(self, *parts: str) -> str:
+        return self._base + ":".join(parts)
+
+    # ----------------------------------------------------------------- recording
+    def record(self, result: MatchResultLike, now: float | None = None) -> dict[str, float] | None:
+        """Rate a match once: the rating change per bot, or ``None`` if it was already rated.
+
+        Safe to call from any number of workers at once, and again after a retry."""
+        match = rated_match(result)
+        bots = match.bots
+        keys = [self._key("applied"), self._key("ranking"), self._boards,
+                *(self._key("bot", b) for b in bots), *(self._key("history", b) for b in bots),
+                *(self._key("h2h", b) for b in bots)]
+        played = tallies(match)
+        versus: dict[str, list[str]] = {b: [] for b in bots}
+        for (bot, opponent), tally in head_to_head(match).items():
+            versus[bot] += [f"{opponent}:games", str(tally.games), f"{opponent}:wins", str(tally.wins),
+                            f"{opponent}:draws", str(tally.draws)]
+        stamp = time.time() if now is None else now
+        for _ in range(MAX_ATTEMPTS):
+            pipe = self.client.pipeline(transaction=False)
+            pipe.sismember(keys[0], match.match_id)
+            for bot in bots:
+                pipe.hgetall(self._key("bot", bot))
+            applied, *states = pipe.execute()
+            if applied:
+                return None
+            before = {bot: float(state.get("rating", self.config.initial))
+                      for bot, state in zip(bots, states, strict=True)}
+            update = elo_update(match, before, self.config)
+            payload = [_bot_payload(match.match_id, bot, state, before[bot], update, played[bot], versus[bot], stamp)
+                       for bot, state in zip(bots, states, strict=True)]
+            outcome = self._apply(keys=keys, args=[match.match_id, self.board, json.dumps({"bots": payload})])
+            if outcome == 1:
+                return update.changes
+            if outcome == 0:
+                return None
+        raise RuntimeError(f"match {match.match_id}: ratings kept changing under {MAX_ATTEMPTS} attempts")
+
+    # ----------------------------------------------------------------- queries
+    def applied(self, match_id: str) -> bool:
+        """Whether a match has been rated on this board."""
+        return bool(self.client.sismember(self._key("applied"), match_id))
+
+    def top(self, n: int = 20) -> list[RatingRow]:
+        """The ``n`` best live ratings, best first."""
+        if n <= 0:
+            return []
+        ids = [str(x) for x in self.client.zrevrange(self._key("ranking"), 0, n)]
+        return self._rows(ids, 1)[:n]
+
+    def rank(self, bot_id: str) -> int | None:
+        """The bot's place (1 = best), or ``None`` if it has no rating on this board."""
+        place = self.client.zrevrank(self._key("ranking"), bot_id)
+        return place + 1 if isinstance(place, int) else None
+
+    def row(self, bot_id: str) -> RatingRow | None:
+        """The bot's row (with the LOS over the bot ranked just below), or ``None``."""
+        place = self.rank(bot_id)
+        if place is None:
+            return None
+        ids = [str(x) for x in self.client.zrevrange(self._key("ranking"), place - 1, place)]
+        return self._rows(ids, place)[0]
+
+    def _rows(self, ids: list[str], first_rank: int) -> list[RatingRow]:
+        """Rows for consecutive bots of the ranking; the last one only feeds its
+        predecessor's LOS (its own LOS would need the bot after it)."""
+        pipe = self.client.pipeline(transaction=False)
+        for bot in ids:
+            pipe.hmget(self._key("bot", bot), _ROW_FIELDS)
+        stats = [dict(zip(_ROW_FIELDS, values, strict=True)) for values in pipe.execute()]
+        sigmas = [1 / math.sqrt(float(s["information"])) if float(s["information"]) > 0 else None
+                  for s in stats]
+        rows = []
+        for i, (bot, s) in enumerate(zip(ids, stats, strict=True)):
+            rating, sigma, games = float(s["rating"]), sigmas[i], int(s["games"])
+            below = sigmas[i + 1] if i + 1 < len(ids) else None
+            los = None
+            if sigma is not None and below is not None:
+                los = los_from_ratings(rating - float(stats[i + 1]["rating"]), sigma**2 + below**2)
+            rows.append(RatingRow(first_rank + i, bot, rating, None if sigma is None else rating - Z95 * sigma,
+                                  None if sigma is None else rating + Z95 * sigma, games, int(s["wins"]),
+                                  int(s["draws"]), games < self.config.provisional_games, los))
+        return rows
+
+    def history(self, bot_id: str) -> list[HistoryPoint]:
+        """The bot's live rating after each of its matches, in the order they were rated."""
+        points = []
+        for raw in self.client.lrange(self._key("history", bot_id), 0, -1):
+            data = json.loads(raw)
+            points.append(HistoryPoint(data["match"], data["time"], data["rating"], data["change"], data["games"]))
+        return points
+
+    def opponents(self, bot_id: str) -> list[HeadToHead]:
+        """The bot's head-to-head record against every opponent, most games first."""
+        by_opponent: dict[str, dict[str, int]] = {}
+        for name, value in self.client.hgetall(self._key("h2h", bot_id)).items():
+            opponent, _, what = str(name).rpartition(":")
+            by_opponent.setdefault(opponent, {})[what] = int(value)
+        records = [HeadToHead(o, c.get("games", 0), c.get("wins", 0), c.get("draws", 0))
+                   for o, c in by_opponent.items()]
+        return sorted(records, key=lambda r: (-r.games, r.opponent))
+
+    def head_to_head(self, bot_id: str, opponent: str) -> HeadToHead:
+        """The bot's record against one opponent (all zero if they never met)."""
+        games, wins, draws = self.client.hmget(
+            self._key("h2h", bot_id), [f"{opponent}:{what}" for what in ("games", "wins", "draws")])
+        return HeadToHead(opponent, int(games or 0), int(wins or 0), int(draws or 0))
+
+
+def _bot_payload(match_id: str, bot: str, state: dict[str, str], before: float, update: EloUpdate,
+                 tally: Tally, versus: list[str], stamp: float) -> dict[str, Any]:
+    """What the script writes for one bot: its hash fields as absolute values (the version
+    check guarantees ``state`` is still current), its history point, its head-to-head
+    increments."""
+    version = int(state.get("version", 0))
+    rating = before + update.changes[bot]
+    games = int(state.get("games", 0)) + tally.games
+    fields = {"version": version + 1, "rating": repr(rating),
+              "information": repr(float(state.get("information", 0.0)) + update.information[bot]),
+              "games": games, "wins": int(state.get("wins", 0)) + tally.wins,
+              "draws": int(state.get("draws", 0)) + tally.draws}
+    history = {"match": match_id, "time": stamp, "rating": rating, "change": update.changes[bot], "games": games}
+    return {"bot": bot, "version": version, "rating": repr(rating), "history": json.dumps(history),
+            "fields": [str(item) for pair in fields.items() for item in pair], "h2h": versus}
+
+
+def record_match(store: Store, result: MatchResultLike, config: EloConfig = DEFAULT_CONFIG) -> dict[str, float] | None:
+    """Rate a match once on its preset's board (``ruleset.name``): what a match task calls
+    after recording the result.  The rating change per bot, or ``None`` if already rated."""
+    return Leaderboard(store, rated_match(result).preset, config).record(result)
+
+
+def boards(store: Store) -> list[str]:
+    """Every board that has recorded a match, sorted."""
+    return sorted(str(b) for b in store.client.smembers(f"{store.prefix}elo:boards"))
+
+
+def tournament_table(results: Iterable[MatchResultLike], config: EloConfig = DEFAULT_CONFIG) -> list[RatingRow]:
+    """The order-independent Bradley–Terry table of a tournament's match results
+    (protobuf ``MatchResult`` or the stored JSON dicts, in any order)."""
+    return bradley_terry((rated_match(result) for result in results), config)
