@@ -15,6 +15,7 @@ import socket
 import grpc
 import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha.proto_reflection_descriptor_database import ProtoReflectionDescriptorDatabase
 
 from pitch_sdk.bots.loader import load_bot
 from pitch_sdk.proto.pitch.v1 import arena_pb2, bot_pb2, bot_pb2_grpc, game_pb2
@@ -338,7 +339,8 @@ def test_spectator_stream_and_events_hide_hands(redis_url: str) -> None:
 
 
 def test_health_reflection_and_garbage_bytes(redis_url: str) -> None:
-    """Health reports SERVING; raw garbage on the port does not take the server down."""
+    """Health reports SERVING, reflection lists the services, and raw garbage on the port
+    does not take the server down."""
 
     async def scenario() -> None:
         async with running_arena(redis_url) as arena:
@@ -352,6 +354,9 @@ def test_health_reflection_and_garbage_bytes(redis_url: str) -> None:
                     raw.recv(1024)
             status = await health.Check(health_pb2.HealthCheckRequest(service=""))
             assert status.status == health_pb2.HealthCheckResponse.SERVING
+            with grpc.insecure_channel(arena.address) as channel:  # reflection, as grpcurl uses it
+                services = await asyncio.to_thread(lambda: ProtoReflectionDescriptorDatabase(channel).get_services())
+            assert {"pitch.v1.BotService", "pitch.v1.ArenaService", "grpc.health.v1.Health"} <= set(services)
 
     run(scenario())
 
