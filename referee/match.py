@@ -15,7 +15,6 @@ import logging
 import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
-from functools import partial
 
 from google.protobuf import json_format
 
@@ -175,21 +174,22 @@ class SeatRunner:
                 start = loop.time()  # back: the clock restarts with the re-sent request
                 continue
             self.disconnected_since = None
-            waited = loop.time() - start
-            try:
-                await asyncio.wait_for(asyncio.shield(pending.answer), timeout=max(limit - waited, 0))
-            except TimeoutError:
+            answer = pending.answer
+            if not answer.done():  # a timer resolves the future with None when time is up
+                timer = loop.call_later(max(limit - (loop.time() - start), 0), _expire, answer)
+                try:
+                    await answer
+                finally:
+                    timer.cancel()
+            decision = answer.result()
+            if decision is None:
                 if not self.presence.connected:
-                    continue  # the stream dropped while we waited: disconnection rules apply
+                    return _DISCONNECTED  # the stream dropped while we waited: no strike
                 self.bank_ms = 0
                 return None
-            except asyncio.CancelledError:
-                if pending.answer.done():
-                    return pending.answer.result()
-                raise
             spent_ms = (loop.time() - start) * 1000
             self.bank_ms = max(0.0, self.bank_ms - max(0.0, spent_ms - spec.per_decision_ms))
-            return pending.answer.result()
+            return decision
 
     def _fallback(self, state: GameState, decision_id: str, reason: int, message: str) -> Action:
         """Play the first legal action for the seat; strike it unless it was away."""
@@ -211,17 +211,24 @@ class SeatRunner:
 _DISCONNECTED = object()
 
 
+def _expire(answer: asyncio.Future[bot_pb2.Decision | None]) -> None:
+    """Time is up: resolve a pending answer with ``None`` (a later answer is then ignored)."""
+    if not answer.done():
+        answer.set_result(None)
+
+
 @dataclass
 class Match:
     """A match in progress and its record."""
 
     spec: MatchSpec
     seats: list[SeatRunner] = field(default_factory=list)
-    public_events: list[arena_pb2.StreamMatchEventsResponse] = field(default_factory=list)
+    spectator_log: list[tuple[int, Event | tuple[int, Action]]] = field(default_factory=list)
+    """(game, engine event or (seat, play)) for spectators, in order."""
     game_logs: list[str] = field(default_factory=list)
     result: bot_pb2.MatchResult | None = None
     _decisions: int = 0
-    _changed: asyncio.Condition = field(default_factory=asyncio.Condition)
+    _grew: asyncio.Event = field(default_factory=asyncio.Event)
 
     def __post_init__(self) -> None:
         self.seats = [SeatRunner(self, seat, presence, float(self.spec.bank_ms))
@@ -248,14 +255,14 @@ class Match:
         try:
             for game in range(spec.games):
                 state = GameState.new(rules, seed=game_seed(spec.seed, game), dealer=game % rules.players)
-                await self._broadcast(game, state.history, None)
+                self._broadcast(game, state.history, None)
                 while not state.is_over:
                     seen = len(state.history)
                     runner = self.seats[state.to_move]
                     action = await runner.decide(state, game)
                     seat = state.to_move
                     state.apply(action)
-                    await self._broadcast(game, state.history[seen:], (seat, action))
+                    self._broadcast(game, state.history[seen:], (seat, action))
                 self.game_logs.append(GameLog.of(state).to_json())
                 outcomes.append(_outcome(state))
                 state = None
@@ -275,9 +282,7 @@ class Match:
             for seat in range(rules.players):
                 self.spec.seats[seat].send(bot_pb2.RefereeMessage(
                     match_ended=bot_pb2.MatchEnded(match_id=spec.match_id, result=self.result)))
-            async with self._changed:
-                self.public_events.append(arena_pb2.StreamMatchEventsResponse(result=self.result))
-                self._changed.notify_all()
+            self._wake()
         return self.result
 
     def _started_message(self, seat: int) -> bot_pb2.RefereeMessage:
@@ -288,20 +293,24 @@ class Match:
             time_control=bot_pb2.TimeControl(per_decision_ms=spec.per_decision_ms, bank_ms=spec.bank_ms),
             max_strikes=spec.max_strikes))
 
-    async def _broadcast(self, game: int, events: list[Event], move: tuple[int, Action] | None) -> None:
-        """Send new events to every seat (as that seat may see them) and to spectators."""
+    def _broadcast(self, game: int, events: list[Event], move: tuple[int, Action] | None) -> None:
+        """Send new events to every seat that wants them (as that seat may see them) and
+        log them for spectators (converted only when someone watches)."""
         items: list[Event | tuple[int, Action]] = []
         if move is not None and isinstance(move[1], PlayCard):
             items.append(move)
         items.extend(events)
         if not items:
             return
+        self.spectator_log.extend((game, item) for item in items)
+        self._wake()
+        listeners = [runner for runner in self.seats if runner.wants_events()]
+        if not listeners:
+            return
         public = [_event_message(item, SPECTATOR, game) for item in items]
         private = any(isinstance(item, Dealt) for item in items)
         template = bot_pb2.RefereeMessage(events=bot_pb2.MatchEvents(match_id=self.spec.match_id, events=public))
-        for runner in self.seats:
-            if not runner.wants_events():
-                continue
+        for runner in listeners:
             if private:  # a deal: each seat sees its own hand
                 message = bot_pb2.RefereeMessage(events=bot_pb2.MatchEvents(
                     match_id=self.spec.match_id, seat=runner.seat,
@@ -312,22 +321,25 @@ class Match:
                 message.CopyFrom(template)
                 message.events.seat = runner.seat
             runner.presence.send(message)
-        async with self._changed:
-            self.public_events.extend(arena_pb2.StreamMatchEventsResponse(event=e) for e in public)
-            self._changed.notify_all()
+
+    def _wake(self) -> None:
+        """Wake every spectator stream waiting for more."""
+        self._grew.set()
+        self._grew = asyncio.Event()
 
     async def events(self) -> AsyncIterator[arena_pb2.StreamMatchEventsResponse]:
         """Every public event from the start, then new ones as they happen, then the result."""
         index = 0
         while True:
-            async with self._changed:
-                await self._changed.wait_for(partial(_longer_than, self.public_events, index))
-                batch = self.public_events[index:]
-            index += len(batch)
-            for item in batch:
-                yield item
-                if item.HasField("result"):
-                    return
+            grew = self._grew
+            while index < len(self.spectator_log):
+                game, item = self.spectator_log[index]
+                index += 1
+                yield arena_pb2.StreamMatchEventsResponse(event=_event_message(item, SPECTATOR, game))
+            if self.result is not None:
+                yield arena_pb2.StreamMatchEventsResponse(result=self.result)
+                return
+            await grew.wait()
 
     def _result(self, outcomes: list[bot_pb2.GameOutcome], forfeiting: int | None,
                 completed: bool) -> bot_pb2.MatchResult:
@@ -353,10 +365,6 @@ def result_to_dict(result: bot_pb2.MatchResult) -> dict[str, object]:
 def result_from_dict(data: dict[str, object]) -> bot_pb2.MatchResult:
     """The inverse of :func:`result_to_dict`."""
     return json_format.ParseDict(data, bot_pb2.MatchResult())
-
-
-def _longer_than(items: list[arena_pb2.StreamMatchEventsResponse], length: int) -> bool:
-    return len(items) > length
 
 
 def _outcome(state: GameState) -> bot_pb2.GameOutcome:

@@ -69,7 +69,8 @@ class PendingDecision:
     """A decision request waiting for the bot's answer."""
 
     request: bot_pb2.RefereeMessage
-    answer: asyncio.Future[bot_pb2.Decision]
+    answer: asyncio.Future[bot_pb2.Decision | None]
+    """The bot's answer, or ``None`` once the referee stopped waiting."""
 
 
 @dataclass
