@@ -98,3 +98,16 @@ def test_replay_reproduces_games_from_explicit_deals(rules, seed, action_seed, d
         hands_dealt = tuple(tuple(deck[i * size:(i + 1) * size]) for i in range(rules.players))
         deals.append(Deal(hands_dealt, tuple(deck[rules.players * size:]) if with_stock else ()))
     _game(rules, seed, action_seed, 0, tuple(deals))
+
+
+@settings(max_examples=PRESET_GAMES)
+@given(rules=st.one_of(RULES, random_rulesets()), seed=SEEDS, action_seed=SEEDS, hands=st.integers(1, 6))
+def test_random_playouts_replay_through_apply(rules, seed, action_seed, hands):
+    """GameState.playout (the rollout fast path, with its inlined trick loop) makes only
+    moves that apply() accepts, and reaches the identical game: every move is re-checked
+    with the engine's own legality rules during the replay."""
+    state = GameState.new(capped(rules, hands), seed=seed)
+    state.playout(random.Random(action_seed))
+    replayed = replay(GameLog.of(state))
+    assert diff_snapshots(snapshot(replayed), snapshot(state)) == []
+    assert replayed.is_over and replayed.results == state.results

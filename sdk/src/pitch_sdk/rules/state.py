@@ -359,15 +359,31 @@ class GameState:
         hands[leader] ^= 1 << card
         record((leader, PLAYS[card]))
         plays = [(leader, card)]
-        lead_suit = table.effective_suit[card]
-        best, winner, seat = table.power[card], leader, leader
+        power_of, suit_of = table.power, table.effective_suit
+        lead_suit = suit_of[card]
+        best, winner, seat = power_of[card], leader, leader
+        # follow_mask and card_power, inlined: this loop is the rollout hot path.  The
+        # property tests replay rollouts through apply(), which checks every card with them.
+        led, trumps = table.suit_masks[lead_suit], table.trump_mask
+        strict = lead_suit == trump or must_follow
         for _ in range(self.players - 1):
             seat = following[seat]
-            card = random_card(follow_mask(hands[seat], lead_suit, trump, table, must_follow), uniform)
-            hands[seat] ^= 1 << card
+            hand = hands[seat]
+            mask = hand & led
+            if not mask:
+                mask = hand
+            elif not strict:
+                mask |= hand & trumps
+            for _ in range(int(uniform() * mask.bit_count())):
+                mask &= mask - 1
+            bit = mask & -mask
+            card = bit.bit_length() - 1
+            hands[seat] = hand ^ bit
             record((seat, PLAYS[card]))
             plays.append((seat, card))
-            power = card_power(table, card, lead_suit)
+            power = power_of[card]
+            if power < TRUMP_BASE and suit_of[card] != lead_suit:
+                power = -1
             if power > best:
                 best, winner = power, seat
         self._legal_play = -1
@@ -572,6 +588,7 @@ class GameState:
         self.history.append(done)
         self.trick = []
         self._trick_best = -1
+        self._trick_winner = -1
         self._lead_suit = -1
         self.to_move = winner
         if not self.hands[winner]:
