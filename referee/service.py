@@ -302,6 +302,9 @@ class ArenaServicer(arena_pb2_grpc.ArenaServiceServicer):
         recorded = await asyncio.to_thread(arena.store.match_result, match_id)
         if recorded is not None:
             return arena_pb2.RunMatchResponse(result=result_from_dict(recorded))
+        finished = arena.matches.get(match_id)
+        if finished is not None and finished.result is not None and match_id not in arena.tasks:
+            return arena_pb2.RunMatchResponse(result=finished.result)  # ended while we asked Redis
         task = arena.tasks.get(match_id)
         if task is None:
             try:

@@ -1,0 +1,294 @@
+"""Tournaments with real parts: a private redis-server, a real referee with SDK bots over
+loopback gRPC, and real ``celery worker`` processes (killed with SIGKILL in one test).
+
+The promise under test: every scheduled match ends with exactly one outcome, a played
+match is played by the referee exactly once (retries, re-deliveries and resumes join or
+reuse it), and a match that cannot be played is recorded as not played, never dropped.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+from celery import Celery
+
+from workers import tournament
+from workers.celery_app import AUTO_ROUND_ROBIN, make_app
+from workers.config import WorkerConfig
+from workers.leaderboard import Leaderboard
+from workers.schedule import Schedule, round_robin
+from workers.store import Store
+from workers.table import NOT_PLAYED, PLAYED, compute_table
+from workers.tournament_store import TournamentError, TournamentStore
+
+from .celery_harness import ArenaThread, WorkerProcess, wait_until
+
+SPECS = ("heuristic",) * 4  # random bots make games of hundreds of hands
+
+
+def worker_config(redis_url: str, prefix: str, referee: str = "127.0.0.1:1") -> WorkerConfig:
+    """Settings for quick tests: short timeouts, fast retries, dead workers noticed in ~5 s."""
+    return WorkerConfig(redis_url=redis_url, store_prefix=prefix, referee=referee, admin_token="test-admin",
+                        match_timeout_s=4, match_retries=2, retry_backoff_s=0.2, retry_backoff_max_s=0.5,
+                        visibility_timeout_s=5, restore_interval_s=0.5)
+
+
+def queued(app: Celery) -> int:
+    """Tasks waiting in the broker's default queue."""
+    with app.connection_for_write() as connection:
+        return int(connection.default_channel.client.llen("celery"))
+
+
+def wipe_broker(tournaments: TournamentStore, config: WorkerConfig) -> None:
+    """Delete every Celery key (queue, unacked tasks): a broker that lost its data."""
+    for key in tournaments.client.scan_iter(f"{config.celery_prefix}*"):
+        tournaments.client.delete(key)
+
+
+# --------------------------------------------------------------------------- without workers
+def test_table_credits_parties_draws_forfeits_and_not_played() -> None:
+    """The table credits each bot once per party (a bot partnering itself counts once),
+    counts draws as half, charges a forfeiting party the games it did not play, and lists
+    matches not played; totals add up."""
+    schedule = round_robin("t", "abc", "partnership", games=2, teams=[("a", "a"), ("b", "c")])
+    game = {"has_winner": True, "winner": 0}
+    outcomes = {
+        0: {"status": PLAYED, "result": {"games": [game, {"scores": [3, 3]}]}},      # a wins one, one draw
+        1: {"status": PLAYED, "result": {"games": [game], "forfeited": True, "forfeiting_party": 1}},
+    }
+    rows = {row["bot_id"]: row for row in compute_table(schedule, outcomes)}
+    assert (rows["a"]["games"], rows["a"]["wins"], rows["a"]["draws"], rows["a"]["losses"]) == (4, 1, 1, 2)
+    assert rows["a"]["forfeits"] == 1 and rows["a"]["score"] == 0.375
+    assert (rows["b"]["games"], rows["b"]["wins"], rows["b"]["draws"], rows["b"]["losses"]) == (3, 1, 1, 1)
+    assert [row["bot_id"] for row in compute_table(schedule, outcomes)] == ["b", "c", "a"]
+    assert all(row["not_played"] == 1 for row in compute_table(schedule, {0: {"status": NOT_PLAYED}}))
+
+
+def test_config_from_environment_and_celery_urls() -> None:
+    """Settings come from PITCH_* variables; a unix socket URL becomes Celery's spelling;
+    a visibility timeout shorter than a match is refused."""
+    config = WorkerConfig.from_env({"REDIS_URL": "unix:///tmp/r.sock?db=3", "PITCH_MATCH_RETRIES": "7",
+                                    "PITCH_AUTO_PRESETS": "partnership, cutthroat"})
+    assert config.celery_url == "redis+socket:///tmp/r.sock?virtual_host=3" and config.match_retries == 7
+    assert config.presets == ("partnership", "cutthroat")
+    assert WorkerConfig.from_env(config.to_env()) == config
+    assert [config.retry_delay(n) for n in range(8)] == [5, 10, 20, 40, 80, 160, 300, 300]
+    with pytest.raises(ValueError, match="visibility_timeout_s"):
+        WorkerConfig(match_timeout_s=3600)
+    with pytest.raises(ValueError, match="PITCH_MATCH_RETRIES"):
+        WorkerConfig.from_env({"PITCH_MATCH_RETRIES": "many"})
+    beat = make_app(WorkerConfig(auto_presets="cutthroat", auto_interval_s=60)).conf.beat_schedule
+    assert beat == {"round-robin-cutthroat": {"task": "pitch.auto_round_robin", "schedule": 60.0,
+                                              "args": ("cutthroat",), "options": {"expires": 60.0}}}
+
+
+def test_launch_sends_only_matches_without_outcome(redis_url: str) -> None:
+    """Launching sends one task per match; launching again (a resume) sends only the matches
+    without an outcome, never a recorded one; with none left it sends the final step;
+    progress is readable throughout; a tournament id is used once; an automated round robin
+    is skipped with too few bots or while the previous one runs."""
+    config = worker_config(redis_url, f"test-{uuid.uuid4().hex[:8]}:")
+    tournaments = TournamentStore(Store.from_url(redis_url, config.store_prefix))
+    app = make_app(config)
+    try:
+        schedule = tournament.create(tournaments, "cutthroat", ["a", "b", "c", "d"], tournament_id="resume")
+        with pytest.raises(TournamentError, match="already exists"):
+            tournament.create(tournaments, "cutthroat", ["a", "b", "c", "d"], tournament_id="resume")
+        assert tournament.launch(app, tournaments, "resume") == 12 and queued(app) == 12
+        wipe_broker(tournaments, config)
+        for index in (0, 5, 11):
+            assert tournaments.record_outcome("resume", index, {"status": PLAYED, "result": {}})
+        assert not tournaments.record_outcome("resume", 5, {"status": NOT_PLAYED})
+        tournaments.record_outcome("resume", 7, {"status": NOT_PLAYED, "reason": "offline"})
+        tournaments.mark_started("resume", 3)
+        now = tournament.progress(tournaments, "resume")
+        assert (now.total, now.played, now.not_played, now.in_progress, now.pending, now.finished) == (
+            12, 3, 1, 1, 8, False)
+        assert tournament.launch(app, tournaments, "resume") == 8 and queued(app) == 8
+        assert tournament.launch(app, tournaments, "resume", retry_not_played=True) == 9
+        for match in schedule.matches:
+            tournaments.record_outcome("resume", match.index, {"status": PLAYED, "result": {}})
+        wipe_broker(tournaments, config)
+        assert tournament.ready_to_finish(tournaments, "resume")
+        assert tournament.launch(app, tournaments, "resume") == 0 and queued(app) == 1
+        assert tournament.finish(tournaments, "resume") and not tournament.finish(tournaments, "resume")
+        assert tournament.progress(tournaments, "resume").finished
+        assert tournaments.tournament_ids() == ["resume"]
+        assert tournament.start_automatic(app, tournaments, "cutthroat", ["a", "b"], games=1) is None
+        automatic = tournament.start_automatic(app, tournaments, "cutthroat", ["a", "b", "c"], games=1)
+        assert automatic is not None and tournaments.latest_automatic("cutthroat") == automatic.tournament_id
+        assert tournament.start_automatic(app, tournaments, "cutthroat", ["a", "b", "c"], games=1) is None, (
+            "a new automated round robin waits for the previous one to finish")
+    finally:
+        for key in tournaments.client.scan_iter(f"{config.store_prefix}*"):
+            tournaments.client.delete(key)
+
+
+# --------------------------------------------------------------------------- with workers
+@pytest.fixture()
+def arena(redis_url: str) -> Iterator[ArenaThread]:
+    """A referee with four connected SDK bots."""
+    thread = ArenaThread(redis_url, per_decision_ms=2000, bank_ms=5000)
+    try:
+        yield thread
+    finally:
+        thread.close()
+
+
+@dataclass
+class Rig:
+    """What a test drives the arena with; worker processes appended to ``workers`` are
+    stopped afterwards (their logs are printed, so a failure shows them)."""
+
+    config: WorkerConfig
+    tournaments: TournamentStore
+    app: Celery
+    workers: list[WorkerProcess] = field(default_factory=list)
+
+
+@pytest.fixture()
+def rig(arena: ArenaThread, redis_url: str) -> Iterator[Rig]:
+    """Settings, store and Celery app for the arena (same key prefix as its referee)."""
+    config = worker_config(redis_url, arena.prefix, f"127.0.0.1:{arena.arena.server.port}")
+    rig = Rig(config, TournamentStore(Store.from_url(redis_url, config.store_prefix)), make_app(config))
+    yield rig
+    for worker in rig.workers:
+        worker.stop()
+        print(f"---- {worker.log_path.name}\n{worker.log()[-4000:]}")
+
+
+def assert_each_match_once(arena: ArenaThread, tournaments: TournamentStore, schedule: Schedule) -> None:
+    """Every match has one played outcome, is in the referee's record, was started by the
+    referee exactly once, and the table adds up."""
+    tid = schedule.tournament_id
+    outcomes = tournaments.outcomes(tid)
+    assert sorted(outcomes) == [m.index for m in schedule.matches]
+    assert all(outcomes[m.index]["status"] == PLAYED and outcomes[m.index]["match_id"] == m.match_id
+               for m in schedule.matches), outcomes
+    assert all(outcomes[m.index]["result"]["completed"] for m in schedule.matches)
+    store = tournaments.store
+    assert all(store.client.zscore(f"{store.prefix}matches", m.match_id) is not None for m in schedule.matches)
+    ids = [m.match_id for m in schedule.matches]
+    assert {i: arena.counter.starts[i] for i in ids} == dict.fromkeys(ids, 1), "a match was played twice"
+    table = tournaments.table(tid)
+    assert table is not None and table["played"] == len(schedule.matches) and table["not_played"] == 0
+    seats_per_match = len(schedule.matches[0].seats)
+    assert sum(r["games"] for r in table["rows"]) == seats_per_match * schedule.games * len(schedule.matches)
+    assert all(r["wins"] + r["draws"] + r["losses"] == r["games"] for r in table["rows"])
+
+
+@pytest.mark.slow
+def test_full_tournaments_record_every_match_once(arena: ArenaThread, rig: Rig, tmp_path: Path) -> None:
+    """A partnership round robin of four bots (duplicate deals), and at the same time a
+    cutthroat one started the way beat starts it (the task lists the connected bots through
+    the referee), on one worker process with two pool processes: both end with every match
+    recorded exactly once and a final table; progress was readable while they ran."""
+    config, tournaments, app, workers = rig.config, rig.tournaments, rig.app, rig.workers
+    bots = [arena.connect(spec) for spec in SPECS]
+    partnership = tournament.create(tournaments, "partnership", bots, games=2, seed=1)
+    assert tournament.launch(app, tournaments, partnership.tournament_id) == 6
+    app.signature(AUTO_ROUND_ROBIN, ("cutthroat",)).apply_async()
+    workers.append(WorkerProcess(config, "full", tmp_path))
+    seen: set[int] = set()
+
+    def finished() -> bool:
+        seen.add(tournament.progress(tournaments, partnership.tournament_id).played)
+        automatic = tournaments.latest_automatic("cutthroat")
+        return automatic is not None and all(
+            tournament.progress(tournaments, tid).finished for tid in (partnership.tournament_id, automatic))
+
+    wait_until(finished, 60, "both tournaments to finish")
+    cutthroat = tournaments.plan(str(tournaments.latest_automatic("cutthroat")))
+    assert cutthroat.entrants == tuple(sorted(bots)) and len(cutthroat.matches) == 12
+    assert len(seen) > 2, "progress moved while the tournament ran"
+    for schedule in (partnership, cutthroat):
+        assert_each_match_once(arena, tournaments, schedule)
+    assert "raised unexpected" not in workers[0].log()
+    for preset_name, schedule in (("partnership", partnership), ("cutthroat", cutthroat)):
+        board = Leaderboard(tournaments.store, preset_name)  # the live Elo, one update per match
+        assert all(board.applied(m.match_id) for m in schedule.matches)
+        rows = board.top(10)
+        assert sorted(r.bot_id for r in rows) == sorted(bots)
+        assert abs(sum(r.rating - board.config.initial for r in rows)) < 1e-6  # Elo is zero-sum
+
+
+@pytest.mark.slow
+def test_killed_worker_loses_no_match_and_plays_none_twice(arena: ArenaThread, rig: Rig,
+                                                           tmp_path: Path) -> None:
+    """SIGKILL a worker (and its pool) while it runs matches; a new worker gets the killed
+    worker's tasks back after the visibility timeout and the tournament ends with every
+    match recorded exactly once: the matches that were running were finished by the
+    referee and reused, not played again."""
+    config, tournaments, app, workers = rig.config, rig.tournaments, rig.app, rig.workers
+    bots = [arena.connect(spec) for spec in SPECS]
+    schedule = tournament.create(tournaments, "partnership", bots, games=3, seed=3)
+    tournament.launch(app, tournaments, schedule.tournament_id)
+    workers.append(WorkerProcess(config, "doomed", tmp_path))
+    tid = schedule.tournament_id
+
+    def running_and_recorded() -> bool:
+        now = tournament.progress(tournaments, tid)
+        return now.played >= 1 and now.in_progress >= 1
+
+    wait_until(running_and_recorded, 30, "a recorded match and a running one")
+    workers[0].kill()
+    interrupted = set(tournaments.started(tid)) - set(tournaments.outcomes(tid))
+    assert interrupted
+    workers.append(WorkerProcess(config, "survivor", tmp_path))
+    wait_until(lambda: tournament.progress(tournaments, tid).finished, 60, "the tournament to finish")
+    assert_each_match_once(arena, tournaments, schedule)
+    outcomes = tournaments.outcomes(tid)
+    assert {outcomes[i]["worker"].split("@")[0] for i in interrupted} == {"survivor"}
+
+
+@pytest.mark.slow
+def test_offline_bot_is_retried_then_not_played_then_played(arena: ArenaThread, rig: Rig,
+                                                            tmp_path: Path) -> None:
+    """A match with an offline bot is retried with backoff, then recorded as not played
+    with the reason (the tournament still finishes); once the bot connects, relaunching the
+    matches not played plays them and rewrites the table."""
+    config, tournaments, app, workers = rig.config, rig.tournaments, rig.app, rig.workers
+    a, b, c = (arena.connect(spec) for spec in SPECS[:3])
+    offline, token = arena.register()
+    schedule = tournament.create(tournaments, "partnership", [a, b, c, offline], teams=[(a, b), (c, offline)])
+    tid = schedule.tournament_id
+    tournament.launch(app, tournaments, tid)
+    workers.append(WorkerProcess(config, "retrier", tmp_path))
+    wait_until(lambda: tournament.progress(tournaments, tid).finished, 30, "the tournament to finish")
+    outcomes = tournaments.outcomes(tid)
+    assert [o["status"] for o in outcomes.values()] == [NOT_PLAYED, NOT_PLAYED]
+    assert all(o["attempts"] == config.match_retries + 1 for o in outcomes.values())
+    assert all(o["reason"].startswith("FAILED_PRECONDITION") and "is not connected" in o["reason"]
+               for o in outcomes.values())
+    table = tournaments.table(tid)
+    assert table is not None and table["not_played"] == 2 and all(r["not_played"] == 2 for r in table["rows"])
+    arena.connect_registered(token, "random")
+    assert tournament.launch(app, tournaments, tid, retry_not_played=True) == 2
+    wait_until(lambda: tournament.progress(tournaments, tid).finished, 30, "the matches to be played")
+    assert_each_match_once(arena, tournaments, schedule)
+
+
+@pytest.mark.slow
+def test_resume_after_losing_the_queue(arena: ArenaThread, rig: Rig, tmp_path: Path) -> None:
+    """Stop the worker halfway and lose the broker's queue (a Redis without persistence, a
+    purge): launching again sends exactly the matches without an outcome, and a new worker
+    finishes the tournament with every match recorded exactly once."""
+    config, tournaments, app, workers = rig.config, rig.tournaments, rig.app, rig.workers
+    bots = [arena.connect(spec) for spec in SPECS]
+    schedule = tournament.create(tournaments, "cutthroat", bots, games=2, seed=4)
+    tid = schedule.tournament_id
+    tournament.launch(app, tournaments, tid)
+    workers.append(WorkerProcess(config, "first", tmp_path))
+    wait_until(lambda: tournament.progress(tournaments, tid).played >= 3, 30, "three recorded matches")
+    workers[0].stop()
+    wipe_broker(tournaments, config)
+    pending = tournament.progress(tournaments, tid).pending
+    assert 0 < pending < len(schedule.matches)
+    assert tournament.launch(app, tournaments, tid) == pending
+    workers.append(WorkerProcess(config, "second", tmp_path))
+    wait_until(lambda: tournament.progress(tournaments, tid).finished, 60, "the tournament to finish")
+    assert_each_match_once(arena, tournaments, schedule)

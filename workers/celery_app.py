@@ -1,0 +1,60 @@
+"""The Celery app: Redis broker and result backend, settings that keep a match from being lost.
+
+Run a worker with ``celery -A workers.celery_app worker`` and beat with
+``celery -A workers.celery_app beat``; both read :class:`workers.config.WorkerConfig` from
+the environment.
+
+* ``acks_late`` + ``task_reject_on_worker_lost``: a task is acknowledged only after it
+  ran, so the match of a worker that dies is handed out again (a lost pool process at once,
+  a lost worker after the visibility timeout); the match id makes the retry harmless.
+* ``worker_prefetch_multiplier=1``: a worker holds only the tasks it runs, so the others
+  are free for other workers and no message waits in a dead worker's buffer.
+* the visibility timeout exceeds a match plus the longest retry delay, so Redis does not
+  hand a running match to a second worker (if it did, the second would join the same
+  referee match and find the outcome recorded: wasteful, never wrong).
+* JSON only: task arguments are ids, results are small dicts; no pickle from the network.
+* beat: one entry per preset of ``PITCH_AUTO_PRESETS``, every ``PITCH_AUTO_INTERVAL_S``;
+  a tick nobody ran before the next one expires (workers down do not pile them up).
+"""
+
+from __future__ import annotations
+
+from celery import Celery
+
+from workers.config import WorkerConfig
+
+AUTO_ROUND_ROBIN = "pitch.auto_round_robin"
+
+
+def make_app(config: WorkerConfig) -> Celery:
+    """A Celery app for ``config`` (workers use :data:`app`; tests and launchers may build
+    their own for another Redis or prefix)."""
+    celery = Celery("pitch", broker=config.celery_url, backend=config.celery_url, include=["workers.tasks"])
+    celery.conf.update(
+        task_serializer="json",
+        result_serializer="json",
+        accept_content=["json"],
+        result_accept_content=["json"],
+        task_acks_late=True,
+        task_reject_on_worker_lost=True,
+        worker_prefetch_multiplier=1,
+        broker_connection_retry_on_startup=True,
+        broker_transport_options={
+            "global_keyprefix": config.celery_prefix,
+            "visibility_timeout": config.visibility_timeout_s,
+            "unacked_restore_interval": config.restore_interval_s,
+            "unacked_restore_throttle": 1,
+        },
+        result_backend_transport_options={"global_keyprefix": config.celery_prefix},
+        result_expires=24 * 3600,
+        beat_schedule={
+            f"round-robin-{preset}": {"task": AUTO_ROUND_ROBIN, "schedule": config.auto_interval_s,
+                                      "args": (preset,), "options": {"expires": config.auto_interval_s}}
+            for preset in config.presets
+        },
+    )
+    return celery
+
+
+config = WorkerConfig.from_env()
+app = make_app(config)

@@ -1,0 +1,185 @@
+"""Tournaments: create one, launch (or resume) it on Celery, play one of its matches, finish it.
+
+The schedule is stored in Redis before anything runs and every match's outcome is written
+once, so Redis alone says what is left: launching again after any restart (worker,
+referee, beat, the launching CLI, or a broker that lost its queue) sends a task for every
+match without an outcome and for no other.  Duplicate deliveries are harmless: the referee
+runs a match id once, and the first outcome recorded wins.
+
+The final step is not a Celery chord: the Redis chord counter counts task executions, so a
+re-delivered duplicate would fire it early, and a resumed launch would need a second chord.
+Instead each match task, once every match has an outcome, sends the final task, which is
+idempotent (the table is written once).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+import uuid
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import grpc
+from celery import Celery, group
+
+from workers.referee_client import TRANSIENT, RefereeClient
+from workers.schedule import Schedule, ScheduleError, round_robin
+from workers.store import Store
+from workers.table import NOT_PLAYED, PLAYED, compute_table
+from workers.tournament_store import TournamentStore
+
+log = logging.getLogger("pitch.workers")
+PLAY_MATCH = "pitch.play_match"
+FINISH_TOURNAMENT = "pitch.finish_tournament"
+
+#: Called with the store and a played match's result (as stored) after the match is
+#: recorded and before its tournament outcome is: at least once per played match, and
+#: again if a worker dies in between, so it must be idempotent on ``result["match_id"]``.
+RatingsHook = Callable[[Store, dict[str, Any]], None]
+
+
+class MatchDeferred(Exception):
+    """A match that cannot be played now but may be soon (bot offline, referee down)."""
+
+
+@dataclass(frozen=True)
+class Progress:
+    """Where a tournament stands."""
+
+    tournament_id: str
+    preset: str
+    total: int
+    played: int
+    not_played: int
+    in_progress: int
+    """Matches with an attempt begun and no outcome yet (running, or waiting to retry)."""
+    finished: bool
+    """The final table is written."""
+
+    @property
+    def pending(self) -> int:
+        """Matches without an outcome."""
+        return self.total - self.played - self.not_played
+
+
+def create(tournaments: TournamentStore, preset: str, entrants: Sequence[str], *, games: int = 1, seed: int = 0,
+           options: dict[str, Any] | None = None, teams: Sequence[Sequence[str]] | None = None,
+           tournament_id: str | None = None) -> Schedule:
+    """Schedule a round robin and store its plan (see :func:`workers.schedule.round_robin`)."""
+    schedule = round_robin(tournament_id or uuid.uuid4().hex[:12], entrants, preset, games=games, seed=seed,
+                           options=options, teams=teams)
+    tournaments.save_plan(schedule)
+    log.info("tournament %s created: %s, %d entrants, %d matches", schedule.tournament_id, preset,
+             len(schedule.entrants), len(schedule.matches))
+    return schedule
+
+
+def launch(app: Celery, tournaments: TournamentStore, tournament_id: str, *, retry_not_played: bool = False) -> int:
+    """Start or resume a tournament: one task per match without an outcome (a match that was
+    played is never sent again); returns how many were sent.  With ``retry_not_played``,
+    matches recorded as not played (a bot was offline) are sent again too."""
+    schedule = tournaments.plan(tournament_id)
+    if retry_not_played:
+        tournaments.forget_not_played(tournament_id)
+    recorded = tournaments.outcomes(tournament_id)
+    pending = [m.index for m in schedule.matches if m.index not in recorded]
+    if pending:
+        group(app.signature(PLAY_MATCH, (tournament_id, index), immutable=True) for index in pending).apply_async()
+    elif tournaments.table(tournament_id) is None:
+        app.signature(FINISH_TOURNAMENT, (tournament_id,), immutable=True).apply_async()
+    log.info("tournament %s launched: %d of %d matches pending", tournament_id, len(pending), len(schedule.matches))
+    return len(pending)
+
+
+def progress(tournaments: TournamentStore, tournament_id: str) -> Progress:
+    """A tournament's progress, readable at any time from Redis."""
+    schedule = tournaments.plan(tournament_id)
+    outcomes = tournaments.outcomes(tournament_id)
+    played = sum(1 for o in outcomes.values() if o["status"] == PLAYED)
+    started = set(tournaments.started(tournament_id)) - set(outcomes)
+    return Progress(tournament_id, schedule.preset, len(schedule.matches), played, len(outcomes) - played,
+                    len(started), tournaments.table(tournament_id) is not None)
+
+
+def play(tournaments: TournamentStore, referee: RefereeClient, tournament_id: str, index: int, *,
+         worker: str, attempt: int, final: bool, on_played: RatingsHook) -> str:
+    """Play match ``index`` unless it has an outcome; returns the outcome's status.
+
+    The referee's stored result is used when there is one (the match ran but its outcome
+    was not written: a worker died), so a recorded match is never played again, and the
+    outcome always carries the first recorded result of the match id.  A
+    transient refusal raises :class:`MatchDeferred` unless this is the ``final`` attempt,
+    when the match is recorded as not played with the reason; other refusals are recorded
+    as not played at once.
+    """
+    existing = tournaments.outcome(tournament_id, index)
+    if existing is not None:
+        return str(existing["status"])
+    began = time.perf_counter()
+    schedule = tournaments.plan(tournament_id)
+    match = schedule.matches[index]
+    store = tournaments.store
+    tournaments.mark_started(tournament_id, index)
+    facts = {"match_id": match.match_id, "attempts": attempt, "worker": worker}
+    called = time.perf_counter()
+    try:
+        result = store.match_result(match.match_id) or referee.run_match(schedule, match)
+    except grpc.RpcError as error:
+        reason = f"{error.code().name}: {error.details()}"
+        if error.code() in TRANSIENT and not final:
+            raise MatchDeferred(reason) from error
+        log.warning("tournament %s match %s not played after %d attempt(s): %s", tournament_id, match.match_id,
+                    attempt, reason)
+        tournaments.record_outcome(tournament_id, index, {**facts, "status": NOT_PLAYED, "reason": reason})
+        return NOT_PLAYED
+    referee_s = time.perf_counter() - called
+    if not store.record_match(match.match_id, result, []):
+        result = store.match_result(match.match_id) or result  # the first record is the result
+    on_played(store, result)
+    timing = {"referee_s": round(referee_s, 4), "task_s": round(time.perf_counter() - began, 4)}
+    tournaments.record_outcome(tournament_id, index, {**facts, "status": PLAYED, "result": result, "timing": timing})
+    return PLAYED
+
+
+def ready_to_finish(tournaments: TournamentStore, tournament_id: str) -> bool:
+    """Every match has an outcome and the table is not written yet."""
+    total = len(tournaments.plan(tournament_id).matches)
+    return tournaments.count_outcomes(tournament_id) == total and tournaments.table(tournament_id) is None
+
+
+def finish(tournaments: TournamentStore, tournament_id: str) -> bool:
+    """Write the final table once every match has an outcome; ``False`` if it is too early
+    or another worker wrote it first."""
+    schedule = tournaments.plan(tournament_id)
+    outcomes = tournaments.outcomes(tournament_id)
+    if len(outcomes) < len(schedule.matches):
+        return False
+    played = sum(1 for o in outcomes.values() if o["status"] == PLAYED)
+    written = tournaments.save_table(tournament_id, {
+        "tournament_id": tournament_id, "preset": schedule.preset, "games": schedule.games,
+        "matches": len(schedule.matches), "played": played, "not_played": len(outcomes) - played,
+        "finished": time.time(), "rows": compute_table(schedule, outcomes)})
+    if written:
+        log.info("tournament %s finished: %d played, %d not played", tournament_id, played, len(outcomes) - played)
+    return written
+
+
+def start_automatic(app: Celery, tournaments: TournamentStore, preset: str, bots: Sequence[str], *,
+                    games: int) -> Schedule | None:
+    """An automated round robin of ``bots`` at ``preset``, unless the previous one still runs
+    or there are too few bots; returns the new schedule, or ``None`` when skipped."""
+    latest = tournaments.latest_automatic(preset)
+    if latest is not None and tournaments.table(latest) is None:
+        log.info("automated %s round robin skipped: %s still runs", preset, latest)
+        return None
+    try:
+        schedule = create(tournaments, preset, bots, games=games, seed=int(time.time()),
+                          tournament_id=f"auto-{preset}-{uuid.uuid4().hex[:8]}")
+    except ScheduleError as exc:
+        log.info("automated %s round robin skipped: %s", preset, exc)
+        return None
+    tournaments.set_latest_automatic(preset, schedule.tournament_id)
+    launch(app, tournaments, schedule.tournament_id)
+    return schedule
