@@ -40,15 +40,18 @@ def award_points(rules: Ruleset, table: TrumpTable, tricks: Sequence[Trick]) -> 
     """
     parties = rules.parties
     piles = [0] * parties
-    played = [0] * parties
     tricks_won = [0] * parties
     for trick in tricks:
         winner_party = trick.winner % parties
         tricks_won[winner_party] += 1
-        for seat, card in trick.plays:
-            bit = 1 << card
-            piles[winner_party] |= bit
-            played[seat % parties] |= bit
+        for _, card in trick.plays:
+            piles[winner_party] |= 1 << card
+    by_player = rules.scoring.low_goes_to is LowGoesTo.PLAYER
+    played = [0] * parties  # what each party played: only Low "to the holder" needs it
+    if by_player:
+        for trick in tricks:
+            for seat, card in trick.plays:
+                played[seat % parties] |= 1 << card
     in_play = 0
     for pile in piles:
         in_play |= pile
@@ -78,7 +81,6 @@ def award_points(rules: Ruleset, table: TrumpTable, tricks: Sequence[Trick]) -> 
                 low_candidates &= ~JOKER_MASK
             for card in reversed(table.order):
                 if low_candidates >> card & 1:
-                    by_player = rules.scoring.low_goes_to is LowGoesTo.PLAYER
                     give(category, value, owner(card, played if by_player else piles), card)
                     break
         elif category is PointCategory.GAME:

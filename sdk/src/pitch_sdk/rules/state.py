@@ -614,7 +614,7 @@ class GameState:
         game_over = reason is not None
         result = HandResult(
             hand_number=self.hand_number, dealer=self.dealer, pitcher=self.pitcher,
-            bid=contract, trump=self.trump_suit, awards=pile.awards,
+            bid=contract, trump=self._table.trump, awards=pile.awards,
             pips=tuple(p / 2 if p % 2 else p // 2 for p in pile.pips2),
             tricks_won=pile.tricks_won, points_won=settlement.points_won,
             made=settlement.made, moon=settlement.moon,
