@@ -55,51 +55,41 @@ def award_points(rules: Ruleset, table: TrumpTable, tricks: Sequence[Trick]) -> 
     in_play = 0
     for pile in piles:
         in_play |= pile
-
-    def owner(card: int, masks: list[int]) -> int:
-        for party, mask in enumerate(masks):
-            if mask >> card & 1:
-                return party
-        raise AssertionError(f"card {card} is in no pile")
-
     awards: list[PointAward] = []
-
-    def give(category: PointCategory, value: int, party: int, card: int | None) -> None:
-        awards.append(PointAward(category, value, party, None if card is None else CARDS[card]))
-
     pips2 = [pips2_of(pile) for pile in piles]
     for rule in rules.scoring.points:
         category, value = rule.category, rule.value
+        card = -1  # the card that earns the category, if any is in play
+        owners = piles
         if category is PointCategory.HIGH:
-            for card in table.order:
-                if in_play >> card & 1:
-                    give(category, value, owner(card, piles), card)
-                    break
+            card = next((c for c in table.order if in_play >> c & 1), -1)
         elif category is PointCategory.LOW:
-            low_candidates = in_play
-            if rules.deck.joker_rank is JokerRank.BELOW_TWO:
-                low_candidates &= ~JOKER_MASK
-            for card in reversed(table.order):
-                if low_candidates >> card & 1:
-                    give(category, value, owner(card, played if by_player else piles), card)
-                    break
+            candidates = in_play & ~JOKER_MASK if rules.deck.joker_rank is JokerRank.BELOW_TWO else in_play
+            card = next((c for c in reversed(table.order) if candidates >> c & 1), -1)
+            owners = played if by_player else piles
         elif category is PointCategory.GAME:
             best = max(pips2)
             if pips2.count(best) == 1:
-                give(category, value, pips2.index(best), None)
+                awards.append(PointAward(category, value, pips2.index(best), None))
+            continue
         elif category is PointCategory.JOKER:
             for joker in (BIG_JOKER_ID, LITTLE_JOKER_ID):
                 if in_play >> joker & 1:
-                    give(category, value, owner(joker, piles), joker)
+                    awards.append(PointAward(category, value, _owner(joker, piles), CARDS[joker]))
+            continue
         else:
-            card = {
-                PointCategory.JACK: table.jack, PointCategory.OFF_JACK: table.off_jack,
-                PointCategory.FIVE: table.five, PointCategory.THREE: table.three,
-                PointCategory.OFF_THREE: table.off_three,
-            }[category]
-            if card >= 0 and in_play >> card & 1:
-                give(category, value, owner(card, piles), card)
+            card = table.point_cards[category]
+        if card >= 0 and in_play >> card & 1:
+            awards.append(PointAward(category, value, _owner(card, owners), CARDS[card]))
     return PileSummary(tuple(awards), tuple(pips2), tuple(tricks_won))
+
+
+def _owner(card: int, masks: list[int]) -> int:
+    """The party whose mask holds ``card``."""
+    for party, mask in enumerate(masks):
+        if mask >> card & 1:
+            return party
+    raise AssertionError(f"card {card} is in no pile")
 
 
 class Settlement(NamedTuple):

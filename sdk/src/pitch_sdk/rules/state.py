@@ -68,7 +68,7 @@ class Phase(StrEnum):
     GAME_OVER = "game-over"
 
 
-_PLAY, _GAME_OVER = Phase.PLAY, Phase.GAME_OVER
+_PLAY, _GAME_OVER, _BIDDING = Phase.PLAY, Phase.GAME_OVER, Phase.BIDDING
 _PHASE_DECISION = {
     Phase.BIDDING: DecisionKind.BID,
     Phase.DECLARE_TRUMP: DecisionKind.DECLARE_TRUMP,
@@ -335,7 +335,13 @@ class GameState:
             phase = self.phase
             if phase is _GAME_OVER:
                 return
-            if phase is not _PLAY:
+            if phase is _BIDDING:  # legal by construction: record and bid without re-checking
+                bids = self._legal_bids()
+                choice = bids[int(uniform() * len(bids))]
+                self.moves.append((self.to_move, choice))
+                self._legal_list = None
+                self._bid(self.to_move, 0 if type(choice) is Pass else choice.amount)  # type: ignore[union-attr]
+            elif phase is not _PLAY:
                 legal = self.legal_actions()
                 self.apply(legal[int(uniform() * len(legal))])
             elif self.trick:  # finish a trick someone else started, one card at a time

@@ -25,7 +25,7 @@ from pitch_sdk.rules.cards import (
     card_id,
     suit_mask,
 )
-from pitch_sdk.rules.ruleset import DeckRules, JokerRank
+from pitch_sdk.rules.ruleset import DeckRules, JokerRank, PointCategory
 
 #: A trump's power is ``TRUMP_BASE + position``; plain cards use their rank (2..14).
 TRUMP_BASE = 100
@@ -82,6 +82,8 @@ class TrumpTable:
     five: int
     three: int
     off_three: int
+    point_cards: dict[PointCategory, int]
+    """The card each single-card point category is earned with (-1: not in this pack)."""
 
 
 @cache
@@ -119,6 +121,9 @@ def trump_table(deck: DeckRules, trump: Suit) -> TrumpTable:
     for position, card in enumerate(reversed(high_to_low)):
         effective[card] = int(trump)
         power[card] = TRUMP_BASE + position
+    jack = -1 if JACK in removed else card_id(JACK, trump)
+    five = -1 if FIVE in removed else card_id(FIVE, trump)
+    three = -1 if THREE in removed else card_id(THREE, trump)
     return TrumpTable(
         trump=trump,
         trump_mask=trump_mask,
@@ -126,9 +131,11 @@ def trump_table(deck: DeckRules, trump: Suit) -> TrumpTable:
         effective_suit=tuple(effective),
         power=tuple(power),
         order=tuple(high_to_low),
-        jack=-1 if JACK in removed else card_id(JACK, trump),
+        jack=jack,
         off_jack=off_jack,
-        five=-1 if FIVE in removed else card_id(FIVE, trump),
-        three=-1 if THREE in removed else card_id(THREE, trump),
+        five=five,
+        three=three,
         off_three=off_three,
+        point_cards={PointCategory.JACK: jack, PointCategory.OFF_JACK: off_jack, PointCategory.FIVE: five,
+                     PointCategory.THREE: three, PointCategory.OFF_THREE: off_three},
     )
