@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from typing import Any
+
+from workers.settings import values_from_env
 
 #: Environment variable for each setting.
 ENVIRONMENT = {
@@ -66,15 +68,6 @@ class RefereeConfig:
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None, **overrides: Any) -> RefereeConfig:
         """Settings from ``env`` (default ``os.environ``), then ``overrides`` not ``None``."""
-        env = os.environ if env is None else env
-        values: dict[str, Any] = {}
-        for field in fields(cls):
-            raw = env.get(ENVIRONMENT[field.name])
-            if raw is not None and raw != "":
-                kind = type(getattr(cls(), field.name))
-                try:
-                    values[field.name] = kind(raw)
-                except ValueError:
-                    raise ValueError(f"{ENVIRONMENT[field.name]}={raw!r} is not a valid {kind.__name__}") from None
+        values = values_from_env(cls, ENVIRONMENT, os.environ if env is None else env)
         values.update({k: v for k, v in overrides.items() if v is not None})
         return cls(**values)

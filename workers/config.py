@@ -13,6 +13,8 @@ from dataclasses import dataclass, fields
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
+from workers.settings import values_from_env
+
 #: Environment variable for each setting.
 ENVIRONMENT = {
     "redis_url": "REDIS_URL",
@@ -105,17 +107,7 @@ class WorkerConfig:
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None, **overrides: Any) -> WorkerConfig:
         """Settings from ``env`` (default ``os.environ``), then ``overrides``."""
-        env = os.environ if env is None else env
-        values: dict[str, Any] = {}
-        defaults = cls()
-        for field in fields(cls):
-            raw = env.get(ENVIRONMENT[field.name])
-            if raw is not None and raw != "":
-                kind = type(getattr(defaults, field.name))
-                try:
-                    values[field.name] = kind(raw)
-                except ValueError:
-                    raise ValueError(f"{ENVIRONMENT[field.name]}={raw!r} is not a valid {kind.__name__}") from None
+        values = values_from_env(cls, ENVIRONMENT, os.environ if env is None else env)
         values.update(overrides)
         return cls(**values)
 
