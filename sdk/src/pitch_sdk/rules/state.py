@@ -55,6 +55,7 @@ from pitch_sdk.rules.ruleset import (
 from pitch_sdk.rules.scoring import award_points, settle_hand
 from pitch_sdk.rules.shuffle import shuffled
 from pitch_sdk.rules.tables import JOKER_MASK, TRUMP_BASE, TrumpTable, deck_cards, trump_table
+from pitch_sdk.rules.tricks import card_power, follow_mask, random_card
 from pitch_sdk.rules.winning import best_score, decide_winner
 
 
@@ -640,34 +641,6 @@ class GameState:
         self.win_reason = reason
         self.phase = Phase.GAME_OVER
         self.to_move = -1
-
-
-def follow_mask(hand: int, lead_suit: int, trump: int, table: TrumpTable, must_follow: bool) -> int:
-    """The cards of ``hand`` that may be played to a trick led in ``lead_suit``: follow
-    suit or trump (or, with ``must_follow``, follow suit), anything when void; a trump lead
-    must be followed with a trump."""
-    follow = hand & table.suit_masks[lead_suit]
-    if not follow:
-        return hand
-    if lead_suit == trump or must_follow:
-        return follow
-    return follow | hand & table.trump_mask
-
-
-def card_power(table: TrumpTable, card: int, lead_suit: int) -> int:
-    """How strongly ``card`` competes for a trick led in ``lead_suit``: any trump beats
-    every plain card, a card of the suit led beats off-suit cards, which cannot win."""
-    power = table.power[card]
-    if power < TRUMP_BASE and table.effective_suit[card] != lead_suit:
-        return -1
-    return power
-
-
-def random_card(mask: int, uniform: Callable[[], float]) -> int:
-    """A uniformly random card of a non-empty bit mask."""
-    for _ in range(int(uniform() * mask.bit_count())):
-        mask &= mask - 1  # drop the lowest cards until the chosen one is the lowest
-    return (mask & -mask).bit_length() - 1
 
 
 def _deal_seats(rules: Ruleset) -> tuple[tuple[int, ...], ...]:
