@@ -1,14 +1,19 @@
-"""``python -m referee``: run a referee (flags override ``PITCH_*`` environment variables)."""
+"""``python -m referee`` (and ``pitch-arena referee``): run a referee (flags override
+``PITCH_*`` environment variables).  With no Redis configured it starts a private one for
+the run and says how other processes reach it."""
 
 from __future__ import annotations
 
 import asyncio
+import sys
+from dataclasses import replace
 from typing import Annotated
 
 import typer
 
 from referee.config import RefereeConfig
 from referee.server import configure_logging, serve
+from workers.redis_server import RedisServer
 from workers.store import Store
 
 app = typer.Typer(add_completion=False)
@@ -17,7 +22,7 @@ app = typer.Typer(add_completion=False)
 @app.command()
 def main(
     address: Annotated[str | None, typer.Option(help="host:port to listen on [PITCH_REFEREE_ADDRESS]")] = None,
-    redis_url: Annotated[str | None, typer.Option(help="Redis URL [REDIS_URL]")] = None,
+    redis_url: Annotated[str | None, typer.Option(help="Redis URL [REDIS_URL]; none: a private Redis")] = None,
     per_decision_ms: Annotated[int | None, typer.Option(help="time per decision [PITCH_PER_DECISION_MS]")] = None,
     bank_ms: Annotated[int | None, typer.Option(help="time bank per seat and match [PITCH_BANK_MS]")] = None,
     max_strikes: Annotated[int | None, typer.Option(help="strikes before forfeit, 0 never [PITCH_MAX_STRIKES]")] = None,
@@ -28,9 +33,14 @@ def main(
     config = RefereeConfig.from_env(address=address, redis_url=redis_url, per_decision_ms=per_decision_ms,
                                     bank_ms=bank_ms, max_strikes=max_strikes, reconnect_grace_s=reconnect_grace_s)
     configure_logging(json_logs)
-    if not config.redis_url:
-        raise typer.BadParameter("set REDIS_URL or --redis-url")
-    asyncio.run(serve(config, Store.from_url(config.redis_url, config.store_prefix)))
+    if config.redis_url:
+        asyncio.run(serve(config, Store.from_url(config.redis_url, config.store_prefix)))
+        return
+    with RedisServer() as private:
+        print(f"no REDIS_URL: serving from a private Redis that ends with this referee; for workers and the "
+              f"CLI: export REDIS_URL={private.url}", file=sys.stderr, flush=True)
+        config = replace(config, redis_url=private.url)
+        asyncio.run(serve(config, Store.from_url(config.redis_url, config.store_prefix)))
 
 
 if __name__ == "__main__":

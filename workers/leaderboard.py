@@ -112,6 +112,7 @@ class Leaderboard:
     def __init__(self, store: Store, board: str, config: EloConfig = DEFAULT_CONFIG) -> None:
         if not board or ":" in board or any(ch.isspace() for ch in board):
             raise ValueError(f"bad board name {board!r}: no ':' or spaces")
+        self.store = store
         self.client = store.client
         self.board = board
         self.config = config
@@ -203,6 +204,12 @@ class Leaderboard:
                                   None if sigma is None else rating + Z95 * sigma, games, int(s["wins"]),
                                   int(s["draws"]), games < self.config.provisional_games, los))
         return rows
+
+    def fitted(self) -> list[RatingRow]:
+        """The order-independent Bradley–Terry table of every match rated on this board:
+        shown beside the live Elo, which depends on the order workers finished in."""
+        applied = sorted(str(m) for m in self.client.smembers(self._key("applied")))
+        return tournament_table(self.store.match_results(applied), self.config)
 
     def history(self, bot_id: str) -> list[HistoryPoint]:
         """The bot's live rating after each of its matches, in the order they were rated."""

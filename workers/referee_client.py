@@ -1,4 +1,5 @@
-"""The workers' side of the referee's ArenaService: run a scheduled match, list bots.
+"""The workers' and the CLI's side of the referee's ArenaService: run a scheduled match,
+register and list bots.
 
 Synchronous gRPC (a Celery task runs one match at a time); the channel is opened on first
 use, so a client built before the prefork pool forks is never shared across processes.
@@ -48,7 +49,15 @@ class RefereeClient:
             metadata=self.metadata, timeout=self.match_timeout_s)
         return result_to_dict(response.result)
 
+    def register(self, name: str, owner: str = "", description: str = "") -> arena_pb2.RegisterBotResponse:
+        """Register a bot: its id and its token (which the referee never shows again)."""
+        return self.stub.RegisterBot(arena_pb2.RegisterBotRequest(name=name, owner=owner, description=description),
+                                     metadata=self.metadata, timeout=30)
+
+    def bots(self) -> list[arena_pb2.BotInfo]:
+        """Every registered bot, by name, and whether it is connected now."""
+        return list(self.stub.ListBots(arena_pb2.ListBotsRequest(), metadata=self.metadata, timeout=30).bots)
+
     def connected_bots(self) -> list[str]:
         """Ids of the bots connected now."""
-        response = self.stub.ListBots(arena_pb2.ListBotsRequest(), metadata=self.metadata, timeout=30)
-        return [bot.bot_id for bot in response.bots if bot.connected]
+        return [bot.bot_id for bot in self.bots() if bot.connected]

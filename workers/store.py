@@ -142,6 +142,13 @@ class Store:
         raw = self.client.get(self._key("match", match_id))
         return None if raw is None else json.loads(str(raw))  # type: ignore[no-any-return]
 
+    def match_results(self, match_ids: list[str]) -> list[dict[str, Any]]:
+        """The recorded results of ``match_ids`` (one round trip), skipping unknown ids."""
+        if not match_ids:
+            return []
+        raw = self.client.mget([self._key("match", match_id) for match_id in match_ids])
+        return [json.loads(str(item)) for item in raw if item is not None]  # type: ignore[union-attr]
+
     def match_logs(self, match_id: str) -> list[str]:
         """A recorded match's game logs (JSON), in game order."""
         return [str(x) for x in self.client.lrange(self._key("match-log", match_id), 0, -1)]  # type: ignore[union-attr]

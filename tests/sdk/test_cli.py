@@ -89,7 +89,7 @@ def test_a_bot_that_plays_illegally_exits_1_naming_it(tmp_path: Path):
 
 
 def test_watch_tells_a_whole_game_hand_by_hand():
-    specs = ["heuristic", "random", "heuristic", "random"]  # scripts/play.sh, the main job
+    specs = ["heuristic", "random", "heuristic", "random"]  # the README's `pitch-bot watch` example
     result = runner.invoke(app, ["watch", "--ruleset", "partnership", "--seed", "1", *specs])
     assert result.exit_code == 0, result.output
     out = result.output

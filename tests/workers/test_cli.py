@@ -1,0 +1,254 @@
+"""``pitch-arena`` with real parts: a private redis-server and an in-process referee (with SDK
+bots over loopback gRPC) for the commands, and the whole demo as a subprocess (slow).
+
+The fast tests drive the typer app in-process, configured only by environment variables,
+as a deployment configures it."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from referee.match import result_to_dict
+from workers import tournament
+from workers.cli import app
+from workers.config import WorkerConfig
+from workers.demo import DEFAULT_LINEUP, lineup
+from workers.leaderboard import Leaderboard, record_match
+from workers.store import Store
+from workers.table import PLAYED
+from workers.tournament_store import TournamentStore
+
+from .celery_harness import ArenaThread, WorkerProcess
+from .results import duel, match_result
+
+BIN = Path(sys.executable).parent
+
+
+@pytest.fixture(scope="module")
+def arena(redis_url: str) -> Iterator[ArenaThread]:
+    """One referee for the module (each test registers its own bots)."""
+    thread = ArenaThread(redis_url)
+    try:
+        yield thread
+    finally:
+        thread.close()
+
+
+@pytest.fixture()
+def env(arena: ArenaThread, redis_url: str) -> dict[str, str]:
+    """The environment a deployment gives the CLI (wide output so rows are not wrapped)."""
+    return {"REDIS_URL": redis_url, "PITCH_STORE_PREFIX": arena.prefix, "PITCH_ADMIN_TOKEN": "test-admin",
+            "PITCH_REFEREE": f"127.0.0.1:{arena.arena.server.port}", "COLUMNS": "200"}
+
+
+def invoke(env: dict[str, str], *args: str) -> tuple[int, str, str]:
+    """Run a command in-process: exit code, standard output, standard error."""
+    result = CliRunner().invoke(app, list(args), env=env)
+    if result.exception is not None and not isinstance(result.exception, SystemExit):
+        raise result.exception
+    return result.exit_code, result.stdout, result.stderr
+
+
+def line_of(output: str, name: str) -> str:
+    """The table row that names ``name``."""
+    return next(line for line in output.splitlines() if re.search(rf"\b{re.escape(name)}\b", line))
+
+
+def test_register_prints_the_token_once_and_bots_shows_who_is_connected(arena: ArenaThread,
+                                                                         env: dict[str, str]) -> None:
+    """`register` prints only the token on stdout (scriptable) and the token works; a second
+    registration of the name is refused; `bots` tells connected bots from the others."""
+    name = f"alpha-{uuid.uuid4().hex[:6]}"
+    code, out, err = invoke(env, "register", name, "--owner", "tests")
+    assert code == 0 and "not shown again" in err
+    token = out.strip()
+    assert len(out.splitlines()) == 1 and len(token) >= 40
+    store = Store.from_url(env["REDIS_URL"], env["PITCH_STORE_PREFIX"])
+    record = store.bot_for_token(token)
+    assert record is not None and record.name == name and record.owner == "tests"
+    code, _, err = invoke(env, "register", name)
+    assert code == 1 and "ALREADY_EXISTS" in err
+    connected = arena.connect("random")
+    connected_name = store.bot(connected).name  # type: ignore[union-attr]
+    code, out, _ = invoke(env, "bots")
+    assert code == 0
+    assert " no " in line_of(out, name) and record.bot_id in line_of(out, name)
+    assert " yes " in line_of(out, connected_name) and "0/4" in line_of(out, connected_name)
+
+
+def test_unreachable_referee_and_bad_settings_are_one_line_errors(env: dict[str, str]) -> None:
+    """A referee that is not there, or a malformed setting, is reported in one line with the
+    variable to fix, not a traceback."""
+    code, _, err = invoke({**env, "PITCH_REFEREE": "127.0.0.1:1"}, "bots")
+    assert code == 1 and "PITCH_REFEREE" in err and "UNAVAILABLE" in err
+    code, _, err = invoke({**env, "PITCH_MATCH_RETRIES": "many"}, "bots")
+    assert code == 2 and "PITCH_MATCH_RETRIES='many'" in err
+
+
+def test_leaderboard_shows_live_elo_intervals_provisional_marks_and_bradley_terry(env: dict[str, str]) -> None:
+    """Rows show the live Elo with its 95% interval, a provisional mark only below the game
+    threshold, games, win rate, LOS over the next row, and the Bradley–Terry rating with
+    its interval, all as the leaderboard module computes them; an empty board says which
+    boards exist."""
+    store = Store.from_url(env["REDIS_URL"], env["PITCH_STORE_PREFIX"])
+    strong, weak, rookie = (store.register_bot(f"{who}-{uuid.uuid4().hex[:6]}")[0] for who in
+                            ("strong", "weak", "rookie"))
+    board = f"duel{uuid.uuid4().hex[:6]}"
+    results = [duel(f"{board}-{i}", strong.bot_id, weak.bot_id, "wwwwwwwlll", preset=board) for i in range(4)]
+    results.append(duel(f"{board}-r", rookie.bot_id, weak.bot_id, "wl", preset=board))
+    for result in results:
+        store.record_match(result.match_id, result_to_dict(result), [])
+        record_match(store, result)
+    code, out, _ = invoke(env, "leaderboard", board)
+    assert code == 0, out
+    live = {row.bot_id: row for row in Leaderboard(store, board).top(10)}
+    fitted = {row.bot_id: row for row in Leaderboard(store, board).fitted()}
+    assert [r.bot_id for r in live.values()] == [strong.bot_id, rookie.bot_id, weak.bot_id]
+    for bot in (strong, weak, rookie):
+        row, bt, line = live[bot.bot_id], fitted[bot.bot_id], line_of(out, bot.name)
+        assert row.lower is not None and row.upper is not None and bt.lower is not None and bt.upper is not None
+        mark = "?" if bot is rookie else " "
+        assert f" {row.rating:.0f}{mark} " in line and f" {row.lower:.0f}–{row.upper:.0f} " in line
+        assert f" {row.games} " in line and f" {100 * row.win_rate:.0f}% " in line
+        assert f" {bt.rating:.0f} " in line and f" {bt.lower:.0f}–{bt.upper:.0f}" in line
+    assert f" {100 * live[strong.bot_id].los_next:.0f}% " in line_of(out, strong.name)  # type: ignore[operator]
+    assert line_of(out, weak.name).split()[6] == "—", "the last row has no next bot"
+    code, _, err = invoke(env, "leaderboard", "nobody-plays-this")
+    assert code == 1 and board in err
+
+
+def test_match_log_replays_a_recorded_match_hand_by_hand(arena: ArenaThread, env: dict[str, str]) -> None:
+    """A match the referee ran and recorded is shown with its seats and outcome, then each
+    game hand by hand from its log; --game picks one; an unknown match is an error."""
+    store = Store.from_url(env["REDIS_URL"], env["PITCH_STORE_PREFIX"])
+    seats = [arena.connect("heuristic") for _ in range(4)]
+    names = [store.bot(bot).name for bot in seats]  # type: ignore[union-attr]
+    result = arena.call(arena.arena.run_match("partnership", seats, seed=5, games=2)).result
+    code, out, _ = invoke(env, "match-log", result.match_id)
+    assert code == 0
+    assert f"match {result.match_id}" in out and all(f"seat {s}: {n} (ok" in out for s, n in enumerate(names))
+    for number, game in enumerate(result.games, 1):
+        team = "AB"[game.winner]
+        assert f"game {number}: team {team} wins" in out and f"after {game.hands} hands" in out
+    assert out.count("Hand 1 ·") == 2 and f"Hand {result.games[0].hands} ·" in out
+    assert f"seat 0 ({names[0]})" in out, "hands name the bot in each seat"
+    code, out, _ = invoke(env, "match-log", result.match_id, "--game", "2")
+    assert code == 0 and "Game 2" in out and "Game 1" not in out and out.count("Hand 1 ·") == 1
+    code, _, err = invoke(env, "match-log", "no-such-match")
+    assert code == 1 and "no recorded match" in err
+
+
+def test_tournament_resume_shows_the_table_and_refuses_unknown_input(env: dict[str, str]) -> None:
+    """Resuming a tournament whose matches are all recorded sends nothing and prints its
+    table (with the tournament's Bradley–Terry column and how to see its match logs);
+    unknown tournaments and bots, or neither a preset nor --resume, are input errors."""
+    store = Store.from_url(env["REDIS_URL"], env["PITCH_STORE_PREFIX"])
+    tournaments = TournamentStore(store)
+    bots = [store.register_bot(f"t{i}-{uuid.uuid4().hex[:6]}")[0] for i in range(4)]
+    a, b, c, d = (bot.bot_id for bot in bots)
+    schedule = tournament.create(tournaments, "partnership", [a, b, c, d], teams=[(a, b), (c, d)])
+    for match in schedule.matches:
+        winner = 0 if set(match.seats[0::2]) == {a, b} else 1  # a and b's team wins every game
+        scores = [21, 8] if winner == 0 else [8, 21]
+        result = result_to_dict(match_result(match.match_id, match.seats, [(winner, scores)]))
+        tournaments.record_outcome(schedule.tournament_id, match.index, {"status": PLAYED, "result": result})
+    assert tournament.finish(tournaments, schedule.tournament_id)
+    code, out, _ = invoke(env, "tournament", "--resume", schedule.tournament_id)
+    assert code == 0, out
+    assert "0 match(es) sent" in out and "2 of 2 matches played" in out
+    assert all(" 100.0% " in line_of(out, bot.name) for bot in bots[:2])
+    assert all(" 0.0% " in line_of(out, bot.name) for bot in bots[2:])
+    assert f"pitch-arena match-log {schedule.tournament_id}.0 … {schedule.tournament_id}.1" in out
+    assert invoke(env, "tournament", "--resume", "nope")[0] == 2
+    code, _, err = invoke(env, "tournament", "partnership", "--bots", f"{bots[0].name},nobody")
+    assert code == 2 and "no registered bot named nobody" in err
+    assert invoke(env, "tournament")[0] == 2
+
+
+@pytest.mark.slow
+def test_tournament_runs_through_a_worker_with_fixed_teams(arena: ArenaThread, env: dict[str, str],
+                                                           tmp_path: Path) -> None:
+    """`tournament` with fixed partnerships (each bot partnering itself, by name) creates the
+    round robin, launches it on a real worker process, follows it to the end and prints
+    the table; every match is recorded once."""
+    store = Store.from_url(env["REDIS_URL"], env["PITCH_STORE_PREFIX"])
+    first, second = (store.bot(arena.connect("heuristic")).name for _ in range(2))  # type: ignore[union-attr]
+    config = WorkerConfig.from_env(env)
+    worker = WorkerProcess(config, "cli", tmp_path)
+    try:
+        code, out, err = invoke(env, "tournament", "partnership", "--team", f"{first},{first}", "--team",
+                                f"{second},{second}", "--games", "1", "--seed", "3")
+    finally:
+        worker.stop()
+    assert code == 0, (out, err, worker.log()[-3000:])
+    assert "2 match(es) sent" in out and "2/2 matches recorded" in out and "2 of 2 matches played" in out
+    tournament_id = out.split("tournament ", 1)[1].split(":", 1)[0]
+    outcomes = TournamentStore(store).outcomes(tournament_id)
+    assert sorted(outcomes) == [0, 1] and all(o["status"] == PLAYED for o in outcomes.values())
+    scores = [re.search(r" (\d+\.\d)% ", line_of(out, name)) for name in (first, second)]
+    assert sum(float(score.group(1)) for score in scores if score) == 100.0, "each game has one winner"
+
+
+def test_demo_refuses_a_line_up_it_cannot_schedule_before_starting_anything() -> None:
+    """Line-up names are numbered per kind of bot; a line-up too small for the preset, or a
+    bot that does not load, is an input error raised before any process starts."""
+    assert [e.name for e in lineup([*DEFAULT_LINEUP, "mybot.py:MyBot"])] == [
+        "heuristic-1", "heuristic-2", "random-1", "random-2", "MyBot-1"]
+    result = CliRunner().invoke(app, ["demo", "--bot", "heuristic", "--bot", "random"])
+    assert result.exit_code == 2 and "partnership seats 4 players" in result.stderr
+    result = CliRunner().invoke(app, ["demo", "--bot", "nosuchbot"])
+    assert result.exit_code == 2 and "nosuchbot" in result.stderr
+
+
+def owned_by_demo(marker: str, tmp: Path) -> list[int]:
+    """Pids of live processes whose environment carries ``marker`` or whose command line
+    names ``tmp`` (redis-server rewrites its environment area with its title, which names
+    its socket in the demo's temporary directory)."""
+    found = []
+    for proc in Path("/proc").glob("[0-9]*"):
+        try:
+            if marker.encode() in (proc / "environ").read_bytes() or \
+                    str(tmp).encode() in (proc / "cmdline").read_bytes():
+                found.append(int(proc.name))
+        except OSError:
+            continue
+    return found
+
+
+@pytest.mark.slow
+def test_demo_runs_every_part_as_a_process_and_leaves_none_behind(tmp_path: Path) -> None:
+    """The README's main command, for real: `pitch-arena demo` starts Redis, a referee, a bot
+    process per bot and a Celery worker, prints a leaderboard with every reference bot,
+    exits 0, and leaves no process behind (its processes are found while it runs and after
+    it exits, by an environment marker they inherit or the temporary directory it uses)."""
+    marker = f"PITCH_DEMO_TEST={uuid.uuid4().hex}"
+    key, value = marker.split("=")
+    env = {k: v for k, v in os.environ.items() if k != "REDIS_URL"}
+    # a short TMPDIR: Redis's unix socket path must stay under 108 bytes
+    with tempfile.TemporaryDirectory(prefix="pitch-demo-test-") as tmp:
+        demo = subprocess.Popen([str(BIN / "pitch-arena"), "demo", "--preset", "cutthroat", "--games", "1"],
+                                env={**env, key: value, "TMPDIR": tmp, "COLUMNS": "120"}, cwd=tmp_path,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        most = 0
+        while demo.poll() is None:
+            most = max(most, len(owned_by_demo(marker, Path(tmp))))
+            time.sleep(0.2)
+        out, err = demo.communicate(timeout=5)
+        assert demo.returncode == 0, (out[-3000:], err[-3000:])
+        # the CLI, redis-server, the referee, 4 bots, the worker and its 2 pool processes
+        assert most >= 10, f"saw only {most} demo processes"
+        board = out[out.index("cutthroat leaderboard"):]
+        assert all(name in board for name in ("heuristic-1", "heuristic-2", "random-1", "random-2"))
+        assert "12 matches played" in out and "every process stopped" in out
+        assert owned_by_demo(marker, Path(tmp)) == [], "a demo process outlived it"

@@ -1,0 +1,115 @@
+"""compose.yaml, checked without Docker: it parses, every service's command is a real
+command line of the CLI, and the environment wiring is consistent across services."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+import typer
+import yaml
+from typer.testing import CliRunner
+
+from pitch_sdk.cli import app as pitch_bot
+from referee.config import ENVIRONMENT as REFEREE_VARIABLES
+from workers.cli import app as pitch_arena
+from workers.config import ENVIRONMENT as WORKER_VARIABLES
+
+ROOT = Path(__file__).resolve().parents[2]
+COMPOSE = yaml.safe_load((ROOT / "compose.yaml").read_text())
+SERVICES: dict[str, dict[str, Any]] = COMPOSE["services"]
+PYTHON_SERVICES = {name: s for name, s in SERVICES.items() if s["command"][0] in ("pitch-arena", "pitch-bot")}
+CLIS = {"pitch-arena": pitch_arena, "pitch-bot": pitch_bot}
+#: Every variable the arena's processes read (a misspelt one would be silently ignored).
+KNOWN = {*WORKER_VARIABLES.values(), *REFEREE_VARIABLES.values(), "PITCH_BOT_TOKEN"}
+
+
+def by_command(sub: str) -> list[dict[str, Any]]:
+    """The services that run ``pitch-arena SUB`` / ``pitch-bot SUB``."""
+    return [s for s in PYTHON_SERVICES.values() if s["command"][1] == sub]
+
+
+def parse(command: list[str]) -> Any:
+    """Parse a service's command line with the real CLI, as the process would, without
+    running it (the click context): an unknown command, option or bad value raises."""
+    group: Any = typer.main.get_command(CLIS[command[0]])
+    parent = group.make_context(command[0], command[1:2])
+    sub = group.get_command(parent, command[1])
+    assert sub is not None, f"{command[0]} has no command {command[1]!r}"
+    return sub.make_context(command[1], command[2:], parent=parent)
+
+
+def test_compose_has_every_part_and_persistent_redis() -> None:
+    """redis (append-only file on a volume), referee, a scalable worker, one beat, and the
+    example bots; every Python service runs the image the root Dockerfile builds, and the
+    Dockerfile installs both distributions."""
+    assert {"redis", "referee", "worker", "beat", "heuristic-bot", "random-bot"} <= set(SERVICES)
+    redis_command = SERVICES["redis"]["command"]
+    assert redis_command[redis_command.index("--appendonly") + 1] == "yes"
+    assert any(volume.endswith(":/data") for volume in SERVICES["redis"]["volumes"])
+    worker = SERVICES["worker"]
+    assert "container_name" not in worker and worker["deploy"]["replicas"] >= 1, "workers must scale"
+    assert "container_name" not in SERVICES["beat"] and SERVICES["beat"].get("deploy", {}).get("replicas", 1) == 1
+    for service in PYTHON_SERVICES.values():
+        assert service["build"] == "." and service["image"] == PYTHON_SERVICES["referee"]["image"]
+    dockerfile = (ROOT / "Dockerfile").read_text()
+    assert re.search(r"pip install [^\n]*\./sdk \.", dockerfile)
+    for service in SERVICES.values():
+        depends = service.get("depends_on", {})
+        assert set(depends) <= set(SERVICES), f"depends on an unknown service: {depends}"
+
+
+@pytest.mark.parametrize("name", sorted(PYTHON_SERVICES))
+def test_each_service_command_is_a_command_of_the_cli(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each command line parses with the real `pitch-arena` / `pitch-bot` app (commands,
+    options and values; options read from the service's environment, with compose's
+    ``${...}`` values filled in), and its `--help` works."""
+    service = PYTHON_SERVICES[name]
+    for variable, value in service.get("environment", {}).items():
+        monkeypatch.setenv(variable, "from-env" if str(value).startswith("${") else str(value))
+    command = service["command"]
+    context = parse(command)
+    assert context.command.name == command[1]
+    result = CliRunner().invoke(CLIS[command[0]], [command[1], "--help"])
+    assert result.exit_code == 0 and command[1] in result.stdout
+
+
+def test_console_scripts_are_installed() -> None:
+    """The commands compose runs exist as console scripts of the installed distributions."""
+    for script in ("pitch-arena", "pitch-bot"):
+        subprocess.run([str(Path(sys.executable).parent / script), "--help"], check=True, capture_output=True)
+
+
+def test_environment_wiring_is_consistent() -> None:
+    """Every variable is one the processes read; every service that touches the arena's
+    data uses the same Redis (the redis service) and key prefix; the workers call the
+    referee service on the port it listens on, with its admin token; beat and the workers
+    agree on the automated round robins; each bot has the referee's address and a token."""
+    env = {name: service.get("environment", {}) for name, service in PYTHON_SERVICES.items()}
+    for name, variables in env.items():
+        assert set(variables) <= KNOWN, f"{name}: unknown variables {set(variables) - KNOWN}"
+    referee = parse(SERVICES["referee"]["command"]).params
+    port = referee["address"].rsplit(":", 1)[1]
+    assert f"{port}:{port}" in SERVICES["referee"]["ports"]
+    stateful = [by_command("referee")[0], *by_command("worker"), *by_command("beat")]
+    for service in stateful:
+        variables = service["environment"]
+        assert re.fullmatch(r"redis://redis:6379/\d+", variables["REDIS_URL"])
+        assert variables["REDIS_URL"] == env["referee"]["REDIS_URL"]
+        assert variables["PITCH_STORE_PREFIX"] == env["referee"]["PITCH_STORE_PREFIX"]
+    for worker in by_command("worker"):
+        assert worker["environment"]["PITCH_REFEREE"] == f"referee:{port}"
+        assert worker["environment"]["PITCH_ADMIN_TOKEN"] == env["referee"]["PITCH_ADMIN_TOKEN"]
+        for variable in ("PITCH_AUTO_PRESETS", "PITCH_AUTO_INTERVAL_S", "PITCH_AUTO_GAMES"):
+            assert worker["environment"][variable] == SERVICES["beat"]["environment"][variable]
+    assert "${PITCH_ADMIN_TOKEN" in env["referee"]["PITCH_ADMIN_TOKEN"], "the admin token comes from outside"
+    bots = by_command("run")
+    assert {bot["command"][2] for bot in bots} == {"heuristic", "random"}
+    for bot in bots:
+        assert bot["environment"]["PITCH_REFEREE"] == f"referee:{port}"
+        assert bot["environment"]["PITCH_BOT_TOKEN"].startswith("${"), "tokens come from outside"
+        assert "redis" not in bot.get("depends_on", []), "bots talk to the referee only"

@@ -1,0 +1,314 @@
+"""``pitch-arena``: run the arena's services, register bots, run tournaments, read results.
+
+Every command is configured like the services themselves, by ``REDIS_URL`` and the
+``PITCH_*`` variables of :mod:`workers.config` (``PITCH_REFEREE``, ``PITCH_ADMIN_TOKEN``,
+``PITCH_STORE_PREFIX``, ...), so one environment serves a whole deployment.  Admin actions
+(``register``, ``bots``) go through the referee's admin API; results are read from Redis
+through the store modules.
+
+Exit codes: 0 success; 1 a service failed or could not be reached; 2 the input was wrong;
+130 interrupted.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Annotated, NoReturn
+
+import grpc
+import redis
+import typer
+from rich.console import Console
+from rich.text import Text
+
+from pitch_sdk.bots import BotLoadError, load_bot
+from referee.__main__ import main as referee_main
+from workers import tournament as tournaments_api
+from workers import views
+from workers.celery_app import make_app
+from workers.config import WorkerConfig
+from workers.demo import DEFAULT_LINEUP, lineup, run_demo
+from workers.leaderboard import Leaderboard, boards, tournament_table
+from workers.referee_client import RefereeClient
+from workers.schedule import ScheduleError
+from workers.services import ServiceError
+from workers.store import Store
+from workers.table import PLAYED
+from workers.tournament_store import TournamentError, TournamentStore
+from workers.watch import follow
+
+app = typer.Typer(
+    help="Pitch Arena: run the referee, workers and beat; register bots; run tournaments; show leaderboards and "
+         "match logs.  Configured by REDIS_URL and PITCH_* variables.",
+    no_args_is_help=True, add_completion=False)
+app.command("referee")(referee_main)
+
+#: Commands that pass what follows ``--`` to Celery (before it, an unknown option is an error).
+PASS_THROUGH = {"allow_extra_args": True}
+SeedOption = Annotated[int, typer.Option(min=0, help="Base seed: the same seed deals the same cards.")]
+GamesOption = Annotated[int, typer.Option(min=1, help="Games per match.")]
+
+
+def _console() -> Console:
+    return Console(highlight=False)
+
+
+def _fail(message: str, code: int = 2) -> NoReturn:
+    Console(stderr=True, highlight=False).print(Text.assemble(("error: ", "red"), message))
+    raise typer.Exit(code)
+
+
+def _config() -> WorkerConfig:
+    try:
+        return WorkerConfig.from_env()
+    except ValueError as exc:
+        _fail(str(exc))
+
+
+@contextmanager
+def _reaching(config: WorkerConfig) -> Iterator[None]:
+    """Turn an unreachable or refusing referee or Redis into a one-line error."""
+    try:
+        yield
+    except grpc.RpcError as error:
+        _fail(f"referee at {config.referee} (PITCH_REFEREE): {error.code().name}: {error.details()}", 1)
+    except redis.RedisError as error:
+        _fail(f"Redis at {config.redis_url} (REDIS_URL): {error}", 1)
+
+
+def _store(config: WorkerConfig) -> Store:
+    return Store.from_url(config.redis_url, config.store_prefix)
+
+
+def _names(store: Store) -> dict[str, str]:
+    return {bot.bot_id: bot.name for bot in store.bots()}
+
+
+def _referee(config: WorkerConfig) -> RefereeClient:
+    return RefereeClient(config.referee, config.admin_token, config.match_timeout_s)
+
+
+@app.command(context_settings=PASS_THROUGH)
+def worker(
+    ctx: typer.Context,
+    concurrency: Annotated[int, typer.Option(min=0, help="Matches played at once; 0: one per CPU.")] = 0,
+    name: Annotated[str, typer.Option(help="Celery node name (%h: the host name).")] = "worker@%h",
+    loglevel: Annotated[str, typer.Option(help="DEBUG, INFO, WARNING or ERROR.")] = "INFO",
+) -> None:
+    """Run a Celery worker that plays tournament matches.
+
+    Run as many as you like, on any machine that reaches Redis and the referee.  Arguments
+    after -- go to `celery worker`."""
+    from workers import celery_app  # imported here: it reads the environment when imported
+
+    argv = ["worker", f"--loglevel={loglevel}", "-n", name, *ctx.args]
+    if concurrency:
+        argv.append(f"--concurrency={concurrency}")
+    raise typer.Exit(celery_app.app.start(argv) or 0)
+
+
+@app.command(context_settings=PASS_THROUGH)
+def beat(
+    ctx: typer.Context,
+    schedule: Annotated[str, typer.Option(help="File where beat remembers when each entry last ran.")]
+    = "celerybeat-schedule",
+    loglevel: Annotated[str, typer.Option(help="DEBUG, INFO, WARNING or ERROR.")] = "INFO",
+) -> None:
+    """Run Celery beat: automated round robins of the connected bots.
+
+    One round robin per preset of PITCH_AUTO_PRESETS every PITCH_AUTO_INTERVAL_S seconds.
+    Run one beat per arena.  Arguments after -- go to `celery beat`."""
+    from workers import celery_app  # imported here: it reads the environment when imported
+
+    if not celery_app.config.presets:
+        Console(stderr=True).print("[yellow]PITCH_AUTO_PRESETS is empty: beat has nothing to schedule[/]")
+    raise typer.Exit(celery_app.app.start(["beat", f"--schedule={schedule}", f"--loglevel={loglevel}", *ctx.args]) or 0)
+
+
+@app.command()
+def register(
+    name: Annotated[str, typer.Argument(help="The bot's display name (unique).")],
+    owner: Annotated[str, typer.Option(help="Who runs the bot.")] = "",
+    description: Annotated[str, typer.Option(help="What the bot is.")] = "",
+) -> None:
+    """Register a bot with the referee and print its token (this once only)."""
+    config = _config()
+    with _reaching(config):
+        registered = _referee(config).register(name, owner, description)
+    Console(stderr=True, highlight=False).print(
+        f"registered {name} as {registered.bot_id}; its token follows (it is not shown again): "
+        f"pitch-bot run BOT --referee {config.referee} --token TOKEN")
+    typer.echo(registered.token)
+
+
+@app.command()
+def bots() -> None:
+    """List the registered bots and whether each is connected now."""
+    config = _config()
+    with _reaching(config):
+        _console().print(views.bots_table(_referee(config).bots()))
+
+
+def _entrants(referee: RefereeClient, wanted: list[str] | None,
+              teams: list[str] | None) -> tuple[list[str], list[list[str]] | None]:
+    """Bot ids of the entrants (and teams) from names or ids; default: every connected bot."""
+    known = referee.bots()
+    by_key = {key: bot for bot in known for key in (bot.bot_id, bot.name)}
+
+    def resolve(items: list[str]) -> list[str]:
+        keys = [key.strip() for item in items for key in item.split(",") if key.strip()]
+        unknown = [key for key in keys if key not in by_key]
+        if unknown:
+            _fail(f"no registered bot named {', '.join(unknown)} (see `pitch-arena bots`)")
+        offline = sorted({by_key[key].name for key in keys if not by_key[key].connected})
+        if offline:
+            Console(stderr=True).print(f"[yellow]not connected now: {', '.join(offline)} (their matches wait, "
+                                       "then count as not played)[/]")
+        return [by_key[key].bot_id for key in keys]
+
+    fixed = [resolve([team]) for team in teams] if teams else None
+    if wanted:
+        return resolve(wanted), fixed
+    if fixed:
+        return sorted({bot for team in fixed for bot in team}), fixed
+    return [bot.bot_id for bot in known if bot.connected], None
+
+
+@app.command()
+def tournament(
+    preset: Annotated[str | None, typer.Argument(help="Preset (see `pitch-bot variants`); omit with --resume.")]
+    = None,
+    bots: Annotated[list[str] | None, typer.Option(
+        "--bots", "-b", help="Entrants by name or id, comma-separated or repeated; default: every connected bot.")]
+    = None,
+    team: Annotated[list[str] | None, typer.Option(
+        help="A fixed partnership, e.g. --team alice,bob; repeat per team (default: every pairing).")] = None,
+    games: GamesOption = 1,
+    seed: SeedOption = 1,
+    resume: Annotated[str | None, typer.Option(
+        help="Resume tournament ID after any restart: sends only the matches without an outcome, then follows.")]
+    = None,
+    retry_not_played: Annotated[bool, typer.Option(help="With --resume: play the matches recorded as not "
+                                                        "played again.")] = False,
+) -> None:
+    """Run a round robin through the Celery workers, then print its table.
+
+    A live progress bar follows it.  Interrupting only stops following: the workers go on,
+    and --resume picks it up again."""
+    if (preset is None) == (resume is None):
+        _fail("give a PRESET for a new tournament, or --resume ID")
+    config = _config()
+    console = _console()
+    store = _store(config)
+    tournaments = TournamentStore(store)
+    celery = make_app(config)
+    with _reaching(config):
+        if resume is None:
+            assert preset is not None
+            entrants, teams = _entrants(_referee(config), bots, team)
+            try:
+                schedule = tournaments_api.create(tournaments, preset, entrants, games=games, seed=seed, teams=teams)
+            except ScheduleError as exc:
+                _fail(str(exc))
+            tournament_id = schedule.tournament_id
+        else:
+            tournament_id = resume
+        try:
+            sent = tournaments_api.launch(celery, tournaments, tournament_id, retry_not_played=retry_not_played)
+        except TournamentError as exc:
+            _fail(str(exc))
+        console.print(f"tournament {tournament_id}: {sent} match(es) sent to the workers")
+        if sent and not celery.control.ping(timeout=1.0):
+            console.print("[yellow]no worker answered: the matches wait in Redis until one starts "
+                          "(pitch-arena worker)[/]")
+        try:
+            follow(console, tournaments, tournament_id)
+        except KeyboardInterrupt:
+            _fail(f"stopped following; the workers go on: pitch-arena tournament --resume {tournament_id}", 130)
+        table = tournaments.table(tournament_id)
+        assert table is not None
+        fitted = tournament_table(o["result"] for o in tournaments.outcomes(tournament_id).values()
+                                  if o["status"] == PLAYED)
+        console.print(views.results_table(table, fitted, _names(store)))
+        console.print(f"match logs: pitch-arena match-log {tournament_id}.0 … {tournament_id}.{table['matches'] - 1}")
+
+
+@app.command()
+def leaderboard(
+    preset: Annotated[str, typer.Argument(help="The preset whose leaderboard to show.")],
+    top: Annotated[int, typer.Option(min=1, help="Rows to show.")] = 20,
+) -> None:
+    """Show a preset's leaderboard.
+
+    Live Elo with 95% intervals, provisional marks, games, win rates, likelihood of
+    superiority over the next bot, and the order-independent Bradley–Terry rating."""
+    config = _config()
+    store = _store(config)
+    with _reaching(config):
+        try:
+            board = Leaderboard(store, preset)
+        except ValueError as exc:
+            _fail(str(exc))
+        live = board.top(top)
+        if not live:
+            others = ", ".join(boards(store)) or "none yet"
+            _fail(f"no rated matches for {preset} (leaderboards: {others})", 1)
+        _console().print(views.leaderboard_table(preset, live, board.fitted(), _names(store)))
+
+
+@app.command("match-log")
+def match_log(
+    match_id: Annotated[str, typer.Argument(help="The match id (a tournament's are TOURNAMENT.INDEX).")],
+    game: Annotated[int | None, typer.Option(min=1, help="Show only this game (1-based).")] = None,
+) -> None:
+    """Show a recorded match hand by hand.
+
+    Deals, bids, trump, tricks, points and scores, replayed from its game logs with the
+    rules engine."""
+    config = _config()
+    store = _store(config)
+    with _reaching(config):
+        result = store.match_result(match_id)
+        if result is None:
+            _fail(f"no recorded match {match_id!r}", 1)
+        logs = store.match_logs(match_id)
+        if game is not None and game > len(logs):
+            _fail(f"match {match_id} has {len(logs)} game log(s)")
+        console = _console()
+        for part in views.match_log(result, logs, _names(store), game):
+            console.print(part)
+
+
+@app.command()
+def demo(
+    preset: Annotated[str, typer.Option(help="Preset of the round robin.")] = "partnership",
+    games: GamesOption = 4,
+    seed: SeedOption = 1,
+    bot: Annotated[list[str] | None, typer.Option(
+        help="A bot process to enter (built-in name, file.py:Class or module:Class); repeat per bot.  "
+             f"Default: {' '.join(DEFAULT_LINEUP)}.")] = None,
+    concurrency: Annotated[int, typer.Option(min=1, help="Matches the worker plays at once.")] = 2,
+) -> None:
+    """Run a round robin of bot processes on a local arena and print the leaderboard.
+
+    Starts Redis, a referee, one process per bot and a Celery worker, plays the round
+    robin, prints the leaderboard and stops everything.  Uses REDIS_URL if set (under a
+    fresh key prefix), else a private Redis for the run."""
+    specs = bot or list(DEFAULT_LINEUP)
+    for spec in set(specs):
+        try:
+            load_bot(spec)
+        except BotLoadError as exc:
+            _fail(str(exc))
+    signal.signal(signal.SIGTERM, signal.default_int_handler)  # terminated: clean up as on Ctrl-C
+    try:
+        run_demo(_console(), preset, games, seed, lineup(specs), os.environ.get("REDIS_URL") or None, concurrency)
+    except ScheduleError as exc:
+        _fail(str(exc))
+    except (ServiceError, grpc.RpcError, redis.RedisError) as exc:
+        _fail(str(exc), 1)
+    except KeyboardInterrupt:
+        _fail("interrupted; every process was stopped", 130)

@@ -1,0 +1,105 @@
+"""``pitch-arena demo``: a whole arena on this machine, from nothing to a leaderboard.
+
+Every part is the real one, as a separate process, started with the same commands a
+deployment uses: a Redis server (a private one unless ``REDIS_URL`` is set), a referee,
+one ``pitch-bot run`` process per bot registered through the referee's admin API, and a
+Celery worker.  The demo launches a round robin between the bots through Celery, follows
+it from Redis, prints the preset's leaderboard, and stops every process, also when
+interrupted.
+
+The default line-up is two of each reference bot: four entrants suit every preset (four
+seats at most), and for partnership presets every bot partners each of the others once,
+so the table tells the bots apart rather than just the teams.
+"""
+
+from __future__ import annotations
+
+import secrets
+import tempfile
+import time
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from rich.console import Console
+
+from workers import tournament
+from workers.celery_app import make_app
+from workers.config import WorkerConfig
+from workers.leaderboard import Leaderboard
+from workers.referee_client import RefereeClient
+from workers.schedule import round_robin
+from workers.services import LocalArena
+from workers.store import Store
+from workers.tournament_store import TournamentStore
+from workers.views import leaderboard_table
+from workers.watch import follow
+
+DEFAULT_LINEUP = ("heuristic", "heuristic", "random", "random")
+
+
+@dataclass(frozen=True)
+class Entrant:
+    """A bot process of the demo: its registered name and what it runs."""
+
+    name: str
+    spec: str
+
+
+def lineup(specs: Sequence[str]) -> list[Entrant]:
+    """Names for the bot processes: ``heuristic-1``, ``heuristic-2``, ``MyBot-1`` (for
+    ``mybot.py:MyBot``), ..."""
+    seen: Counter[str] = Counter()
+    entrants = []
+    for spec in specs:
+        base = spec.rsplit(":", 1)[-1]
+        seen[base] += 1
+        entrants.append(Entrant(f"{base}-{seen[base]}", spec))
+    return entrants
+
+
+def count_matches(preset: str, entrants: int, games: int) -> int:
+    """How many matches the round robin has (and a :class:`ScheduleError` now, before any
+    process starts, if it cannot be scheduled)."""
+    return len(round_robin("plan", [str(i) for i in range(entrants)], preset, games=games).matches)
+
+
+def run_demo(console: Console, preset: str, games: int, seed: int, entrants: Sequence[Entrant],
+             redis_url: str | None, concurrency: int) -> None:
+    """Start the arena, play the round robin, print the leaderboard, stop everything."""
+    matches = count_matches(preset, len(entrants), games)
+    began = time.monotonic()
+    console.print(f"[bold]Pitch Arena demo[/]: a {preset} round robin of {len(entrants)} bot processes, "
+                  f"{matches} matches of {games} game{'s' if games != 1 else ''}, through a Celery worker")
+    prefix, admin_token = f"demo-{secrets.token_hex(4)}:", secrets.token_urlsafe(16)
+    with tempfile.TemporaryDirectory(prefix="pitch-demo-") as logs, LocalArena(Path(logs)) as arena:
+        if redis_url is None:
+            redis_url = arena.start_redis()
+            console.print("  redis    a private redis-server for this run")
+        else:
+            console.print(f"  redis    {redis_url}, keys under {prefix}")
+        address = arena.start_referee(redis_url, prefix, admin_token, {"PITCH_SHUTDOWN_GRACE_S": "1"})
+        console.print(f"  referee  listening on {address}")
+        referee = RefereeClient(address, admin_token, match_timeout_s=60)
+        names: dict[str, str] = {}
+        for seed_offset, entrant in enumerate(entrants):
+            registered = referee.register(entrant.name, owner="demo", description=f"pitch-bot run {entrant.spec}")
+            names[registered.bot_id] = entrant.name
+            arena.start_bot(entrant.name, entrant.spec, address, registered.token, seed + seed_offset)
+        arena.wait_connected(referee, list(names))
+        console.print(f"  bots     {', '.join(names.values())}: one process each, connected over gRPC")
+        config = WorkerConfig(redis_url=redis_url, store_prefix=prefix, referee=address, admin_token=admin_token)
+        arena.start_worker(config, "demo-worker", concurrency)
+        console.print(f"  worker   a Celery worker with {concurrency} pool processes")
+        store = Store.from_url(redis_url, prefix)
+        tournaments = TournamentStore(store)
+        schedule = tournament.create(tournaments, preset, list(names), games=games, seed=seed)
+        tournament.launch(make_app(config), tournaments, schedule.tournament_id)
+        done = follow(console, tournaments, schedule.tournament_id, check=arena.check)
+        board = Leaderboard(store, preset)
+        console.print(leaderboard_table(preset, board.top(len(names)), board.fitted(), names))
+        if done.not_played:
+            console.print(f"[yellow]{done.not_played} match(es) could not be played[/]")
+        console.print(f"{done.played} matches played in {time.monotonic() - began:.1f}s; stopping every process")
+    console.print("every process stopped")
