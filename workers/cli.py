@@ -230,8 +230,8 @@ def tournament(
             _fail(f"stopped following; the workers go on: pitch-arena tournament --resume {tournament_id}", 130)
         table = tournaments.table(tournament_id)
         assert table is not None
-        fitted = tournament_table(o["result"] for o in tournaments.outcomes(tournament_id).values()
-                                  if o["status"] == PLAYED)
+        fitted = tournament_table((o["result"] for o in tournaments.outcomes(tournament_id).values()
+                                   if o["status"] == PLAYED), config.elo)
         console.print(views.results_table(table, fitted, _names(store)))
         console.print(f"match logs: pitch-arena match-log {tournament_id}.0 … {tournament_id}.{table['matches'] - 1}")
 
@@ -249,7 +249,7 @@ def leaderboard(
     store = _store(config)
     with _reaching(config):
         try:
-            board = Leaderboard(store, preset)
+            board = Leaderboard(store, preset, config.elo)
         except ValueError as exc:
             _fail(str(exc))
         live = board.top(top)

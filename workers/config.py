@@ -13,6 +13,7 @@ from dataclasses import dataclass, fields
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
+from workers.ratings import EloConfig
 from workers.settings import values_from_env
 
 #: Environment variable for each setting.
@@ -30,6 +31,9 @@ ENVIRONMENT = {
     "auto_presets": "PITCH_AUTO_PRESETS",
     "auto_interval_s": "PITCH_AUTO_INTERVAL_S",
     "auto_games": "PITCH_AUTO_GAMES",
+    "elo_initial": "PITCH_ELO_INITIAL",
+    "elo_k": "PITCH_ELO_K",
+    "elo_provisional_games": "PITCH_ELO_PROVISIONAL_GAMES",
 }
 
 
@@ -66,6 +70,12 @@ class WorkerConfig:
     """Seconds between automated round robins of a preset."""
     auto_games: int = 1
     """Games per match of the automated round robins."""
+    elo_initial: float = 1500.0
+    """A new bot's rating (see :class:`workers.ratings.EloConfig`)."""
+    elo_k: float = 16.0
+    """The live Elo K-factor per game."""
+    elo_provisional_games: int = 30
+    """Leaderboard rows of bots with fewer games are marked provisional."""
 
     def __post_init__(self) -> None:
         for name in ("match_timeout_s", "retry_backoff_s", "visibility_timeout_s", "restore_interval_s",
@@ -94,6 +104,11 @@ class WorkerConfig:
             return self.redis_url
         db = parse_qs(parts.query).get("db", ["0"])[0]
         return f"redis+socket://{parts.path}?virtual_host={db}"
+
+    @property
+    def elo(self) -> EloConfig:
+        """The rating parameters every worker and the CLI must share."""
+        return EloConfig(initial=self.elo_initial, k=self.elo_k, provisional_games=self.elo_provisional_games)
 
     @property
     def presets(self) -> tuple[str, ...]:

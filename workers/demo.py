@@ -97,7 +97,7 @@ def run_demo(console: Console, preset: str, games: int, seed: int, entrants: Seq
         schedule = tournament.create(tournaments, preset, list(names), games=games, seed=seed)
         tournament.launch(make_app(config), tournaments, schedule.tournament_id)
         done = follow(console, tournaments, schedule.tournament_id, check=arena.check)
-        board = Leaderboard(store, preset)
+        board = Leaderboard(store, preset, config.elo)
         console.print(leaderboard_table(preset, board.top(len(names)), board.fitted(), names))
         if done.not_played:
             console.print(f"[yellow]{done.not_played} match(es) could not be played[/]")

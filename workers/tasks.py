@@ -29,7 +29,7 @@ def record_ratings(store: Store, match_result: dict[str, Any]) -> None:
     Called at least once per played match, and again for the same match if a worker dies
     between rating it and recording its outcome: ``record_match`` is idempotent on the
     match id (a Lua script applies each match once)."""
-    record_match(store, match_result)
+    record_match(store, match_result, config.elo)
 
 
 @cache

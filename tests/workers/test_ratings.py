@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from referee.match import result_to_dict
 from tests.workers.results import duel, match_result
+from workers.config import WorkerConfig
 from workers.ratings import (
     DEFAULT_CONFIG,
     EloConfig,
@@ -216,3 +217,13 @@ def test_same_results_in_any_order_give_the_same_table(matches: list[RatedMatch]
     rng.shuffle(shuffled)
     reordered = [RatedMatch(m.match_id, m.preset, tuple(rng.sample(m.games, len(m.games)))) for m in shuffled]
     assert bradley_terry(reordered) == bradley_terry(matches)
+
+
+def test_elo_parameters_come_from_the_workers_environment() -> None:
+    """Initial rating, K-factor and the provisional threshold are configurable (and a bad
+    value is refused with the variable's name)."""
+    config = WorkerConfig.from_env({"PITCH_ELO_INITIAL": "1200", "PITCH_ELO_K": "24",
+                                    "PITCH_ELO_PROVISIONAL_GAMES": "10"})
+    assert (config.elo.initial, config.elo.k, config.elo.provisional_games) == (1200.0, 24.0, 10)
+    with pytest.raises(ValueError, match="PITCH_ELO_K"):
+        WorkerConfig.from_env({"PITCH_ELO_K": "fast"})
