@@ -126,8 +126,11 @@ class Arena:
             finally:
                 for presence in spec.seats:
                     presence.seats_in_use -= 1
-            if record:
+            if record and result.completed:
                 await asyncio.to_thread(self.store.record_match, spec.match_id, result_to_dict(result),
+                                        match.game_logs)
+            elif record:  # aborted: kept as evidence, and the same match id may be played again
+                await asyncio.to_thread(self.store.record_aborted, spec.match_id, result_to_dict(result),
                                         match.game_logs)
             return result
 
@@ -303,7 +306,8 @@ class ArenaServicer(arena_pb2_grpc.ArenaServiceServicer):
         if recorded is not None:
             return arena_pb2.RunMatchResponse(result=result_from_dict(recorded))
         finished = arena.matches.get(match_id)
-        if finished is not None and finished.result is not None and match_id not in arena.tasks:
+        if (finished is not None and finished.result is not None and finished.result.completed
+                and match_id not in arena.tasks):
             return arena_pb2.RunMatchResponse(result=finished.result)  # ended while we asked Redis
         task = arena.tasks.get(match_id)
         if task is None:

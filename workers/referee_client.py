@@ -20,7 +20,8 @@ from workers.schedule import Schedule, ScheduledMatch
 #: (RESOURCE_EXHAUSTED), the call outlived its deadline while the match runs on
 #: (DEADLINE_EXCEEDED: a retry joins the running match).
 TRANSIENT = frozenset({grpc.StatusCode.FAILED_PRECONDITION, grpc.StatusCode.UNAVAILABLE,
-                       grpc.StatusCode.RESOURCE_EXHAUSTED, grpc.StatusCode.DEADLINE_EXCEEDED})
+                       grpc.StatusCode.RESOURCE_EXHAUSTED, grpc.StatusCode.DEADLINE_EXCEEDED,
+                       grpc.StatusCode.CANCELLED, grpc.StatusCode.ABORTED})
 
 
 class RefereeClient:

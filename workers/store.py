@@ -13,6 +13,7 @@ Layout::
     {p}match:{id}           match result JSON, written once (SET NX: a retried match never
                             counts twice)
     {p}match-log:{id}       list of game log JSONs, written with the result
+    {p}match-aborted:{id}   list of aborted attempts (result + logs); not a recorded result
     {p}matches              sorted set of match ids by finish time
 
 Tournaments (``workers.tournament_store``; Celery's own keys live under ``{p}celery:``)::
@@ -136,6 +137,16 @@ class Store:
         pipe.zadd(self._key("matches"), {match_id: time.time()})
         pipe.execute()
         return True
+
+    def record_aborted(self, match_id: str, result: dict[str, Any], game_logs: list[str]) -> None:
+        """Keep the record of a match the referee aborted (shutdown) without recording it
+        as played: a retry with the same match id plays it again from the start."""
+        self.client.rpush(self._key("match-aborted", match_id),
+                          json.dumps({"result": result, "game_logs": game_logs}, sort_keys=True))
+
+    def aborted_matches(self, match_id: str) -> list[dict[str, Any]]:
+        """Every aborted attempt of a match id, oldest first."""
+        return [json.loads(str(x)) for x in self.client.lrange(self._key("match-aborted", match_id), 0, -1)]  # type: ignore[union-attr]
 
     def match_result(self, match_id: str) -> dict[str, Any] | None:
         """A recorded match result, or ``None``."""

@@ -363,9 +363,10 @@ def test_health_reflection_and_garbage_bytes(redis_url: str) -> None:
 
 
 def test_shutdown_aborts_running_matches_explicitly_and_records_them(redis_url: str) -> None:
-    """Stopping the referee mid-match waits the shutdown grace, then aborts the match:
-    its result is recorded with completed=false (nothing is silently lost), and health
-    turns NOT_SERVING."""
+    """Stopping the referee mid-match waits the shutdown grace, then aborts the match: the
+    attempt is kept (completed=false, with its logs) but not recorded as the match's
+    result, so a tournament's retry of the same match id plays it again; nothing is lost
+    or counted twice."""
 
     async def scenario() -> None:
         async with running_arena(redis_url, shutdown_grace_s=0.3) as arena:
@@ -376,9 +377,11 @@ def test_shutdown_aborts_running_matches_explicitly_and_records_them(redis_url: 
                 await asyncio.sleep(0.01)
             await asyncio.sleep(0.3)
             await arena.server.stop()
-            recorded = arena.server.arena.store.match_result("long-one")
-            assert recorded is not None and not recorded.get("completed", False)
-            assert len(recorded.get("games", [])) < 50
+            store = arena.server.arena.store
+            assert store.match_result("long-one") is None  # not counted as played: a retry replays it
+            [aborted] = store.aborted_matches("long-one")
+            assert not aborted["result"].get("completed", False) and len(aborted["result"].get("games", [])) < 50
+            assert aborted["game_logs"]  # the unfinished game is kept for the record
             assert arena.server.arena.accepting is False
 
     run(scenario())
