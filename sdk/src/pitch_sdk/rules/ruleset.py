@@ -15,6 +15,7 @@ import dataclasses
 import json
 from dataclasses import dataclass, field
 from enum import StrEnum
+from functools import cached_property
 from typing import Any
 
 from pitch_sdk.rules.errors import InvalidRulesetError
@@ -184,7 +185,7 @@ class Seating:
     players: int = 4
     team_size: int = 2
 
-    @property
+    @cached_property
     def parties(self) -> int:
         """Number of parties; seat ``s`` belongs to party ``s % parties``."""
         return self.players // self.team_size
@@ -288,7 +289,10 @@ OPTION_PIECE: dict[str, str] = {
 
 @dataclass(frozen=True)
 class Ruleset:
-    """A complete, validated variant of Pitch.  Build presets with :func:`preset`."""
+    """A complete, validated variant of Pitch.  Build presets with :func:`preset`.
+
+    Derived facts (``parties``, ``points_in_play``...) are computed once per ruleset: the
+    engine asks for them every hand."""
 
     name: str = "custom"
     seating: Seating = field(default_factory=Seating)
@@ -312,12 +316,12 @@ class Ruleset:
         _validate(self)
 
     # ----------------------------------------------------------------- derived facts
-    @property
+    @cached_property
     def players(self) -> int:
         """Number of seats."""
         return self.seating.players
 
-    @property
+    @cached_property
     def parties(self) -> int:
         """Number of parties (players, or teams)."""
         return self.seating.parties
@@ -326,7 +330,7 @@ class Ruleset:
         """The party a seat belongs to: partners sit alternately."""
         return seat % self.seating.parties
 
-    @property
+    @cached_property
     def points_in_play(self) -> int:
         """The most points one hand can award (each joker counted once)."""
         total = 0
@@ -335,7 +339,7 @@ class Ruleset:
             total += rule.value * count
         return total
 
-    @property
+    @cached_property
     def deck_size(self) -> int:
         """How many cards are in the pack."""
         return 4 * (13 - len(self.deck.removed_ranks)) + self.deck.jokers
