@@ -84,6 +84,8 @@ class SeatRunner:
     decisions: int = 0
     status: int = game_pb2.SEAT_STATUS_OK
     disconnected_since: float | None = None
+    held: list[bot_pb2.MatchEvent] = field(default_factory=list)
+    """Events not yet delivered: they ride on the seat's next decision request."""
 
     def _worsen(self, status: int) -> None:
         if _STATUS_RANK[status] > _STATUS_RANK[self.status]:
@@ -101,7 +103,8 @@ class SeatRunner:
             observation=wire.observation_to_pb(observe(state, self.seat), self._wants_tensor()),
             legal_actions=[wire.action_to_pb(a) for a in legal] if len(legal) <= MAX_LISTED_ACTIONS else [],
             card_set=wire.card_set_rule_to_pb(decision.card_set) if decision.card_set else None,
-            time_budget_ms=spec.per_decision_ms, time_bank_ms=int(self.bank_ms)))
+            time_budget_ms=spec.per_decision_ms, time_bank_ms=int(self.bank_ms), events=self.held))
+        self.held = []
         loop = asyncio.get_running_loop()
         pending = PendingDecision(request, loop.create_future())
         self.presence.pending[decision_id] = pending
@@ -139,9 +142,10 @@ class SeatRunner:
         return session is not None and session.hello.observation_tensor
 
     def wants_events(self) -> bool:
-        """Whether the seat's bot is connected and asked for events (the default)."""
+        """Whether the seat's bot takes events (the default); events of a disconnected bot
+        are held for it like any others."""
         session = self.presence.session
-        return session is not None and session.open and not session.hello.skip_events
+        return session is None or not session.hello.skip_events
 
     async def _await_answer(self, pending: PendingDecision) -> bot_pb2.Decision | object | None:
         """The answer, ``None`` on timeout, ``_DISCONNECTED`` when the bot is away too long.
@@ -279,8 +283,12 @@ class Match:
             for seat in range(rules.players):
                 self.spec.seats[seat].resume_messages.pop((spec.match_id, seat), None)
             self.result = self._result(outcomes, forfeiting, completed)
-            for seat in range(rules.players):
-                self.spec.seats[seat].send(bot_pb2.RefereeMessage(
+            for runner in self.seats:
+                if runner.held:
+                    runner.presence.send(bot_pb2.RefereeMessage(events=bot_pb2.MatchEvents(
+                        match_id=spec.match_id, seat=runner.seat, events=runner.held)))
+                    runner.held = []
+                runner.presence.send(bot_pb2.RefereeMessage(
                     match_ended=bot_pb2.MatchEnded(match_id=spec.match_id, result=self.result)))
             self._wake()
         return self.result
@@ -294,7 +302,7 @@ class Match:
             max_strikes=spec.max_strikes))
 
     def _broadcast(self, game: int, events: list[Event], move: tuple[int, Action] | None) -> None:
-        """Send new events to every seat that wants them (as that seat may see them) and
+        """Hold new events for every seat that wants them (as that seat may see them) and
         log them for spectators (converted only when someone watches)."""
         items: list[Event | tuple[int, Action]] = []
         if move is not None and isinstance(move[1], PlayCard):
@@ -308,19 +316,9 @@ class Match:
         if not listeners:
             return
         public = [_event_message(item, SPECTATOR, game) for item in items]
-        private = any(isinstance(item, Dealt) for item in items)
-        template = bot_pb2.RefereeMessage(events=bot_pb2.MatchEvents(match_id=self.spec.match_id, events=public))
-        for runner in listeners:
-            if private:  # a deal: each seat sees its own hand
-                message = bot_pb2.RefereeMessage(events=bot_pb2.MatchEvents(
-                    match_id=self.spec.match_id, seat=runner.seat,
-                    events=[_event_message(item, runner.seat, game) if isinstance(item, Dealt) else shared
-                            for item, shared in zip(items, public, strict=True)]))
-            else:
-                message = bot_pb2.RefereeMessage()
-                message.CopyFrom(template)
-                message.events.seat = runner.seat
-            runner.presence.send(message)
+        for runner in listeners:  # a deal's event differs per seat: each sees its own hand
+            runner.held.extend(_event_message(item, runner.seat, game) if isinstance(item, Dealt) else shared
+                               for item, shared in zip(items, public, strict=True))
 
     def _wake(self) -> None:
         """Wake every spectator stream waiting for more."""

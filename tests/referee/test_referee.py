@@ -389,19 +389,28 @@ def test_shutdown_aborts_running_matches_explicitly_and_records_them(redis_url: 
 
 def test_skip_events_bot_gets_requests_but_no_event_messages(redis_url: str) -> None:
     """A hello with skip_events receives match_started, decision requests and
-    match_ended but no events; a default bot in the same match receives events."""
+    match_ended but no events; a default bot in the same match receives events, riding on
+    its decision requests (one message per decision) and in a last batch at the end."""
 
     async def scenario() -> tuple[set[str], set[str]]:
         async with running_arena(redis_url) as arena:
             raws: list[RawBot] = []
+            riding: dict[int, int] = {}
+
+            def count_events(bot: RawBot, message: bot_pb2.RefereeMessage) -> bool | None:
+                if message.HasField("decision_request"):
+                    riding[id(bot)] = riding.get(id(bot), 0) + len(message.decision_request.events)
+                return answer_first(bot, message)
+
             seats: list[str] = []
             for skip in (True, False, False):
                 registered = await arena.register()
                 raws.append(await RawBot(arena, registered.token, bot_pb2.Hello(
-                    bot_name="raw", protocol_versions=["pitch.v1"], skip_events=skip), answer_first).started())
+                    bot_name="raw", protocol_versions=["pitch.v1"], skip_events=skip), count_events).started())
                 seats.append(registered.bot_id)
             result = (await arena.run_match("cutthroat", seats, seed=3, options_json='{"target": 3}')).result
             await asyncio.wait_for(asyncio.gather(*(raw.task for raw in raws)), 10)
+            assert riding[id(raws[0])] == 0 and riding[id(raws[1])] > 0
             assert result.completed and all(s.status == game_pb2.SEAT_STATUS_OK for s in result.seats)
             return raws[0].kinds, raws[1].kinds
 

@@ -172,6 +172,7 @@ class BotClient:
             log.error("decision for unknown seat %d of match %s", request.seat, request.match_id)
             return
         async with seat.lock:
+            self._tell(seat, request.events)  # what happened since the seat last heard
             if request.game != seat.game:
                 seat.game = request.game
                 seat.bot.start_game(seat.ruleset, request.seat, random.Random(seat.seed + request.game))
@@ -184,11 +185,15 @@ class BotClient:
             match_id=request.match_id, decision_id=request.decision_id, action=wire.action_to_pb(action))))
 
     def _on_events(self, batch: bot_pb2.MatchEvents) -> None:
-        """Tell the seat's bot about finished hands (the hooks of :class:`Bot`)."""
+        """Events that arrived on their own (at the end of a match)."""
         seat = self.seats.get((batch.match_id, batch.seat))
-        if seat is None:
-            return
-        for event in batch.events:
+        if seat is not None:
+            self._tell(seat, batch.events)
+
+    @staticmethod
+    def _tell(seat: _Seat, events: Sequence[bot_pb2.MatchEvent]) -> None:
+        """Tell the seat's bot about finished hands (the hooks of :class:`Bot`)."""
+        for event in events:
             if event.WhichOneof("event") == "hand_result":
                 result = wire.hand_result_from_pb(event.hand_result, seat.ruleset.bidding.auction)
                 seat.bot.on_hand_result(result)

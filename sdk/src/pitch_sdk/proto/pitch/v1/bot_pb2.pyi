@@ -12,7 +12,8 @@ Conversation, in order:
    session id) or `RefereeMessage.refusal` followed by the end of the stream.
 4. The referee then sends, for every match the bot plays (several at once, up to the
    capacity declared in the hello, each message tagged with its `match_id`):
-   `match_started`, `events`, `decision_request`s, and finally `match_ended`.
+   `match_started`, `decision_request`s (each carrying the events the seat has not
+   seen yet), the last `events`, and finally `match_ended`.
 5. The bot answers each `decision_request` with one `decision` carrying the request's
    `decision_id`. An answer with a stale, unknown or duplicate decision id is ignored
    (and counted), never applied. A late or illegal answer gets a `strike` notice and
@@ -230,7 +231,9 @@ class RefereeMessage(_message.Message):
 
     @_builtins.property
     def events(self) -> Global___MatchEvents:
-        """Things that happened in a match: public ones, and private ones of this seat."""
+        """Things that happened in a match (public ones, and private ones of this seat) that
+        no decision request carried: sent when the match ends.
+        """
 
     @_builtins.property
     def decision_request(self) -> Global___DecisionRequest:
@@ -489,6 +492,7 @@ class DecisionRequest(_message.Message):
     CARD_SET_FIELD_NUMBER: _builtins.int
     TIME_BUDGET_MS_FIELD_NUMBER: _builtins.int
     TIME_BANK_MS_FIELD_NUMBER: _builtins.int
+    EVENTS_FIELD_NUMBER: _builtins.int
     match_id: _builtins.str
     """The match."""
     decision_id: _builtins.str
@@ -517,6 +521,14 @@ class DecisionRequest(_message.Message):
     def card_set(self) -> _game_pb2.CardSetRule:
         """The constraint for card-set decisions."""
 
+    @_builtins.property
+    def events(self) -> _containers.RepeatedCompositeFieldContainer[Global___MatchEvent]:
+        """What happened in this match since the seat's previous events, oldest first. The
+        referee holds a seat's events and delivers them with its next request (one message
+        per decision); events still held when the match ends arrive in a `MatchEvents`
+        message just before `match_ended`.
+        """
+
     def __init__(
         self,
         *,
@@ -530,10 +542,11 @@ class DecisionRequest(_message.Message):
         card_set: _game_pb2.CardSetRule | None = ...,
         time_budget_ms: _builtins.int = ...,
         time_bank_ms: _builtins.int = ...,
+        events: _abc.Iterable[Global___MatchEvent] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["card_set", b"card_set", "observation", b"observation"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["card_set", b"card_set", "decision_id", b"decision_id", "game", b"game", "kind", b"kind", "legal_actions", b"legal_actions", "match_id", b"match_id", "observation", b"observation", "seat", b"seat", "time_bank_ms", b"time_bank_ms", "time_budget_ms", b"time_budget_ms"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["card_set", b"card_set", "decision_id", b"decision_id", "events", b"events", "game", b"game", "kind", b"kind", "legal_actions", b"legal_actions", "match_id", b"match_id", "observation", b"observation", "seat", b"seat", "time_bank_ms", b"time_bank_ms", "time_budget_ms", b"time_budget_ms"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -627,9 +640,8 @@ Global___Strike: _TypeAlias = Strike  # noqa: Y015
 
 @_typing.final
 class MatchEvents(_message.Message):
-    """Events of one match for one seat, in the order they happened. The referee sends
-    what happened since the seat's previous batch in one message, so a busy stream carries
-    few large messages rather than many small ones.
+    """Events of one match for one seat, in the order they happened (those that no
+    decision request carried).
     """
 
     DESCRIPTOR: _descriptor.Descriptor

@@ -12,7 +12,8 @@ Conversation, in order:
    session id) or `RefereeMessage.refusal` followed by the end of the stream.
 4. The referee then sends, for every match the bot plays (several at once, up to the
    capacity declared in the hello, each message tagged with its `match_id`):
-   `match_started`, `events`, `decision_request`s, and finally `match_ended`.
+   `match_started`, `decision_request`s (each carrying the events the seat has not
+   seen yet), the last `events`, and finally `match_ended`.
 5. The bot answers each `decision_request` with one `decision` carrying the request's
    `decision_id`. An answer with a stale, unknown or duplicate decision id is ignored
    (and counted), never applied. A late or illegal answer gets a `strike` notice and
