@@ -316,9 +316,13 @@ class Match:
         if not listeners:
             return
         public = [_event_message(item, SPECTATOR, game) for item in items]
-        for runner in listeners:  # a deal's event differs per seat: each sees its own hand
-            runner.held.extend(_event_message(item, runner.seat, game) if isinstance(item, Dealt) else shared
-                               for item, shared in zip(items, public, strict=True))
+        dealt = any(isinstance(item, Dealt) for item in items)
+        for runner in listeners:
+            if dealt:  # a deal's event differs per seat: each sees its own hand
+                runner.held.extend(_event_message(item, runner.seat, game) if isinstance(item, Dealt) else shared
+                                   for item, shared in zip(items, public, strict=True))
+            else:
+                runner.held.extend(public)
 
     def _wake(self) -> None:
         """Wake every spectator stream waiting for more."""
@@ -379,7 +383,7 @@ def _event_message(item: Event | tuple[int, Action], viewer: int, game: int) -> 
         return bot_pb2.MatchEvent(game=number, hand_dealt=bot_pb2.HandDealt(
             hand_number=item.hand_number, dealer=item.dealer, hand=hand))
     if isinstance(item, BidMade):
-        return bot_pb2.MatchEvent(game=number, bid=game_pb2.BidRecord(seat=item.seat, amount=item.amount))
+        return bot_pb2.MatchEvent(game=number, bid=wire.bid_to_pb(item.seat, item.amount))
     if isinstance(item, AllPassed):
         return bot_pb2.MatchEvent(game=number, all_passed_dealer=item.dealer)
     if isinstance(item, TrumpSet):
@@ -394,4 +398,4 @@ def _event_message(item: Event | tuple[int, Action], viewer: int, game: int) -> 
         return bot_pb2.MatchEvent(game=number, hand_result=wire.hand_result_to_pb(item.result))
     seat, action = item
     assert isinstance(action, PlayCard)
-    return bot_pb2.MatchEvent(game=number, play=game_pb2.PlayRecord(seat=seat, card=wire.card_to_pb(action.card)))
+    return bot_pb2.MatchEvent(game=number, play=wire.play_to_pb(seat, action.card))

@@ -210,12 +210,23 @@ def hand_result_from_pb(message: pb.HandResult, auction: bool = True) -> HandRes
     )
 
 
+@lru_cache(maxsize=1024)
+def play_to_pb(seat: int, card: int) -> pb.PlayRecord:
+    """A card played by a seat (cached; callers must not modify the returned message)."""
+    return pb.PlayRecord(seat=seat, card=card_to_pb(card))
+
+
+@lru_cache(maxsize=1024)
+def bid_to_pb(seat: int, amount: int) -> pb.BidRecord:
+    """A bid (0: a pass) by a seat (cached; callers must not modify the returned message)."""
+    return pb.BidRecord(seat=seat, amount=amount)
+
+
 @lru_cache(maxsize=4096)
 def trick_to_pb(trick: Trick) -> pb.Trick:
     """A completed trick as a message (cached: every later observation of the hand carries
     it; callers must not modify the returned message)."""
-    return pb.Trick(leader=trick.leader, winner=trick.winner,
-                    plays=[pb.PlayRecord(seat=s, card=card_to_pb(c)) for s, c in trick.plays])
+    return pb.Trick(leader=trick.leader, winner=trick.winner, plays=[play_to_pb(s, c) for s, c in trick.plays])
 
 
 def ruleset_to_pb(rules: Ruleset) -> pb.Ruleset:
@@ -238,10 +249,10 @@ def observation_to_pb(observation: Observation, with_tensor: bool = True) -> pb.
         phase=_PHASE_TO_PB[observation.phase], to_move=max(observation.to_move, 0),
         scores=list(observation.scores), hand=cards_to_pb(observation.hand),
         hand_sizes=list(observation.hand_sizes),
-        bids=[pb.BidRecord(seat=s, amount=a or 0) for s, a in observation.bids],
+        bids=[bid_to_pb(s, a or 0) for s, a in observation.bids],
         has_pitcher=observation.pitcher is not None,
         pitcher=observation.pitcher or 0, bid=observation.bid or 0, trump=suit_to_pb(observation.trump),
-        current_trick=[pb.PlayRecord(seat=s, card=card_to_pb(c)) for s, c in observation.current_trick],
+        current_trick=[play_to_pb(s, c) for s, c in observation.current_trick],
         tricks=[trick_to_pb(t) for t in observation.tricks], stock_size=observation.stock_size,
         exchanged=[pb.ExchangeRecord(seat=s, count=n) for s, n in observation.exchanged],
         my_discards=cards_to_pb(observation.my_discards), my_draws=cards_to_pb(observation.my_draws),
