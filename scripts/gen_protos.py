@@ -40,11 +40,10 @@ def generate(out: Path) -> None:
         raise SystemExit("protoc failed")
     for path in out.rglob("*.py*"):
         text = path.read_text()
-        if path.suffix == ".py":
-            text = re.sub(r"^from pitch\.v1 import", f"from {PACKAGE}.pitch.v1 import", text, flags=re.M)
-            text = re.sub(r"^import pitch\.v1\.", f"import {PACKAGE}.pitch.v1.", text, flags=re.M)
-        else:
-            text = re.sub(r"\bpitch\.v1\.(\w+_pb2)", rf"{PACKAGE}.pitch.v1.\1", text)
+        text = re.sub(r"^from pitch\.v1 import", f"from {PACKAGE}.pitch.v1 import", text, flags=re.M)
+        text = re.sub(r"^import pitch\.v1\.", f"import {PACKAGE}.pitch.v1.", text, flags=re.M)
+        if path.suffix == ".pyi":  # stubs also name the modules in annotations
+            text = re.sub(r"(?<![\w.])pitch\.v1\.(\w+_pb2)", rf"{PACKAGE}.pitch.v1.\1", text)
         path.write_text(text)
     for package in (out, out / "pitch", out / "pitch" / "v1"):
         (package / "__init__.py").write_text(HEADER)

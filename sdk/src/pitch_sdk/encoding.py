@@ -29,8 +29,8 @@ def encode_observation(observation: Observation) -> list[float]:
         return (seat - me) % players
 
     values = [0.0] * dense_size(players)
-    for card in observation.hand:
-        values[card] = 1.0
+    for held in observation.hand:
+        values[held] = 1.0
     played = _CARDS
     for trick in observation.tricks:
         for seat, card in trick.plays:

@@ -11,7 +11,7 @@ from collections import abc as _abc
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
 from google.protobuf.internal import containers as _containers
-from pitch.v1 import bot_pb2 as _bot_pb2
+from pitch_sdk.proto.pitch.v1 import bot_pb2 as _bot_pb2
 import builtins as _builtins
 import sys
 import typing as _typing

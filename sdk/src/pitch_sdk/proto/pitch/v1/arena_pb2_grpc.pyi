@@ -9,7 +9,7 @@ Calls need the admin token in the call metadata under `authorization` as
 
 from collections import abc as _abc
 from grpc import aio as _aio
-from pitch.v1 import arena_pb2 as _arena_pb2
+from pitch_sdk.proto.pitch.v1 import arena_pb2 as _arena_pb2
 import abc as _abc_1
 import grpc as _grpc
 import sys

@@ -26,7 +26,7 @@ Conversation, in order:
 
 from collections import abc as _abc
 from grpc import aio as _aio
-from pitch.v1 import bot_pb2 as _bot_pb2
+from pitch_sdk.proto.pitch.v1 import bot_pb2 as _bot_pb2
 import abc as _abc_1
 import grpc as _grpc
 import sys
