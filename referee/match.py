@@ -15,6 +15,7 @@ import logging
 import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
+from typing import Any
 
 from google.protobuf import json_format
 
@@ -38,7 +39,7 @@ log = logging.getLogger("pitch.referee.match")
 
 #: Card-set decisions with more legal sets than this are sent as a constraint only.
 MAX_LISTED_ACTIONS = 256
-_STATUS_RANK = {  # the worst thing that happened to a seat decides its status
+_STATUS_RANK: dict[int, int] = {  # the worst thing that happened to a seat decides its status
     game_pb2.SEAT_STATUS_OK: 0, game_pb2.SEAT_STATUS_TIMED_OUT: 1, game_pb2.SEAT_STATUS_ILLEGAL: 2,
     game_pb2.SEAT_STATUS_DISCONNECTED: 3, game_pb2.SEAT_STATUS_FORFEITED: 4,
 }
@@ -165,9 +166,10 @@ class SeatRunner:
                 remaining_grace = spec.reconnect_grace_s - (now - self.disconnected_since)
                 if remaining_grace <= 0:
                     raise Forfeit(self.seat, "bot stayed disconnected past the grace window")
-                back = asyncio.ensure_future(self.presence.reconnected.wait())
+                back: asyncio.Future[Any] = asyncio.ensure_future(self.presence.reconnected.wait())
                 try:
-                    await asyncio.wait({pending.answer, back}, return_when=asyncio.FIRST_COMPLETED,
+                    waiting: set[asyncio.Future[Any]] = {pending.answer, back}
+                    await asyncio.wait(waiting, return_when=asyncio.FIRST_COMPLETED,
                                        timeout=min(remaining_grace, spec.per_decision_ms / 1000))
                 finally:
                     back.cancel()

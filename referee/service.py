@@ -24,13 +24,14 @@ from referee.sessions import HousePresence, Presence, Registry
 from workers.store import BotRecord, Store, StoreError
 
 log = logging.getLogger("pitch.referee")
+Context = grpc.aio.ServicerContext[Any, Any]
 PROTOCOL_VERSION = "pitch.v1"
 MAX_GAMES = 1000
 MAX_PRACTICE_GAMES = 10
 FINISHED_MATCH_TTL_S = 600.0
 
 
-def bearer_token(context: grpc.aio.ServicerContext) -> str | None:
+def bearer_token(context: Context) -> str | None:
     """The token from ``authorization: Bearer <token>`` call metadata, if any."""
     for key, value in context.invocation_metadata() or ():
         if key.lower() == "authorization" and isinstance(value, str) and value.startswith("Bearer "):
@@ -190,7 +191,7 @@ class BotServicer(bot_pb2_grpc.BotServiceServicer):
     def __init__(self, arena: Arena) -> None:
         self.arena = arena
 
-    async def Connect(self, request_iterator: Any, context: grpc.aio.ServicerContext) -> None:
+    async def Connect(self, request_iterator: Any, context: Context) -> None:  # type: ignore[override]
         """Authenticate, read the hello, then pump decisions in and messages out."""
         bot = await self.arena.bot_for_token(bearer_token(context))
         if bot is None:
@@ -216,7 +217,7 @@ class BotServicer(bot_pb2_grpc.BotServiceServicer):
             self.arena.registry.detach(presence, session)
             log.info("bot %s disconnected (session %s)", bot.name, session.session_id)
 
-    async def _read_hello(self, context: grpc.aio.ServicerContext) -> bot_pb2.Hello | None:
+    async def _read_hello(self, context: Context) -> bot_pb2.Hello | None:
         """The first message, which must be a hello with a protocol version we speak."""
         try:
             first = await asyncio.wait_for(context.read(), timeout=self.arena.config.hello_timeout_s)
@@ -240,11 +241,11 @@ class BotServicer(bot_pb2_grpc.BotServiceServicer):
             return None
         return hello
 
-    async def _refuse(self, context: grpc.aio.ServicerContext, reason: int, message: str) -> None:
+    async def _refuse(self, context: Context, reason: int, message: str) -> None:
         await context.write(bot_pb2.RefereeMessage(refusal=bot_pb2.Refusal(
             reason=reason, message=message, supported_protocol_versions=[PROTOCOL_VERSION])))  # type: ignore[arg-type]
 
-    async def _read_answers(self, context: grpc.aio.ServicerContext, presence: Presence) -> None:
+    async def _read_answers(self, context: Context, presence: Presence) -> None:
         """Hand each answer to its pending decision; unknown ones are counted and ignored."""
         while True:
             message = await context.read()
@@ -265,12 +266,12 @@ class ArenaServicer(arena_pb2_grpc.ArenaServiceServicer):
     def __init__(self, arena: Arena) -> None:
         self.arena = arena
 
-    async def _admin(self, context: grpc.aio.ServicerContext) -> None:
+    async def _admin(self, context: Context) -> None:
         if bearer_token(context) != self.arena.config.admin_token:
             await context.abort(grpc.StatusCode.UNAUTHENTICATED, "missing or wrong admin token")
 
     async def RegisterBot(self, request: arena_pb2.RegisterBotRequest,
-                          context: grpc.aio.ServicerContext) -> arena_pb2.RegisterBotResponse:
+                          context: Context) -> arena_pb2.RegisterBotResponse:
         """Register a bot and return its token once."""
         await self._admin(context)
         try:
@@ -282,7 +283,7 @@ class ArenaServicer(arena_pb2_grpc.ArenaServiceServicer):
         return arena_pb2.RegisterBotResponse(bot_id=record.bot_id, token=token)
 
     async def ListBots(self, request: arena_pb2.ListBotsRequest,
-                       context: grpc.aio.ServicerContext) -> arena_pb2.ListBotsResponse:
+                       context: Context) -> arena_pb2.ListBotsResponse:
         """Every registered bot and whether it is connected."""
         await self._admin(context)
         bots = []
@@ -297,7 +298,7 @@ class ArenaServicer(arena_pb2_grpc.ArenaServiceServicer):
         return arena_pb2.ListBotsResponse(bots=bots)
 
     async def RunMatch(self, request: arena_pb2.RunMatchRequest,
-                       context: grpc.aio.ServicerContext) -> arena_pb2.RunMatchResponse:
+                       context: Context) -> arena_pb2.RunMatchResponse:
         """Validate, run (or join) the match, record its result once, return it."""
         await self._admin(context)
         arena = self.arena
@@ -323,22 +324,22 @@ class ArenaServicer(arena_pb2_grpc.ArenaServiceServicer):
         return arena_pb2.RunMatchResponse(result=await asyncio.shield(task))
 
     async def StreamMatchEvents(self, request: arena_pb2.StreamMatchEventsRequest,
-                                context: grpc.aio.ServicerContext
+                                context: Context
                                 ) -> AsyncIterator[arena_pb2.StreamMatchEventsResponse]:
         """A running or finished match's public events, from the start."""
         await self._admin(context)
         match = self.arena.matches.get(request.match_id)
         if match is None:
             await context.abort(grpc.StatusCode.NOT_FOUND, f"no match {request.match_id!r} on this referee")
-        async for item in match.events():  # type: ignore[union-attr]
+        async for item in match.events():
             yield item
 
     async def GetMatchLog(self, request: arena_pb2.GetMatchLogRequest,
-                          context: grpc.aio.ServicerContext) -> arena_pb2.GetMatchLogResponse:
+                          context: Context) -> arena_pb2.GetMatchLogResponse:
         """A finished match's result and full game logs."""
         await self._admin(context)
         result = await asyncio.to_thread(self.arena.store.match_result, request.match_id)
         if result is None:
             await context.abort(grpc.StatusCode.NOT_FOUND, f"no recorded match {request.match_id!r}")
         logs = await asyncio.to_thread(self.arena.store.match_logs, request.match_id)
-        return arena_pb2.GetMatchLogResponse(result=result_from_dict(result), game_logs_json=logs)  # type: ignore[arg-type]
+        return arena_pb2.GetMatchLogResponse(result=result_from_dict(result), game_logs_json=logs)

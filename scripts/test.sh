@@ -7,7 +7,7 @@ cd "$root"
 bash scripts/ensure-venv.sh
 echo "==> ruff" >&2
 .venv/bin/ruff check sdk/src referee workers tests bench
-echo "==> mypy --strict (the SDK: engine, protocol code, bots, client)" >&2
+echo "==> mypy --strict (the SDK, the referee and the workers)" >&2
 .venv/bin/mypy
 echo "==> pytest" >&2
 exec .venv/bin/python -m pytest -n auto "$@"

@@ -121,7 +121,7 @@ class Store:
 
     def bots(self) -> list[BotRecord]:
         """Every registered bot, by name."""
-        ids = sorted(self.client.smembers(self._key("bots")))  # type: ignore[arg-type]
+        ids = sorted(str(i) for i in self.client.smembers(self._key("bots")))
         records = [self.bot(i) for i in ids]
         return sorted((r for r in records if r is not None), key=lambda r: r.name)
 
@@ -146,20 +146,20 @@ class Store:
 
     def aborted_matches(self, match_id: str) -> list[dict[str, Any]]:
         """Every aborted attempt of a match id, oldest first."""
-        return [json.loads(str(x)) for x in self.client.lrange(self._key("match-aborted", match_id), 0, -1)]  # type: ignore[union-attr]
+        return [json.loads(str(x)) for x in self.client.lrange(self._key("match-aborted", match_id), 0, -1)]
 
     def match_result(self, match_id: str) -> dict[str, Any] | None:
         """A recorded match result, or ``None``."""
         raw = self.client.get(self._key("match", match_id))
-        return None if raw is None else json.loads(str(raw))  # type: ignore[no-any-return]
+        return None if raw is None else json.loads(str(raw))
 
     def match_results(self, match_ids: list[str]) -> list[dict[str, Any]]:
         """The recorded results of ``match_ids`` (one round trip), skipping unknown ids."""
         if not match_ids:
             return []
         raw = self.client.mget([self._key("match", match_id) for match_id in match_ids])
-        return [json.loads(str(item)) for item in raw if item is not None]  # type: ignore[union-attr]
+        return [json.loads(str(item)) for item in raw if item is not None]
 
     def match_logs(self, match_id: str) -> list[str]:
         """A recorded match's game logs (JSON), in game order."""
-        return [str(x) for x in self.client.lrange(self._key("match-log", match_id), 0, -1)]  # type: ignore[union-attr]
+        return [str(x) for x in self.client.lrange(self._key("match-log", match_id), 0, -1)]
