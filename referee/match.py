@@ -143,10 +143,8 @@ class SeatRunner:
         return session is not None and session.hello.observation_tensor
 
     def wants_events(self) -> bool:
-        """Whether the seat's bot takes events (the default); events of a disconnected bot
-        are held for it like any others."""
-        session = self.presence.session
-        return session is None or not session.hello.skip_events
+        """Whether the seat's bot takes events (see :meth:`Presence.wants_events`)."""
+        return self.presence.wants_events()
 
     async def _await_answer(self, pending: PendingDecision) -> bot_pb2.Decision | object | None:
         """The answer, ``None`` on timeout, ``_DISCONNECTED`` when the bot is away too long.

@@ -96,6 +96,10 @@ class Presence:
         """Seats the bot declared it plays at once (at least 1)."""
         return max(1, self.session.hello.capacity) if self.session is not None else 0
 
+    def wants_events(self) -> bool:
+        """Whether the bot takes events (the default; a disconnected bot's are held for it)."""
+        return self.session is None or not self.session.hello.skip_events
+
     def send(self, message: bot_pb2.RefereeMessage) -> bool:
         """Send on the current stream; ``False`` when disconnected."""
         if not self.connected:
@@ -170,6 +174,9 @@ class HousePresence(Presence):
     @property
     def capacity(self) -> int:
         return 1
+
+    def wants_events(self) -> bool:
+        return False  # house bots read nothing but the requests
 
     def send(self, message: bot_pb2.RefereeMessage) -> bool:
         if message.HasField("decision_request"):
