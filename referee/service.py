@@ -209,9 +209,8 @@ class BotServicer(bot_pb2_grpc.BotServiceServicer):
         reader = asyncio.create_task(self._read_answers(context, presence))
         reader.add_done_callback(lambda _: session.close())
         try:
-            while (batch := await session.next_batch()) is not None:
-                for message in batch:
-                    await context.write(message)
+            while (message := await session.next_message()) is not None:
+                await context.write(message)
         finally:
             reader.cancel()
             self.arena.registry.detach(presence, session)

@@ -34,28 +34,9 @@ class Session:
         if self.open:
             self.outbox.put_nowait(message)
 
-    async def next_batch(self) -> list[bot_pb2.RefereeMessage] | None:
-        """Everything queued, oldest first, with consecutive event batches of one seat
-        merged into one message; ``None`` once the stream is closed.
-
-        Under load a seat's events pile up while the stream is busy: one large message
-        costs far less than many small ones on both ends."""
-        first = await self.outbox.get()
-        if first is None:
-            return None
-        batch = [first]
-        while not self.outbox.empty():
-            message = self.outbox.get_nowait()
-            if message is None:
-                self.outbox.put_nowait(None)  # deliver what we have, then stop
-                break
-            last = batch[-1]
-            if (message.HasField("events") and last.HasField("events")
-                    and message.events.match_id == last.events.match_id and message.events.seat == last.events.seat):
-                last.events.events.extend(message.events.events)
-            else:
-                batch.append(message)
-        return batch
+    async def next_message(self) -> bot_pb2.RefereeMessage | None:
+        """The oldest queued message; ``None`` once the stream is closed."""
+        return await self.outbox.get()
 
     def close(self) -> None:
         """Stop the stream's writer."""
