@@ -20,7 +20,6 @@ import argparse
 import asyncio
 import json
 import os
-import socket
 import subprocess
 import sys
 import time
@@ -31,17 +30,12 @@ import grpc
 
 from pitch_sdk.proto.pitch.v1 import arena_pb2, arena_pb2_grpc, bot_pb2, bot_pb2_grpc
 from workers.redis_server import RedisServer
+from workers.services import free_port
 
 ROOT = Path(__file__).resolve().parent.parent
 ADMIN = "bench-admin"
 ECHO_METHOD = "/bench.Echo/Echo"
 
-
-def free_port() -> int:
-    """A free loopback TCP port."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 # ----------------------------------------------------------------------------- echo server

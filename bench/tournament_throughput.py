@@ -28,7 +28,6 @@ import argparse
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -47,6 +46,7 @@ from workers.config import WorkerConfig
 from workers.redis_server import RedisServer
 from workers.referee_client import RefereeClient
 from workers.schedule import round_robin
+from workers.services import free_port
 from workers.store import Store
 from workers.tournament_store import TournamentStore
 
@@ -55,12 +55,6 @@ BIN = Path(sys.executable).parent
 ADMIN = "bench-admin"
 PREFIX = "bench:"
 
-
-def free_port() -> int:
-    """A free loopback TCP port."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 def spawn(args: list[str], env: dict[str, str]) -> subprocess.Popen[bytes]:

@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -19,16 +18,12 @@ import pytest
 
 from pitch_sdk.proto.pitch.v1 import arena_pb2, arena_pb2_grpc, game_pb2
 from pitch_sdk.rules import GameLog, replay
+from workers.services import free_port
 
 pytestmark = pytest.mark.slow
 BIN = Path(sys.executable).parent
 ADMIN = (("authorization", "Bearer e2e-admin"),)
 
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 @pytest.fixture()

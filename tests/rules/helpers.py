@@ -215,3 +215,6 @@ def first_trick_winner(rules: Ruleset, row: str,
     act(state, *bids)
     play_tricks(state, row)
     return state.tricks[0].winner
+
+#: Seat 1 (eldest, dealer 0) bids 2 and every other seat passes.
+PASS_ROUND = ["bid 2", "pass", "pass", "pass"]

@@ -12,6 +12,7 @@ from helpers import (
     LONE_TRUMP,
     ORDER,
     PARTNER_TAKES,
+    PASS_ROUND,
     SPLIT,
     TIED_GAME,
     act,
@@ -29,8 +30,6 @@ from pitch_sdk.rules import Phase, Suit, WinReason, preset
 from pitch_sdk.rules.events import Dealt
 from pitch_sdk.rules.shuffle import shuffled
 from pitch_sdk.rules.tables import deck_cards
-
-PASS_ROUND = ["bid 2", "pass", "pass", "pass"]  # seat 1 (eldest) bids 2, all others pass
 
 
 # --------------------------------------------------------------------------- 1. the deal

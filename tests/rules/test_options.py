@@ -9,6 +9,7 @@ from helpers import (
     FIVE,
     FOLLOW_DEAL_ROWS,
     ORDER,
+    PASS_ROUND,
     SLAM,
     SLAM_BUT_ONE_TRICK,
     SPLIT,
@@ -34,8 +35,6 @@ from pitch_sdk.rules import (
     WinReason,
     preset,
 )
-
-PASS_ROUND = ["bid 2", "pass", "pass", "pass"]
 
 
 # ------------------------------------------------------------------- bidding options

@@ -7,6 +7,7 @@ from helpers import (
     FIVE,
     LONE_JACK,
     ORDER,
+    PASS_ROUND,
     SLAM,
     SPLIT,
     THREE_HANDED,
@@ -35,8 +36,6 @@ from pitch_sdk.rules import (
     parse_action,
     preset,
 )
-
-PASS_ROUND = ["bid 2", "pass", "pass", "pass"]
 
 
 def _play_first_legal_hand(state: GameState) -> None:

@@ -14,7 +14,7 @@ masks over card ids so the trick loop stays cheap.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from itertools import combinations
@@ -33,7 +33,7 @@ from pitch_sdk.rules.actions import (
     PlayCard,
     choose_cards,
 )
-from pitch_sdk.rules.cards import CARDS, DECK_SIZE, Card, Suit, cards_of, format_cards, mask_of
+from pitch_sdk.rules.cards import CARDS, Card, Suit, cards_of, format_cards, mask_of
 from pitch_sdk.rules.errors import GameOverError, IllegalActionError, InvalidDealError
 from pitch_sdk.rules.events import (
     AllPassed,
@@ -652,13 +652,3 @@ def _deal_seats(rules: Ruleset) -> tuple[tuple[int, ...], ...]:
         for seat in range(n):
             relative += [seat] * min(batch, size - start)
     return tuple(tuple((dealer + 1 + r) % n for r in relative) for dealer in range(n))
-
-
-def play_out(state: GameState, actions: Iterable[Action]) -> GameState:
-    """Apply ``actions`` in order (raising on the first illegal one) and return the state."""
-    for action in actions:
-        state.apply(action)
-    return state
-
-
-__all__ = ["DECK_SIZE", "CardSetRule", "Deal", "Decision", "GameState", "Phase", "play_out"]
