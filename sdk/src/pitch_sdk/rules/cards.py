@@ -53,6 +53,9 @@ class Suit(IntEnum):
         return self.letter
 
 
+#: The suits by index: ``SUITS[card // 13]`` is a card's printed suit without an enum call.
+SUITS: tuple[Suit, ...] = tuple(Suit)
+
 _SAME_COLOUR = {
     Suit.CLUBS: Suit.SPADES,
     Suit.SPADES: Suit.CLUBS,

@@ -12,7 +12,6 @@ from typing import NamedTuple
 from pitch_sdk.rules.cards import BIG_JOKER_ID, CARDS, LITTLE_JOKER_ID
 from pitch_sdk.rules.records import PointAward, Trick
 from pitch_sdk.rules.ruleset import (
-    CountOrder,
     JokerRank,
     LowGoesTo,
     MoonMade,
@@ -32,26 +31,16 @@ class PileSummary(NamedTuple):
     tricks_won: tuple[int, ...]
 
 
-def award_points(rules: Ruleset, table: TrumpTable, tricks: Sequence[Trick]) -> PileSummary:
+def award_points(rules: Ruleset, table: TrumpTable, piles: Sequence[int], tricks_won: Sequence[int],
+                 played: Sequence[int] | None = None) -> PileSummary:
     """Award every point category of ``rules`` for a finished hand, in counting order.
 
-    A card is *in play* when it was played to a trick; it belongs to the party that won
-    that trick, except Low under ``low_goes_to=player``.  Piles are bit masks.
+    ``piles`` holds each party's scoring pile (the cards of the tricks it won) as a bit
+    mask; ``played`` the cards each party played, needed only when Low goes to the player
+    who held it (:func:`played_by_party`).  A card is *in play* when it was played to a
+    trick; it belongs to the party that won that trick, except Low under
+    ``low_goes_to=player``.
     """
-    parties = rules.parties
-    piles = [0] * parties
-    tricks_won = [0] * parties
-    for trick in tricks:
-        winner_party = trick.winner % parties
-        tricks_won[winner_party] += 1
-        for _, card in trick.plays:
-            piles[winner_party] |= 1 << card
-    by_player = rules.scoring.low_goes_to is LowGoesTo.PLAYER
-    played = [0] * parties  # what each party played: only Low "to the holder" needs it
-    if by_player:
-        for trick in tricks:
-            for seat, card in trick.plays:
-                played[seat % parties] |= 1 << card
     in_play = 0
     for pile in piles:
         in_play |= pile
@@ -59,14 +48,16 @@ def award_points(rules: Ruleset, table: TrumpTable, tricks: Sequence[Trick]) -> 
     pips2 = [pips2_of(pile) for pile in piles]
     for rule in rules.scoring.points:
         category, value = rule.category, rule.value
-        card = -1  # the card that earns the category, if any is in play
         owners = piles
         if category is PointCategory.HIGH:
-            card = next((c for c in table.order if in_play >> c & 1), -1)
+            card = table.highest(in_play)
         elif category is PointCategory.LOW:
             candidates = in_play & ~JOKER_MASK if rules.deck.joker_rank is JokerRank.BELOW_TWO else in_play
-            card = next((c for c in reversed(table.order) if candidates >> c & 1), -1)
-            owners = played if by_player else piles
+            card = table.lowest(candidates)
+            if rules.scoring.low_goes_to is LowGoesTo.PLAYER:
+                if played is None:
+                    raise ValueError("Low goes to the player who held it: award_points needs `played`")
+                owners = played
         elif category is PointCategory.GAME:
             best = max(pips2)
             if pips2.count(best) == 1:
@@ -79,12 +70,23 @@ def award_points(rules: Ruleset, table: TrumpTable, tricks: Sequence[Trick]) -> 
             continue
         else:
             card = table.point_cards[category]
-        if card >= 0 and in_play >> card & 1:
+            if card < 0 or not in_play >> card & 1:
+                continue
+        if card >= 0:
             awards.append(PointAward(category, value, _owner(card, owners), CARDS[card]))
     return PileSummary(tuple(awards), tuple(pips2), tuple(tricks_won))
 
 
-def _owner(card: int, masks: list[int]) -> int:
+def played_by_party(tricks: Sequence[Trick], parties: int) -> list[int]:
+    """The cards each party played to ``tricks``, as bit masks (for Low to the holder)."""
+    played = [0] * parties
+    for trick in tricks:
+        for seat, card in trick.plays:
+            played[seat % parties] |= 1 << card
+    return played
+
+
+def _owner(card: int, masks: Sequence[int]) -> int:
     """The party whose mask holds ``card``."""
     for party, mask in enumerate(masks):
         if mask >> card & 1:
@@ -93,16 +95,16 @@ def _owner(card: int, masks: list[int]) -> int:
 
 
 class Settlement(NamedTuple):
-    """What a hand does to the scores, and the order the points are counted in."""
+    """What a hand does to the scores."""
 
     points_won: tuple[int, ...]
     made: bool | None
     moon: bool
     score_changes: tuple[int, ...]
-    steps: tuple[tuple[int, int], ...]
-    """(party, change) in counting order; applying them in turn gives the new scores."""
     moon_decides: bool
     """The moon bid ends the game by itself (made and winning, or failed and losing)."""
+    awards: tuple[PointAward, ...]
+    """The point awards in counting order (they decide who reaches the target first)."""
 
 
 def settle_hand(rules: Ruleset, pile: PileSummary, pitching_party: int | None,
@@ -138,16 +140,4 @@ def settle_hand(rules: Ruleset, pile: PileSummary, pitching_party: int | None,
         if rules.scoring.no_junk_points:
             changes = [c if p == pitching_party else 0 for p, c in enumerate(changes)]
 
-    steps: list[tuple[int, int]] = []
-    if rules.win.count_order is CountOrder.PITCHER_FIRST and pitching_party is not None:
-        steps.append((pitching_party, changes[pitching_party]))
-        for award in pile.awards:
-            if award.party != pitching_party and changes[award.party]:
-                steps.append((award.party, award.value))
-    else:
-        if pitching_party is not None and changes[pitching_party] != points_won[pitching_party]:
-            steps.append((pitching_party, changes[pitching_party]))  # set back: counted first
-        for award in pile.awards:
-            if changes[award.party] == points_won[award.party] and changes[award.party]:
-                steps.append((award.party, award.value))
-    return Settlement(tuple(points_won), made, moon, tuple(changes), tuple(steps), moon_decides)
+    return Settlement(tuple(points_won), made, moon, tuple(changes), moon_decides, pile.awards)

@@ -10,6 +10,7 @@ and the result is identical on every platform and Python version.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Sequence
 from functools import cache
 from math import perm
 
@@ -22,7 +23,7 @@ def _unbiased_limit(count: int, drawn: int) -> int:
     return (1 << 512) // orderings * orderings
 
 
-def shuffled(cards: list[int], seed: int, deal_number: int, drawn: int | None = None) -> list[int]:
+def shuffled(cards: Sequence[int], seed: int, deal_number: int, drawn: int | None = None) -> list[int]:
     """A permutation of ``cards`` fixed by ``(seed, deal_number)``.
 
     The first ``drawn`` positions (all, by default) are a uniformly random ordered
@@ -40,8 +41,29 @@ def shuffled(cards: list[int], seed: int, deal_number: int, drawn: int | None = 
             break
         attempt += 1
     deck = list(cards)
-    for i in range(drawn):
-        number, offset = divmod(number, count - i)
-        j = i + offset
-        deck[i], deck[j] = deck[j], deck[i]
+    i = 0
+    for product, radices in _radix_groups(count, drawn):
+        number, chunk = divmod(number, product)
+        for radix in radices:
+            chunk, offset = divmod(chunk, radix)
+            j = i + offset
+            deck[i], deck[j] = deck[j], deck[i]
+            i += 1
     return deck
+
+
+@cache
+def _radix_groups(count: int, drawn: int) -> tuple[tuple[int, tuple[int, ...]], ...]:
+    """The radices ``count, count-1, ...`` of the ``drawn`` swaps, grouped so that each
+    group's product fits a machine word: one big-number division per group, then cheap
+    small-number ones, giving exactly the digits of the mixed-radix reading."""
+    groups: list[tuple[int, tuple[int, ...]]] = []
+    position = 0
+    while position < drawn:
+        product, radices = 1, []
+        while position < drawn and product * (count - position) < 1 << 62:
+            product *= count - position
+            radices.append(count - position)
+            position += 1
+        groups.append((product, tuple(radices)))
+    return tuple(groups)

@@ -14,14 +14,13 @@ masks over card ids so the trick loop stays cheap.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
+from functools import cache
 from itertools import combinations
 
 from pitch_sdk.rules.actions import (
-    BIDS,
-    PASS,
     PLAYS,
     TRUMPS,
     Action,
@@ -33,7 +32,8 @@ from pitch_sdk.rules.actions import (
     PlayCard,
     choose_cards,
 )
-from pitch_sdk.rules.cards import CARDS, Card, Suit, cards_of, format_cards, mask_of
+from pitch_sdk.rules.bidding import bid_menu
+from pitch_sdk.rules.cards import CARDS, SUITS, Card, Suit, cards_of, format_cards, mask_of
 from pitch_sdk.rules.errors import GameOverError, IllegalActionError, InvalidDealError
 from pitch_sdk.rules.events import (
     AllPassed,
@@ -46,13 +46,13 @@ from pitch_sdk.rules.events import (
 )
 from pitch_sdk.rules.records import HandResult, Trick, WinReason
 from pitch_sdk.rules.ruleset import (
-    AllPass,
     Exchange,
     Follow,
+    LowGoesTo,
     Ruleset,
     TrumpSelection,
 )
-from pitch_sdk.rules.scoring import award_points, settle_hand
+from pitch_sdk.rules.scoring import award_points, played_by_party, settle_hand
 from pitch_sdk.rules.shuffle import shuffled
 from pitch_sdk.rules.tables import JOKER_MASK, TRUMP_BASE, TrumpTable, deck_cards, trump_table
 from pitch_sdk.rules.tricks import card_power, follow_mask, random_card
@@ -112,6 +112,7 @@ class GameState:
     """A game of Pitch in progress.  Create with :meth:`new` or :meth:`from_deals`."""
 
     __slots__ = (
+        "_bid_menu",
         "_deal_seats",
         "_deck",
         "_draws_from_stock",
@@ -122,10 +123,12 @@ class GameState:
         "_legal_play",
         "_must_follow",
         "_next_seat",
+        "_piles",
         "_scripted_deals",
         "_table",
         "_trick_best",
         "_trick_winner",
+        "_tricks_won",
         "bids",
         "contract",
         "deal_number",
@@ -174,10 +177,14 @@ class GameState:
     _trick_winner: int
     _lead_suit: int
     _legal_play: int
-    _legal_list: list[Action] | None
+    _legal_list: tuple[Action, ...] | None
     _deal_seats: tuple[tuple[int, ...], ...]
+    _bid_menu: Mapping[tuple[bool, int], tuple[Action, ...]]
     _draws_from_stock: bool
     _next_seat: tuple[int, ...]
+    _piles: list[int]
+    """Each party's scoring pile this hand (cards of the tricks it won) as a bit mask."""
+    _tricks_won: list[int]
 
     def __init__(self, rules: Ruleset, seed: int = 0, dealer: int = 0,
                  deals: Sequence[Deal] = ()) -> None:
@@ -200,6 +207,7 @@ class GameState:
         self.history: list[Event] = []
         self.moves: list[tuple[int, Action]] = []
         self._deal_seats = _deal_seats(rules)
+        self._bid_menu = bid_menu(rules)
         self._next_seat = tuple((seat + 1) % rules.players for seat in range(rules.players))
         self._draws_from_stock = rules.trump.exchange is not Exchange.NONE
         self._must_follow = rules.play.follow is Follow.MUST_FOLLOW
@@ -268,9 +276,9 @@ class GameState:
             if phase is Phase.BIDDING:
                 self._legal_list = self._legal_bids()
             elif phase is Phase.DECLARE_TRUMP:
-                self._legal_list = list(TRUMPS)
+                self._legal_list = TRUMPS
             elif phase is Phase.EXCHANGE:
-                self._legal_list = [choose_cards(m) for m in self._legal_exchange_masks()]
+                self._legal_list = tuple(choose_cards(m) for m in self._legal_exchange_masks())
             else:
                 return []
         return list(self._legal_list)
@@ -336,12 +344,8 @@ class GameState:
             phase = self.phase
             if phase is _GAME_OVER:
                 return
-            if phase is _BIDDING:  # legal by construction: record and bid without re-checking
-                bids = self._legal_bids()
-                choice = bids[int(uniform() * len(bids))]
-                self.moves.append((self.to_move, choice))
-                self._legal_list = None
-                self._bid(self.to_move, 0 if type(choice) is Pass else choice.amount)  # type: ignore[union-attr]
+            if phase is _BIDDING:
+                self._random_bids(uniform)
             elif phase is not _PLAY:
                 legal = self.legal_actions()
                 self.apply(legal[int(uniform() * len(legal))])
@@ -351,50 +355,81 @@ class GameState:
                 self.moves.append((seat, PLAYS[card]))
                 self._play(seat, card)
             else:
-                self._random_trick(uniform)
+                self._random_tricks(uniform)
 
-    def _random_trick(self, uniform: Callable[[], float]) -> None:
-        """Play one whole trick with random legal cards, keeping the trick in locals:
-        the rollout hot path, built from the same pieces as :meth:`_play`."""
+    def _random_bids(self, uniform: Callable[[], float]) -> None:
+        """Finish the auction with uniformly random legal bids: legal by construction, so
+        they are recorded and applied without re-checking."""
+        record, menu = self.moves.append, self._bid_menu
+        while self.phase is _BIDDING:
+            seat = self.to_move
+            bids = menu[seat == self.dealer, self.high_bid]
+            choice = bids[int(uniform() * len(bids))]
+            record((seat, choice))
+            self._bid(seat, choice.amount if type(choice) is Bid else 0)
+        self._legal_list = None
+
+    def _random_tricks(self, uniform: Callable[[], float]) -> None:
+        """Play the rest of the hand with random legal cards, trick by trick, keeping the
+        trick in locals: the rollout hot path, built from the same pieces as :meth:`_play`."""
         hands, record, following = self.hands, self.moves.append, self._next_seat
+        tricks, history = self.tricks, self.history
+        piles, tricks_won, parties = self._piles, self._tricks_won, self.parties
         leader = self.to_move
         card = random_card(self._legal_play_mask(leader), uniform)
         if self.trump < 0:
-            self._set_trump(leader, Suit(card // 13), pitched=True)
+            self._set_trump(leader, SUITS[card // 13], pitched=True)
         table, trump, must_follow = self._table, self.trump, self._must_follow
         assert table is not None
-        hands[leader] ^= 1 << card
-        record((leader, PLAYS[card]))
-        plays = [(leader, card)]
-        power_of, suit_of = table.power, table.effective_suit
-        lead_suit = suit_of[card]
-        best, winner, seat = power_of[card], leader, leader
-        # follow_mask and card_power, inlined: this loop is the rollout hot path.  The
-        # property tests replay rollouts through apply(), which checks every card with them.
-        led, trumps = table.suit_masks[lead_suit], table.trump_mask
-        strict = lead_suit == trump or must_follow
-        for _ in range(self.players - 1):
-            seat = following[seat]
-            hand = hands[seat]
-            mask = hand & led
-            if not mask:
-                mask = hand
-            elif not strict:
-                mask |= hand & trumps
-            for _ in range(int(uniform() * mask.bit_count())):
-                mask &= mask - 1
-            bit = mask & -mask
-            card = bit.bit_length() - 1
-            hands[seat] = hand ^ bit
-            record((seat, PLAYS[card]))
-            plays.append((seat, card))
-            power = power_of[card]
-            if power < TRUMP_BASE and suit_of[card] != lead_suit:
-                power = -1
-            if power > best:
-                best, winner = power, seat
+        power_of, suit_of, suit_masks, trumps = table.power, table.effective_suit, table.suit_masks, table.trump_mask
+        others = range(self.players - 1)
+        while True:
+            hands[leader] ^= 1 << card
+            record((leader, PLAYS[card]))
+            plays = [(leader, card)]
+            taken = 1 << card
+            lead_suit = suit_of[card]
+            winner = seat = leader
+            best = power_of[card]
+            # follow_mask and card_power, inlined: this loop is the rollout hot path.  The
+            # property tests replay rollouts through apply(), which checks every card with them.
+            led = suit_masks[lead_suit]
+            strict = lead_suit == trump or must_follow
+            for _ in others:
+                seat = following[seat]
+                hand = hands[seat]
+                mask = hand & led
+                if not mask:
+                    mask = hand
+                elif not strict:
+                    mask |= hand & trumps
+                skip = int(uniform() * mask.bit_count())
+                while skip:
+                    mask &= mask - 1
+                    skip -= 1
+                bit = mask & -mask
+                card = bit.bit_length() - 1
+                hands[seat] = hand ^ bit
+                taken |= bit
+                record((seat, PLAYS[card]))
+                plays.append((seat, card))
+                power = power_of[card]
+                if power < TRUMP_BASE and suit_of[card] != lead_suit:
+                    continue
+                if power > best:
+                    best, winner = power, seat
+            done = Trick(leader, tuple(plays), winner)
+            tricks.append(done)
+            history.append(done)
+            piles[winner % parties] |= taken
+            tricks_won[winner % parties] += 1
+            leader = winner
+            if not hands[leader]:
+                break
+            card = random_card(self._legal_play_mask(leader), uniform)
         self._legal_play = -1
-        self._finish_trick(plays, winner)
+        self.to_move = leader
+        self._score_hand()
 
     # ------------------------------------------------------------------ dealing
     def _check_deal(self, deal: Deal) -> Deal:
@@ -452,6 +487,8 @@ class GameState:
         self._legal_play = -1
         self._legal_list = None
         self.tricks = []
+        self._piles = [0] * self.parties
+        self._tricks_won = [0] * self.parties
         eldest = (self.dealer + 1) % n
         if self.rules.bidding.auction:
             self.phase = Phase.BIDDING
@@ -463,21 +500,8 @@ class GameState:
             self.to_move = eldest
 
     # ------------------------------------------------------------------ bidding
-    def _legal_bids(self) -> list[Action]:
-        bidding = self.rules.bidding
-        seat = self.to_move
-        high = self.high_bid
-        is_dealer = seat == self.dealer
-        forced = is_dealer and high == 0 and bidding.all_pass is AllPass.FORCE_DEALER
-        options: list[Action] = [] if forced else [PASS]
-        amounts = list(range(max(bidding.minimum_bid, high + 1), bidding.maximum_bid + 1))
-        moon = self.rules.moon
-        if moon is not None and moon.moon_bid > bidding.maximum_bid and moon.moon_bid > high:
-            amounts.append(moon.moon_bid)
-        if is_dealer and bidding.dealer_steal and high > 0:
-            amounts.insert(0, high)
-        options.extend(BIDS[a] if a < len(BIDS) else Bid(a) for a in amounts)
-        return options
+    def _legal_bids(self) -> tuple[Action, ...]:
+        return self._bid_menu[self.to_move == self.dealer, self.high_bid]
 
     def _bid(self, seat: int, amount: int) -> None:
         self.bids.append((seat, amount))
@@ -575,7 +599,7 @@ class GameState:
             power = card_power(self._table, card, self._lead_suit)  # type: ignore[arg-type]
         else:
             if self.trump < 0:
-                self._set_trump(seat, Suit(card // 13), pitched=True)
+                self._set_trump(seat, SUITS[card // 13], pitched=True)
             table = self._table
             self._lead_suit = table.effective_suit[card]  # type: ignore[union-attr]
             power = table.power[card]  # type: ignore[union-attr]
@@ -593,6 +617,11 @@ class GameState:
         done = Trick(plays[0][0], tuple(plays), winner)
         self.tricks.append(done)
         self.history.append(done)
+        taken = 0
+        for _, card in plays:
+            taken |= 1 << card
+        self._piles[winner % self.parties] |= taken
+        self._tricks_won[winner % self.parties] += 1
         self.trick = []
         self._trick_best = -1
         self._trick_winner = -1
@@ -611,7 +640,9 @@ class GameState:
     def _score_hand(self) -> None:
         rules = self.rules
         assert self._table is not None
-        pile = award_points(rules, self._table, self.tricks)
+        played = (played_by_party(self.tricks, self.parties)
+                  if rules.scoring.low_goes_to is LowGoesTo.PLAYER else None)
+        pile = award_points(rules, self._table, self._piles, self._tricks_won, played)
         auction = rules.bidding.auction
         pitching_party = self.pitcher % self.parties
         contract = self.contract if auction else None
@@ -622,7 +653,7 @@ class GameState:
         result = HandResult(
             hand_number=self.hand_number, dealer=self.dealer, pitcher=self.pitcher,
             bid=contract, trump=self._table.trump, awards=pile.awards,
-            pips=tuple(p / 2 if p % 2 else p // 2 for p in pile.pips2),
+            pips=tuple([p / 2 if p % 2 else p // 2 for p in pile.pips2]),
             tricks_won=pile.tricks_won, points_won=settlement.points_won,
             made=settlement.made, moon=settlement.moon,
             score_changes=settlement.score_changes, scores=tuple(self.scores),
@@ -643,9 +674,10 @@ class GameState:
         self.to_move = -1
 
 
+@cache
 def _deal_seats(rules: Ruleset) -> tuple[tuple[int, ...], ...]:
     """For each dealer, the seat that receives the card at each position of the deck:
-    batches of ``deal_batch`` cards, starting left of the dealer."""
+    batches of ``deal_batch`` cards, starting left of the dealer (once per ruleset)."""
     n, size, batch = rules.players, rules.deal.hand_size, rules.deal.deal_batch
     relative: list[int] = []
     for start in range(0, size, batch):

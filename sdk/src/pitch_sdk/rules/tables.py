@@ -51,15 +51,16 @@ def pips2_of(pile: int) -> int:
             + (pile >> LITTLE_JOKER_ID & 1) + (pile >> BIG_JOKER_ID & 1))
 
 
-def deck_cards(deck: DeckRules) -> list[int]:
-    """The ids of the cards in the pack, in id order."""
+@cache
+def deck_cards(deck: DeckRules) -> tuple[int, ...]:
+    """The ids of the cards in the pack, in id order (computed once per deck)."""
     cards = [card_id(rank, suit) for suit in range(4) for rank in range(2, 15)
              if rank not in deck.removed_ranks]
     if deck.jokers >= 1:
         cards.append(BIG_JOKER_ID)
     if deck.jokers == 2:
         cards.append(LITTLE_JOKER_ID)
-    return sorted(cards)
+    return tuple(sorted(cards))
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,6 +85,23 @@ class TrumpTable:
     off_three: int
     point_cards: dict[PointCategory, int]
     """The card each single-card point category is earned with (-1: not in this pack)."""
+    natural: bool
+    """Trumps rank in card-id order (no jokers or off-cards), so the highest and lowest
+    trump of a mask are its top and bottom bits."""
+
+    def highest(self, cards: int) -> int:
+        """The highest trump among ``cards`` (a bit mask); -1 if there is none."""
+        trumps = cards & self.trump_mask
+        if self.natural:
+            return trumps.bit_length() - 1
+        return next((card for card in self.order if trumps >> card & 1), -1)
+
+    def lowest(self, cards: int) -> int:
+        """The lowest trump among ``cards`` (a bit mask); -1 if there is none."""
+        trumps = cards & self.trump_mask
+        if self.natural:
+            return (trumps & -trumps).bit_length() - 1
+        return next((card for card in reversed(self.order) if trumps >> card & 1), -1)
 
 
 @cache
@@ -138,4 +156,5 @@ def trump_table(deck: DeckRules, trump: Suit) -> TrumpTable:
         off_three=off_three,
         point_cards={PointCategory.JACK: jack, PointCategory.OFF_JACK: off_jack, PointCategory.FIVE: five,
                      PointCategory.THREE: three, PointCategory.OFF_THREE: off_three},
+        natural=list(high_to_low) == sorted(high_to_low, reverse=True),
     )

@@ -35,6 +35,8 @@ def card_power(table: TrumpTable, card: int, lead_suit: int) -> int:
 
 def random_card(mask: int, uniform: Callable[[], float]) -> int:
     """A uniformly random card of a non-empty bit mask."""
-    for _ in range(int(uniform() * mask.bit_count())):
-        mask &= mask - 1  # drop the lowest cards until the chosen one is the lowest
+    skip = int(uniform() * mask.bit_count())
+    while skip:  # drop the lowest cards until the chosen one is the lowest
+        mask &= mask - 1
+        skip -= 1
     return (mask & -mask).bit_length() - 1

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from pitch_sdk.rules.records import WinReason
-from pitch_sdk.rules.ruleset import Ruleset, WhoMayWin, WinMode
+from pitch_sdk.rules.ruleset import CountOrder, Ruleset, WhoMayWin, WinMode
 from pitch_sdk.rules.scoring import Settlement
 
 
@@ -27,19 +27,20 @@ def decide_winner(rules: Ruleset, scores_before: Sequence[int], settlement: Sett
             return pitching_party, WinReason.SHOT_THE_MOON
         return best_score(final, exclude=pitching_party), WinReason.FAILED_MOON
 
-    if win.win_mode is WinMode.MAKER_FIRST:
+    if max(final) < win.target:  # the usual hand: nobody can have reached the target
+        pass
+    elif win.win_mode is WinMode.MAKER_FIRST:
         if pitching_party is not None and final[pitching_party] >= win.target:
             return pitching_party, WinReason.MAKER_AT_TARGET
         at_target = [p for p, score in enumerate(final) if score >= win.target]
-        if at_target:
-            best = max(final[p] for p in at_target)
-            leaders = [p for p in at_target if final[p] == best]
-            if len(leaders) == 1 and _leads_by(final, leaders[0], win.win_by):
-                return leaders[0], WinReason.MOST_AT_TARGET
+        best = max(final[p] for p in at_target)
+        leaders = [p for p in at_target if final[p] == best]
+        if len(leaders) == 1 and _leads_by(final, leaders[0], win.win_by):
+            return leaders[0], WinReason.MOST_AT_TARGET
     else:
         eligible = _eligible(rules, pitching_party, settlement.made)
         running = list(scores_before)
-        for party, change in settlement.steps:
+        for party, change in counting_steps(rules, settlement, pitching_party):
             running[party] += change
             if (party in eligible and running[party] >= win.target
                     and final[party] >= win.target and _leads_by(final, party, win.win_by)):
@@ -48,6 +49,27 @@ def decide_winner(rules: Ruleset, scores_before: Sequence[int], settlement: Sett
     if hands_played >= win.max_hands:
         return best_score(final), WinReason.HAND_LIMIT
     return None, None
+
+
+def counting_steps(rules: Ruleset, settlement: Settlement, pitching_party: int | None) -> list[tuple[int, int]]:
+    """The hand's score changes as ``(party, change)`` in counting order: applying them in
+    turn gives the new scores, and the first eligible party to cross the target wins.
+
+    Seed 004 counts the pitcher's points first (or its set-back), then High, Low, Jack and
+    Game; ``CountOrder.CATEGORIES`` counts the categories strictly in order, a set-back
+    first.  Points a party does not score (no junk points, a failed moon) are skipped."""
+    changes, points_won, awards = settlement.score_changes, settlement.points_won, settlement.awards
+    steps: list[tuple[int, int]] = []
+    if rules.win.count_order is CountOrder.PITCHER_FIRST and pitching_party is not None:
+        steps.append((pitching_party, changes[pitching_party]))
+        steps.extend((award.party, award.value) for award in awards
+                     if award.party != pitching_party and changes[award.party])
+    else:
+        if pitching_party is not None and changes[pitching_party] != points_won[pitching_party]:
+            steps.append((pitching_party, changes[pitching_party]))  # set back: counted first
+        steps.extend((award.party, award.value) for award in awards
+                     if changes[award.party] == points_won[award.party] and changes[award.party])
+    return steps
 
 
 def _eligible(rules: Ruleset, pitching_party: int | None, made: bool | None) -> set[int]:
