@@ -14,7 +14,8 @@ from rich.text import Text
 
 from pitch_sdk.compliance import ComplianceReport
 from pitch_sdk.local import MatchResult
-from pitch_sdk.rules import PRESETS, Card, Ruleset, Suit
+from pitch_sdk.rules import Card, Ruleset, Suit
+from pitch_sdk.variants_doc import COLUMNS, NUMERIC_COLUMNS, variant_rows
 
 SUIT_SYMBOLS = {Suit.CLUBS: "♣", Suit.DIAMONDS: "♦", Suit.HEARTS: "♥", Suit.SPADES: "♠"}
 #: Display order of suits in a hand: alternating colours, so neighbours are easy to tell.
@@ -77,16 +78,14 @@ def match_table(result: MatchResult) -> Table:
 
 
 def variants_table() -> Table:
-    """Every preset with its seed text and a one-line summary."""
-    table = Table(title="Presets (pitch-bot play --ruleset NAME --option key=value)")
-    for column in ("preset", "seed", "players", "target", "summary"):
-        table.add_column(column, justify="right" if column in ("players", "target") else "left")
-    for entry in PRESETS.values():
-        rules = entry.build()
-        seating = rules.seating
-        players = f"{seating.players}" if seating.team_size == 1 else \
-            f"{seating.players} ({seating.parties}×{seating.team_size})"
-        table.add_row(entry.name, entry.seed, players, str(rules.win.target), entry.summary)
+    """Every preset, with the columns of ``docs/variants.md`` (the rows come from
+    :func:`pitch_sdk.variants_doc.variant_rows`, so the command and the document agree)."""
+    table = Table(title="Presets (pitch-bot play --ruleset NAME --option key=value)", box=box.SIMPLE_HEAD)
+    for column in COLUMNS:
+        table.add_column(column, justify="right" if column in NUMERIC_COLUMNS else "left",
+                         no_wrap=column == "preset")
+    for row in variant_rows():
+        table.add_row(*row.cells())
     return table
 
 

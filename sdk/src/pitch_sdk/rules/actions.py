@@ -45,13 +45,21 @@ class Pass:
 
 @dataclass(frozen=True, slots=True)
 class Bid:
-    """Bid ``amount`` points (the ruleset says which amounts are special bids)."""
+    """Bid ``amount`` points (the ruleset says which amounts are special bids, such as
+    shoot the moon); a ``double`` bid ("6 for 12", seed 004's Oklahoma ten-point) wins or
+    loses twice the amount."""
 
     amount: int
+    double: bool = False
     kind = DecisionKind.BID
 
+    @property
+    def stakes(self) -> int:
+        """What the bid scores when made, or costs when set."""
+        return self.amount * 2 if self.double else self.amount
+
     def __str__(self) -> str:
-        return f"bid {self.amount}"
+        return f"bid {self.amount} for {self.stakes}" if self.double else f"bid {self.amount}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,14 +124,16 @@ YES = Choose(True)
 NO = Choose(False)
 #: ``PLAYS[card_id]`` is the shared ``PlayCard`` for that card.
 PLAYS: tuple[PlayCard, ...] = tuple(PlayCard(card) for card in CARDS)
+#: ``CALLS[card_id]`` is the shared ``CallCard`` for that card.
+CALLS: tuple[CallCard, ...] = tuple(CallCard(card) for card in CARDS)
 #: ``BIDS[n]`` is the shared ``Bid(n)``.
 BIDS: tuple[Bid, ...] = tuple(Bid(n) for n in range(64))
 TRUMPS: tuple[DeclareTrump, ...] = tuple(DeclareTrump(suit) for suit in Suit)
 
 
-def bid(amount: int) -> Bid:
-    """The shared ``Bid`` instance for small amounts, a new one otherwise."""
-    return BIDS[amount] if 0 <= amount < len(BIDS) else Bid(amount)
+def bid(amount: int, double: bool = False) -> Bid:
+    """The shared ``Bid`` instance for small straight amounts, a new one otherwise."""
+    return BIDS[amount] if 0 <= amount < len(BIDS) and not double else Bid(amount, double)
 
 
 def choose_cards(cards: int | Any) -> ChooseCards:
@@ -152,17 +162,23 @@ def parse_action(text: str | Action) -> Action:
             return YES if verb == "yes" else NO
         if verb == "bid" and len(args) == 1:
             return bid(int(args[0]))
+        if verb == "bid" and len(args) == 3 and args[1].lower() == "for":
+            amount, stakes = int(args[0]), int(args[2])
+            if stakes != 2 * amount:
+                raise ActionParseError(f"bad action {text!r}: a double bid of {amount} is 'bid {amount} "
+                                       f"for {2 * amount}'")
+            return bid(amount, double=True)
         if verb == "trump" and len(args) == 1:
             return TRUMPS[Suit.parse(args[0])]
         if verb == "play" and len(args) == 1:
             return PLAYS[Card.parse(args[0])]
         if verb == "call" and len(args) == 1:
-            return CallCard(Card.parse(args[0]))
+            return CALLS[Card.parse(args[0])]
         if verb in ("cards", "discard", "burn", "keep"):
             return choose_cards(parse_cards([] if args == ["-"] else args))
     except (ValueError, RulesError) as exc:
         raise ActionParseError(f"bad action {text!r}: {exc}") from None
     raise ActionParseError(
-        f"unknown action {text!r}: expected 'pass', 'bid N', 'trump S', 'play CARD', "
+        f"unknown action {text!r}: expected 'pass', 'bid N', 'bid N for 2N', 'trump S', 'play CARD', "
         "'call CARD', 'cards CARD...' (or 'cards -' for none), 'yes' or 'no'"
     )

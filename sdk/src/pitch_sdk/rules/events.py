@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-from pitch_sdk.rules.cards import Suit, cards_of, format_cards
+from pitch_sdk.rules.cards import CARDS, Suit, cards_of, format_cards
 from pitch_sdk.rules.records import HandResult, Trick
 
 
@@ -30,13 +30,17 @@ class Dealt(NamedTuple):
 
 
 class BidMade(NamedTuple):
-    """A seat bid ``amount`` (``0`` means it passed)."""
+    """A seat bid ``amount`` (``0`` means it passed); ``double``: "6 for 12"."""
 
     seat: int
     amount: int
+    double: bool = False
 
     def to_dict(self) -> dict[str, Any]:
-        return {"event": "bid", "seat": self.seat, "amount": self.amount or None}
+        data: dict[str, Any] = {"event": "bid", "seat": self.seat, "amount": self.amount or None}
+        if self.double:
+            data["double"] = True
+        return data
 
 
 class AllPassed(NamedTuple):
@@ -73,6 +77,28 @@ class Exchanged(NamedTuple):
                 "drawn": format_cards(cards_of(self.drawn))}
 
 
+class PartnerCalled(NamedTuple):
+    """The bidder called ``card``: its holder is the bidder's partner for this hand (who
+    that is stays hidden until the card is played)."""
+
+    seat: int
+    card: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"event": "partner-called", "seat": self.seat, "card": CARDS[self.card].name}
+
+
+class Burned(NamedTuple):
+    """A seat burned ``cards`` (a bit mask) down to its playing hand; burned cards are
+    shown, since some variants score them."""
+
+    seat: int
+    cards: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"event": "burned", "seat": self.seat, "cards": format_cards(cards_of(self.cards))}
+
+
 class HandScored(NamedTuple):
     """A hand was scored."""
 
@@ -82,4 +108,4 @@ class HandScored(NamedTuple):
         return {"event": "hand-scored", **self.result.to_dict()}
 
 
-Event = Dealt | BidMade | AllPassed | TrumpSet | Exchanged | Trick | HandScored
+Event = Dealt | BidMade | AllPassed | TrumpSet | PartnerCalled | Exchanged | Burned | Trick | HandScored

@@ -15,16 +15,26 @@ from pitch_sdk.rules.ruleset import (
     FOUR_POINTS,
     AllPass,
     BiddingRules,
+    BurnedPoints,
     CountOrder,
+    DealRules,
+    DeckRules,
     Exchange,
+    Follow,
+    JokerRank,
+    LowGoesTo,
+    MadeScores,
     MoonMade,
     MoonRules,
     MoonSet,
+    PartnerCall,
+    PlayRules,
     PointCategory,
     PointRule,
     Ruleset,
     ScoringRules,
     Seating,
+    SetPenalty,
     TrumpRules,
     TrumpSelection,
     WhoMayWin,
@@ -35,12 +45,15 @@ from pitch_sdk.rules.ruleset import (
 
 @dataclass(frozen=True)
 class Preset:
-    """A registered variant: its name, the seed it comes from, and how to build it."""
+    """A registered variant: its name, the seed and paragraph it comes from, and how to
+    build it."""
 
     name: str
     seed: str
     summary: str
     build: Callable[[], Ruleset]
+    paragraph: str
+    """The seed paragraph (its heading or opening words) the preset implements."""
 
 
 def _ipitch() -> Ruleset:
@@ -152,16 +165,349 @@ def _auction() -> Ruleset:
     )
 
 
+# ------------------------------------------------------------------ the ten-point family
+def _points(*items: tuple[PointCategory, int]) -> tuple[PointRule, ...]:
+    return tuple(PointRule(category, value) for category, value in items)
+
+
+_A, _J, _OJ, _JK, _T, _2, _3 = ((PointCategory.ACE, 1), (PointCategory.JACK, 1), (PointCategory.OFF_JACK, 1),
+                               (PointCategory.JOKER, 1), (PointCategory.TEN, 1), (PointCategory.TWO, 1),
+                               (PointCategory.THREE, 3))
+_OA, _OT, _O2, _O3 = ((PointCategory.OFF_ACE, 1), (PointCategory.OFF_TEN, 1), (PointCategory.OFF_TWO, 1),
+                      (PointCategory.OFF_THREE, 3))
+#: Seed 003: "each of the following is worth one point - ace, jack, off-jack, joker, joker,
+#: ten, and two. The three is worth three points."
+TEN_POINTS = _points(_A, _J, _OJ, _JK, _T, _2, _3)
+
+
+def _ten_point(name: str = "ten-point", points: tuple[PointRule, ...] = TEN_POINTS,
+               deck: DeckRules | None = None) -> Ruleset:
+    """Seed 003 (10-point pitch): 54 cards ranked "Ace, King, Queen, Jack, Off-jack,
+    Joker, Joker, 10 ... 2"; "nine cards to each player with the remainder being held";
+    two teams; "The minimum bid is four ... If no one bids ... the dealer MUST take the
+    bid for four"; the high bidder names trump; "Each player then discards the cards in
+    his/her hand which are not in trump"; "Each player, in turn, then asks for a number of
+    cards to fill their hand to six cards. Any cards remaining are given to the bidder. If
+    the bidder so choses he/she can pass those cards to his/her partner provided he/she
+    has not looked at them" (``pass_leftovers``); more than six trumps "must 'burn' cards
+    until they have only six"; "Only those cards belonging to the trump suit are allowed
+    as legal plays"; a player with no trumps is out and the lead passes left; the bidder
+    making its bid "receive[s] that number of points", else is set; "The first team to
+    reach 52 points is declared the winner"; shoot the moon (a bid above 10) "means taking
+    all 10 points ... advances their score to 52 if their score was above zero or to zero
+    if their score was below zero. Failure ... constitutes loss of game"; "The two goes to
+    the person who plays it".  Open points, read from seed 004's auction pitch: defenders
+    score the points they take, and when both teams cross 52 the pitcher's points count
+    first; a score of exactly zero counts as "above zero" for the moon."""
+    total = sum(p.value * (2 if p.category is PointCategory.JOKER else 1) for p in points)
+    return Ruleset(
+        name=name,
+        seating=Seating(players=4, team_size=2),
+        deck=deck or DeckRules(jokers=2, joker_rank=JokerRank.BELOW_JACK, off_jack=True),
+        deal=DealRules(hand_size=9, deal_batch=3, refill_to=6, burn_to=6),
+        bidding=BiddingRules(minimum_bid=4, maximum_bid=total, dealer_steal=False),
+        moon=MoonRules(moon_bid=total + 1, moon_made=MoonMade.TO_TARGET, moon_score=total,
+                       moon_set=MoonSet.LOSE_GAME, moon_blocked_in_hole=False),
+        trump=TrumpRules(trump_selection=TrumpSelection.DECLARE, exchange=Exchange.DISCARD_NON_TRUMPS,
+                         leftovers_to_bidder=True, pass_leftovers=True),
+        play=PlayRules(trumps_only=True),
+        scoring=ScoringRules(points=points, two_goes_to=LowGoesTo.PLAYER, made_scores=MadeScores.BID),
+        win=WinRules(target=52, who_may_win=WhoMayWin.ANY),
+    )
+
+
+_ALL_OFF_DECK = DeckRules(jokers=2, off_jack=True, off_ace=True, off_ten=True, off_two=True, off_three=True)
+
+
+def _five_point() -> Ruleset:
+    """Seed 003, "5 Point": "Same as 10 point pitch with the exception that the jokers and
+    the three are not counted as points" (the jokers stay in the pack as trumps)."""
+    return _ten_point("five-point", _points(_A, _J, _OJ, _T, _2))
+
+
+def _seven_point() -> Ruleset:
+    """Seed 003, "7 Point": "the three is not counted as a point"."""
+    return _ten_point("seven-point", _points(_A, _J, _OJ, _JK, _T, _2))
+
+
+def _eight_point() -> Ruleset:
+    """Seed 003, "8 Point": "the jokers are not counted as points"."""
+    return _ten_point("eight-point", _points(_A, _J, _OJ, _T, _2, _3))
+
+
+def _thirteen_point() -> Ruleset:
+    """Seed 003, "13 Point": "the off-three is also included in the game and is worth three
+    points" (a trump just below the three)."""
+    return _ten_point("thirteen-point", _points(_A, _J, _OJ, _JK, _T, _2, _3, _O3),
+                      DeckRules(jokers=2, off_jack=True, off_three=True))
+
+
+def _eleven_point() -> Ruleset:
+    """Seed 003, "11 Point": "Same as 13 point pitch with the exception that the jokers do
+    not count as points"."""
+    return _ten_point("eleven-point", _points(_A, _J, _OJ, _T, _2, _3, _O3),
+                      DeckRules(jokers=2, off_jack=True, off_three=True))
+
+
+def _sixteen_point() -> Ruleset:
+    """Seed 003, "16 Point": "ALL off-points are used and count as a point each except for
+    the off-three which is three points. All off cards rank below their counterparts"."""
+    return _ten_point("sixteen-point", _points(_A, _OA, _J, _OJ, _JK, _T, _OT, _2, _O2, _3, _O3), _ALL_OFF_DECK)
+
+
+def _fifteen_point() -> Ruleset:
+    """Seed 003, "15 Point": "Same as 16 point pitch with the exception that the off-two is
+    not counted as a point" (it is still a trump, just below the two)."""
+    return _ten_point("fifteen-point", _points(_A, _OA, _J, _OJ, _JK, _T, _OT, _2, _3, _O3), _ALL_OFF_DECK)
+
+
+def _fourteen_point() -> Ruleset:
+    """Seed 003, "14 Point": "Same as 16 point pitch with the exception that the jokers are
+    not counted as points"."""
+    return _ten_point("fourteen-point", _points(_A, _OA, _J, _OJ, _T, _OT, _2, _O2, _3, _O3), _ALL_OFF_DECK)
+
+
+def _dirty() -> Ruleset:
+    """Seed 003, "Dirty": "the two is not an automatic point. It must be 'carried' as any
+    other card would be" (ten-point with ``two_goes_to=capturer``)."""
+    return _ten_point("dirty").with_options(two_goes_to=LowGoesTo.CAPTURER)
+
+
+def _reverse_hierarchy() -> Ruleset:
+    """Seed 003, "Reverse Hierarchy": "the cards rank in the same order but from top to
+    bottom. The two is the most powerful card with the ace being the lowest" (ten-point
+    with ``lowest_wins``; the point cards are the same cards)."""
+    return _ten_point("reverse-hierarchy").with_options(lowest_wins=True)
+
+
+def _five_handed() -> Ruleset:
+    """Seed 003, "Five-Handed": "ten cards dealt to each player. The remaining four cards are
+    kept as a blind. The high bidder not only choses the suit but calls for the card he/she
+    wants to see played. Whoever has that card in their hand is the bidder's partner
+    against the other three. The blind then goes to the bidder. In the event the card is in
+    the blind, the bidder has no partner against the other four AND is required to lead the
+    card that was called."  Otherwise "as above" (ten-point).  Readings: with the blind
+    going to the bidder nobody is refilled; scores are kept per player and each member of a
+    side scores the side's result (seed 004's call for partner: "Points are kept
+    individually, though they are earned as a team"); the called card must be a trump the
+    bidder does not hold (only trumps are played)."""
+    return _ten_point("five-handed").with_options(
+        players=5, team_size=1, partner_call=PartnerCall.HOLDER, hand_size=10, refill_to=0,
+        pass_leftovers=False)
+
+
+# ------------------------------------------------------------------ seed 004's named variants
+def _nine_card_ten_point() -> Ruleset:
+    """Seed 004, the nine-card 10-point ("Played like Oklahoma ten-point with a few
+    variations"): "Each player is initially dealt nine cards. Minimum bid is 5, and the
+    Shoot the Moon rule is in effect. Players discard all non-trumps and the dealer
+    distributes remaining undealt cards so all players have six. Points available are Ace,
+    Jack, Off-Jack, 'High' Joker, 'Low' Joker, Ten, Three (worth three points), and Two (an
+    automatic point for the player). This variant uses the Force Bid rule."  Shoot the moon
+    follows seed 004's rule ("If the player or team makes the bid, they win the game; if
+    they are set, they lose the game"); the rest (leftovers, burning, trump-only play, 52)
+    as seed 003's ten-point, the nearest fully specified variant."""
+    return _ten_point("nine-card-ten-point").with_options(
+        minimum_bid=5, moon_made=MoonMade.WIN_GAME, moon_blocked_in_hole=False)
+
+
+def _oklahoma_ten() -> Ruleset:
+    """Seed 004, Oklahoma ten-point ("Pitch games based on 10 points"): "Each player is
+    dealt six cards. Bids are usually from 1-9, and the Shoot the Moon rule is in effect.
+    After bidding, players discard non-trumps and the dealer distributes cards so that
+    each hand has six cards"; the ten points of seed 003 (option: the off-three, 3 more);
+    "a player may bid a 'straight 6', or '6 for 12.' In the latter example, the player
+    would score 12 points by earning six; or, failing ... would be set 12 points."
+    Shooting the moon (bid 10: all ten points) wins or loses the game (seed 004); the rest
+    as seed 003's ten-point."""
+    return _ten_point("oklahoma-ten").with_options(
+        hand_size=6, minimum_bid=1, maximum_bid=9, moon_bid=10, double_bids=True,
+        moon_made=MoonMade.WIN_GAME, moon_blocked_in_hole=False)
+
+
+def _eleven_point_off_ace() -> Ruleset:
+    """Seed 004, the off-ace eleven-point ("Played much like Campbell ten-point with the
+    addition of the off-ace"): "The off-ace ... is worth one point and ranks just below the
+    ace. Play ends at 51 points ... The minimum bid is 1 ... shoot the moon, which is
+    differentiated from and superior to a perfect bid (11) in that shoot the moon
+    automatically wins or loses the game. Only the 17 trump cards are legal for play. If a
+    player is forced to burn a card worth points, those points are awarded to the opposing
+    team."  Campbell ten-point read as the nine-card 10-point above."""
+    return _ten_point("eleven-point-off-ace", _points(_A, _OA, _J, _OJ, _JK, _T, _2, _3),
+                      DeckRules(jokers=2, off_jack=True, off_ace=True)).with_options(
+        minimum_bid=1, target=51, moon_made=MoonMade.WIN_GAME, burned_points=BurnedPoints.OPPONENTS)
+
+
+def _contway_six() -> Ruleset:
+    """Seed 004, Contway 6-point pitch ("based on auction pitch"): "a regular 52-card deck
+    plus one joker. The six points consist of high, low, jack, off-jack, joker, and game.
+    Trump suit includes the off-jack and joker and is ordered ace, king, queen, jack,
+    off-jack, joker, 10,9,8,...2. Four people play in teams of two ... Three people can
+    play with the same rules but there are no teams. Each player is dealt six cards in two
+    rounds of three ... Each player has the option to either pass or outbid the previous
+    bid. The minimum bid is 2, and if all players pass, the dealer is given the minimum
+    bid."  The target (not given) is seed 001's 21, reached after making the bid."""
+    return Ruleset(
+        name="contway-six",
+        seating=Seating(players=4, team_size=2),
+        deck=DeckRules(jokers=1, joker_rank=JokerRank.BELOW_JACK, off_jack=True),
+        bidding=BiddingRules(minimum_bid=2, maximum_bid=6, dealer_steal=False),
+        scoring=ScoringRules(points=_points((PointCategory.HIGH, 1), (PointCategory.LOW, 1), _J, _OJ, _JK,
+                                            (PointCategory.GAME, 1))),
+        win=WinRules(target=21, who_may_win=WhoMayWin.BID_MADE),
+    )
+
+
+def _roadhouse() -> Ruleset:
+    """Seed 004, Roadhouse pitch: "Four points are awarded for high, low, jack, and game,
+    scored for their eventual owners. Games are played to 15, with a win by two
+    requirement ... a minimum of two. In addition to bidding two, three, or four; players
+    may also 'shoot the moon', requiring them to win every trick and all four points.
+    Shooting the moon is valued at 15 points, failure ... results in a setback. Negative
+    scoring is allowed ... the dealer must assume the minimum bid (or 'shoot the moon') ...
+    Players must follow suit regardless of trump ... A player may not trump in unless they
+    are unable to follow suit."  A failed moon sets back its 15."""
+    return Ruleset(
+        name="roadhouse",
+        seating=Seating(players=4, team_size=1),
+        bidding=BiddingRules(minimum_bid=2, maximum_bid=4, dealer_steal=False),
+        moon=MoonRules(moon_bid=5, moon_all_tricks=True, moon_made=MoonMade.SCORE, moon_score=15),
+        play=PlayRules(follow=Follow.MUST_FOLLOW),
+        win=WinRules(target=15, win_by=2, who_may_win=WhoMayWin.ANY),
+    )
+
+
+_SEVEN_POINTS = _points((PointCategory.HIGH, 1), (PointCategory.LOW, 1), _J, _OJ, _JK, (PointCategory.GAME, 1))
+
+
+def _kentucky_seven() -> Ruleset:
+    """Seed 004, Kentucky seven-point (heckla): "seven possible points: high, low, jack,
+    off-jack, big joker, little joker, and game. The game is played to 21 points. Bids
+    between 3 and 7 are allowed. The highest bidder calls trumps, and players discard
+    non-trump cards face up in the center of the table. The dealer then distributes 6 cards
+    to each player".  Readings: four players in two teams (as the ten-point family), six
+    dealt, the refill may bring non-trumps, which are played normally."""
+    return Ruleset(
+        name="kentucky-seven",
+        seating=Seating(players=4, team_size=2),
+        deck=DeckRules(jokers=2, off_jack=True),
+        deal=DealRules(hand_size=6, refill_to=6),
+        bidding=BiddingRules(minimum_bid=3, maximum_bid=7, dealer_steal=False),
+        trump=TrumpRules(trump_selection=TrumpSelection.DECLARE, exchange=Exchange.DISCARD_NON_TRUMPS),
+        scoring=ScoringRules(points=_SEVEN_POINTS),
+        win=WinRules(target=21, who_may_win=WhoMayWin.BID_MADE),
+    )
+
+
+def _missouri_seven() -> Ruleset:
+    """Seed 004, "In Southeast Missouri this version, called 7-point pitch, is played with a
+    34 card deck (2s-6s removed with a 10 card blind, no discarding). Points and bids are
+    the same as described above, and cards are dealt singly or 3 at a time."  The blind
+    stays undealt."""
+    return _kentucky_seven().with_options(
+        name="missouri-seven", removed_ranks=(2, 3, 4, 5, 6), exchange=Exchange.NONE, refill_to=0)
+
+
+def _three_teams() -> Ruleset:
+    """Seed 004, three teams of two: "Partners are seated an equal 2 seat between each
+    other. All 54 cards (including high joker and low joker). Points are awarded for high
+    trump (ace), jack of trump, high joker, low joker, low trump (2) and trick/card points
+    ... each joker worth 1/2 point. Each player left of the dealer has a chance to bid 1-6
+    points with the winning bidder leading their trump. If a team does not make their bid
+    they must give back any points (chips) they have accumulated and receive 1 negative
+    point (pookie)."  The target (not given) is 21 (seed 004's partnership pitch)."""
+    return Ruleset(
+        name="three-teams",
+        seating=Seating(players=6, team_size=2),
+        deck=DeckRules(jokers=2),
+        bidding=BiddingRules(minimum_bid=1, maximum_bid=6, dealer_steal=False),
+        scoring=ScoringRules(points=_points((PointCategory.HIGH, 1), (PointCategory.LOW, 1), _J, _JK,
+                                            (PointCategory.GAME, 1)), set_penalty=SetPenalty.POOKIE),
+        win=WinRules(target=21, who_may_win=WhoMayWin.ANY),
+    )
+
+
+def _reverse() -> Ruleset:
+    """Seed 004, reverse pitch: "follows all of the rules of basic pitch, except the low
+    card takes each trick (the lowest card of the suit lead or lowest card of the trump
+    suit). High, low, jack, and game points are scored in the normal fashion."  Basic
+    pitch read as seed 004's auction pitch."""
+    return _auction().with_options(name="reverse", lowest_wins=True)
+
+
+def _barn() -> Ruleset:
+    """Seed 004, barn pitch: "requires trump to be 'broken' before any trump can be played.
+    Instead of leading with trump, the highest bidder must instead lead with a different
+    suit. Trump is then only allowed to be played if a player cannot follow the led suit,
+    once the first trump of the round is played then trump is broken. Once trump has been
+    broken, or it is the only suit remaining in a players hand, it can be led."  Trump is
+    therefore named before play; the rest is "classic Pitch", read as seed 001's
+    partnership game."""
+    return _partnership().with_options(
+        name="barn", trump_selection=TrumpSelection.DECLARE, follow=Follow.MUST_FOLLOW, trump_must_be_broken=True)
+
+
+def _entry(name: str, seed: str, paragraph: str, summary: str, build: Callable[[], Ruleset]) -> Preset:
+    return Preset(name=name, seed=seed, summary=summary, build=build, paragraph=paragraph)
+
+
 PRESETS: dict[str, Preset] = {
     p.name: p for p in (
-        Preset("ipitch", "000", "3-7 players alone, bids 2-4, to 7, only the pitcher goes out", _ipitch),
-        Preset("partnership", "001", "4 in two teams, dealer may steal, to 21 after making the bid", _partnership),
-        Preset("cutthroat", "002", "3 alone, trump declared then discard and draw, to 11", _cutthroat),
-        Preset("partnership-five", "002", "4 in two teams, the five of trumps worth 5, bids 2-9, to 21",
-               _partnership_five),
-        Preset("high-low-jack", "002", "4 in two teams, trump by first card, no exchange, to 21", _high_low_jack),
-        Preset("simple", "004", "no auction: eldest hand pitches, points in order, to 7", _simple),
-        Preset("auction", "004", "minimum bid 1, all pass re-deals, bid 4 shoots the moon, to 11", _auction),
+        _entry("ipitch", "000", "iPitch Game Rules",
+               "3-7 players alone, bids 2-4, to 7, only the pitcher goes out", _ipitch),
+        _entry("partnership", "001", "How to Play Pitch",
+               "4 in two teams, dealer may steal, to 21 after making the bid", _partnership),
+        _entry("cutthroat", "002", "Three-player Pitch",
+               "3 alone, trump declared then discard and draw, to 11", _cutthroat),
+        _entry("partnership-five", "002", "Four-player Pitch",
+               "4 in two teams, the five of trumps worth 5, bids 2-9, to 21", _partnership_five),
+        _entry("high-low-jack", "002", "Variations: High-Low Jack",
+               "4 in two teams, trump by first card, no exchange, to 21", _high_low_jack),
+        _entry("simple", "004", "Pitch or blind all fours",
+               "no auction: eldest hand pitches, points in order, to 7", _simple),
+        _entry("auction", "004", "Auction pitch",
+               "minimum bid 1, all pass re-deals, bid 4 shoots the moon, to 11", _auction),
+        _entry("ten-point", "003", "10-point pitch",
+               "54 cards, 9 dealt, trump named, trumps only, A/J/off-J/jokers/10/2 and the 3, to 52", _ten_point),
+        _entry("five-point", "003", "Point Variations: 5 Point", "ten-point without joker and three points",
+               _five_point),
+        _entry("seven-point", "003", "Point Variations: 7 Point", "ten-point without the three", _seven_point),
+        _entry("eight-point", "003", "Point Variations: 8 Point", "ten-point without joker points", _eight_point),
+        _entry("thirteen-point", "003", "Point Variations: 13 Point", "ten-point plus the off-three worth 3",
+               _thirteen_point),
+        _entry("eleven-point", "003", "Point Variations: 11 Point", "thirteen-point without joker points",
+               _eleven_point),
+        _entry("sixteen-point", "003", "Point Variations: 16 Point",
+               "every off-card a trump and a point (off-three 3)", _sixteen_point),
+        _entry("fifteen-point", "003", "Point Variations: 15 Point", "sixteen-point without the off-two point",
+               _fifteen_point),
+        _entry("fourteen-point", "003", "Point Variations: 14 Point", "sixteen-point without joker points",
+               _fourteen_point),
+        _entry("dirty", "003", "Other: Dirty", "ten-point where the two must be captured", _dirty),
+        _entry("reverse-hierarchy", "003", "Other: Reverse Hierarchy", "ten-point where the lowest trump wins",
+               _reverse_hierarchy),
+        _entry("five-handed", "003", "Variations: Five-Handed",
+               "5 alone, 10 dealt, 4-card blind, a called card picks the partner", _five_handed),
+        _entry("nine-card-ten-point", "004", "Pitch games based on 10 points (nine cards)",
+               "ten-point with minimum bid 5, the moon wins or loses", _nine_card_ten_point),
+        _entry("oklahoma-ten", "004", "Pitch games based on 10 points (Oklahoma)",
+               "6 dealt, bids 1-9 straight or double ('6 for 12'), moon 10", _oklahoma_ten),
+        _entry("eleven-point-off-ace", "004", "Pitch games with other point variations (off-ace)",
+               "ten-point plus the off-ace, to 51, burned points to the opponents", _eleven_point_off_ace),
+        _entry("contway-six", "004", "Pitch games based on six points (Contway 6-point)",
+               "53 cards, off-jack and joker, six points", _contway_six),
+        _entry("roadhouse", "004", "Pitch games with other point variations (Roadhouse)",
+               "must follow suit, moon = every trick and 15, to 15 by two", _roadhouse),
+        _entry("kentucky-seven", "004", "Pitch games with other point variations (Kentucky 7-point)",
+               "54 cards, trump named, discard non-trumps and refill, bids 3-7, to 21", _kentucky_seven),
+        _entry("missouri-seven", "004", "Pitch games with other point variations (Southeast Missouri)",
+               "34 cards (2s-6s out), 10-card blind, no discarding", _missouri_seven),
+        _entry("three-teams", "004", "Further variations (three teams of two)",
+               "6 players in 3 teams, 54 cards, bids 1-6, a set team drops to -1", _three_teams),
+        _entry("reverse", "004", "Further variations (reverse pitch)", "auction pitch where the low card wins",
+               _reverse),
+        _entry("barn", "004", "Pitch games based on breaking trump (barn pitch)",
+               "trump named, must follow suit, trump led only once broken", _barn),
     )
 }
 

@@ -41,6 +41,9 @@ class WinReason(StrEnum):
     """The pitching party made a shoot-the-moon bid that wins the game."""
     FAILED_MOON = "failed-moon"
     """The pitching party failed a shoot-the-moon bid that loses the game."""
+    BACKDOOR = "backdoor"
+    """A party reached the backdoor score (minus the target): it wins, loses, or the game
+    is drawn, as the ruleset says."""
     HAND_LIMIT = "hand-limit"
     """The ruleset's ``max_hands`` was reached; the highest score wins, a tie is a draw."""
 
@@ -85,6 +88,11 @@ class HandResult(NamedTuple):
     """The party that won the game at the end of this hand, if the game ended."""
     win_reason: WinReason | None
     game_over: bool
+    doubled: bool = False
+    """The bid was a double bid ("6 for 12"): it scored or cost twice."""
+    sides: tuple[int, ...] | None = None
+    """Per party, its side in this hand when the bidder called a partner (``0``: the
+    bidder's side); ``None`` when the parties themselves are the sides."""
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form (the scenario runner prints this)."""
@@ -96,4 +104,5 @@ class HandResult(NamedTuple):
             "made": self.made, "moon": self.moon, "score_changes": list(self.score_changes),
             "scores": list(self.scores), "game_over": self.game_over, "winner": self.winner,
             "win_reason": None if self.win_reason is None else self.win_reason.value,
+            "doubled": self.doubled, "sides": None if self.sides is None else list(self.sides),
         }

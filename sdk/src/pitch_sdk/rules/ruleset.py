@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
 from functools import cached_property
@@ -38,6 +39,9 @@ class JokerRank(StrEnum):
     """Just below the jack (and the off-jack): seed 004, "Common minor variations"."""
     BELOW_TWO = "below-two"
     """Below the two of trumps and ignored for Low: seed 004, "Off-jack, jokers"."""
+    UNRANKED = "unranked"
+    """Suitless and unranked: a joker never wins a trick and is ignored for High and Low
+    (seed 004, two-trump pitch)."""
 
 
 class AllPass(StrEnum):
@@ -70,6 +74,10 @@ class Exchange(StrEnum):
     ALL_NON_TRUMPS = "all-non-trumps"
     """Discard every non-trump, then be refilled (seed 004); when the stock cannot refill
     them all, discard only as many non-trumps (of one's choice) as it can replace."""
+    DISCARD_NON_TRUMPS = "discard-non-trumps"
+    """Seed 003: every player throws away every non-trump (no choice), then each in turn
+    from eldest hand is refilled to ``refill_to`` cards from the stock; see also
+    ``leftovers_to_bidder`` and ``burn_to``."""
 
 
 class Follow(StrEnum):
@@ -82,7 +90,7 @@ class Follow(StrEnum):
 
 
 class LowGoesTo(StrEnum):
-    """Which party scores the Low point."""
+    """Which party scores the Low point (and, with ``two_goes_to``, the two of trumps)."""
 
     CAPTURER = "capturer"
     """The party that won the trick containing the lowest trump (seeds 000, 001, 002)."""
@@ -127,6 +135,65 @@ class MoonMade(StrEnum):
     """The pitching party wins the game (unless in the hole, see ``moon_blocked_in_hole``)."""
     SCORE = "score"
     """The pitching party scores ``moon_score`` points."""
+    TO_TARGET = "to-target"
+    """Seed 003: the score "advances to 52 if their score was above zero or to zero if
+    their score was below zero" (the target, or zero from the hole)."""
+
+
+class MadeScores(StrEnum):
+    """What a pitching party that makes its bid scores."""
+
+    POINTS_WON = "points-won"
+    """Every point it won (seeds 000-002, 004's auction pitch)."""
+    BID = "bid"
+    """The amount bid (seed 003: "they receive that number of points"); a double bid
+    scores twice the amount (seed 004, Oklahoma ten-point)."""
+
+
+class SetPenalty(StrEnum):
+    """What a pitching party that fails its bid loses."""
+
+    BID = "bid"
+    """The bid is subtracted (set back); twice the bid for a double bid."""
+    POOKIE = "pookie"
+    """Seed 004, three teams: "they must give back any points (chips) they have
+    accumulated and receive 1 negative point" - the score becomes -1 (or one less, if it
+    was already below zero)."""
+
+
+class BurnedPoints(StrEnum):
+    """Who scores a point card that was burned (removed from play before the tricks)."""
+
+    NOBODY = "nobody"
+    """Burned cards are out of play and score for nobody (seed 003)."""
+    OPPONENTS = "opponents"
+    """Seed 004, off-ace eleven-point: "If a player is forced to burn a card worth points,
+    those points are awarded to the opposing team."""
+
+
+class Backdoor(StrEnum):
+    """What reaching the negative of the target (or ``backdoor_score``) does."""
+
+    NONE = "none"
+    """Nothing: scores may fall without limit."""
+    WINS = "wins"
+    """Seed 004: "Reaching the negative equivalent of the goal wins in some versions"."""
+    LOSES = "loses"
+    """Seed 004, nine-five: "if a team reaches -100 points the other team is declared winner"."""
+    DRAW = "draw"
+    """Seed 004, nine-five's variant: "if a team reaches -200 points it is considered a
+    'backdoor' and the game is a draw"."""
+
+
+class PartnerCall(StrEnum):
+    """Whether partners are fixed or called each hand."""
+
+    NONE = "none"
+    """Fixed parties: partners sit alternately (``team_size``)."""
+    HOLDER = "holder"
+    """Seed 003, five-handed: after naming trump the bidder calls a card; its holder is
+    the bidder's partner against the rest for this hand; a called card in the blind
+    leaves the bidder alone, and the bidder must lead it."""
 
 
 class MoonSet(StrEnum):
@@ -159,6 +226,26 @@ class PointCategory(StrEnum):
     """The three of trumps (seed 004's odd trumps: worth 3)."""
     OFF_THREE = "off-three"
     """The three of the other suit of trump's colour, a trump just below the three."""
+    ACE = "ace"
+    """The ace of trumps (the ten-point family's "High 'Ace'")."""
+    TEN = "ten"
+    """The ten of trumps (the ten-point family's "Game '10'")."""
+    TWO = "two"
+    """The two of trumps, to its player or capturer (``two_goes_to``)."""
+    NINE = "nine"
+    """The nine of trumps (seed 004's nine-five: worth 9)."""
+    OFF_ACE = "off-ace"
+    """The ace of the other suit of trump's colour, a trump just below the ace."""
+    OFF_TEN = "off-ten"
+    """The ten of the other suit of trump's colour, a trump just below the ten."""
+    OFF_TWO = "off-two"
+    """The two of the other suit of trump's colour, a trump just below the two."""
+    SUB_HIGH = "sub-high"
+    """The highest sub-trump in play (seed 004, two-trump pitch)."""
+    SUB_LOW = "sub-low"
+    """The lowest sub-trump in play (seed 004, two-trump pitch)."""
+    SUB_JACK = "sub-jack"
+    """The jack of the sub-trump suit, if it is in play (seed 004, two-trump pitch)."""
 
 
 @dataclass(frozen=True)
@@ -184,6 +271,7 @@ class Seating:
 
     players: int = 4
     team_size: int = 2
+    partner_call: PartnerCall = PartnerCall.NONE
 
     @cached_property
     def parties(self) -> int:
@@ -199,6 +287,11 @@ class DeckRules:
     joker_rank: JokerRank = JokerRank.BELOW_JACK
     off_jack: bool = False
     off_three: bool = False
+    off_ace: bool = False
+    off_ten: bool = False
+    off_two: bool = False
+    """Off-cards (the card of the same rank in the other suit of trump's colour) are
+    trumps ranking just below their counterparts (seeds 003, 004)."""
     removed_ranks: tuple[int, ...] = ()
 
 
@@ -208,6 +301,10 @@ class DealRules:
 
     hand_size: int = 6
     deal_batch: int = 3
+    refill_to: int = 0
+    """After the discard, each player is refilled to this many cards (0: no refill)."""
+    burn_to: int = 0
+    """A player holding more cards than this before play burns down to it (0: never)."""
 
 
 @dataclass(frozen=True)
@@ -219,6 +316,9 @@ class BiddingRules:
     maximum_bid: int = 4
     dealer_steal: bool = True
     all_pass: AllPass = AllPass.FORCE_DEALER
+    double_bids: bool = False
+    """Every number may also be bid "for double": "6 for 12" scores 12 when made and is
+    set 12 when failed (seed 004, Oklahoma ten-point)."""
 
 
 @dataclass(frozen=True)
@@ -239,6 +339,11 @@ class TrumpRules:
 
     trump_selection: TrumpSelection = TrumpSelection.PITCH
     exchange: Exchange = Exchange.NONE
+    leftovers_to_bidder: bool = False
+    """After the refills the bidder takes what is left of the stock (seed 003; the blind
+    in five-handed)."""
+    pass_leftovers: bool = False
+    """The bidder may instead pass the leftovers, unseen, to the partner (seed 003)."""
 
 
 @dataclass(frozen=True)
@@ -247,6 +352,17 @@ class PlayRules:
 
     follow: Follow = Follow.MAY_TRUMP
     joker_may_lead_first_trick: bool = False
+    trumps_only: bool = False
+    """Only trumps may be played: non-trumps are thrown away before play, and a player
+    with no cards left is out while the others play on (seed 003)."""
+    lowest_wins: bool = False
+    """The lowest trump (or lowest card of the suit led) takes the trick: seed 004's
+    reverse pitch and seed 003's reverse hierarchy."""
+    low_trump_wins: bool = False
+    """The lowest trump of the pack wins the trick it is played to (seed 004)."""
+    trump_must_be_broken: bool = False
+    """Trump may not be led until a trump has been played, unless the leader holds only
+    trumps (seed 004, barn pitch)."""
 
 
 @dataclass(frozen=True)
@@ -255,7 +371,13 @@ class ScoringRules:
 
     points: tuple[PointRule, ...] = FOUR_POINTS
     low_goes_to: LowGoesTo = LowGoesTo.CAPTURER
+    two_goes_to: LowGoesTo = LowGoesTo.CAPTURER
+    """Who scores the two of trumps: seed 003 "The two goes to the person who plays it"
+    (``player``); "Dirty" pitch carries it like any card (``capturer``)."""
     no_junk_points: bool = False
+    made_scores: MadeScores = MadeScores.POINTS_WON
+    set_penalty: SetPenalty = SetPenalty.BID
+    burned_points: BurnedPoints = BurnedPoints.NOBODY
 
     def __post_init__(self) -> None:
         items = tuple(_point_rule(p) for p in self.points)
@@ -271,6 +393,9 @@ class WinRules:
     who_may_win: WhoMayWin = WhoMayWin.BID_MADE
     win_by: int = 1
     count_order: CountOrder = CountOrder.PITCHER_FIRST
+    backdoor: Backdoor = Backdoor.NONE
+    backdoor_score: int = 0
+    """The score at or below which the backdoor applies (0: minus the target)."""
     max_hands: int = 500
     """Deals (re-deals after all pass included) after which the game stops: the highest
     score wins, a tie is a draw.  Keeps games between bots finite."""
@@ -493,10 +618,14 @@ def _validate(rules: Ruleset) -> None:
         fail("at least one point category is needed")
     if len(set(categories)) != len(categories):
         fail(f"point categories repeat: {[c.value for c in categories]}")
-    if PointCategory.OFF_JACK in categories and not deck.off_jack:
-        fail("the off-jack point needs off_jack=true")
-    if PointCategory.OFF_THREE in categories and not deck.off_three:
-        fail("the off-three point needs off_three=true")
+    for category, flag in ((PointCategory.OFF_JACK, "off_jack"), (PointCategory.OFF_THREE, "off_three"),
+                           (PointCategory.OFF_ACE, "off_ace"), (PointCategory.OFF_TEN, "off_ten"),
+                           (PointCategory.OFF_TWO, "off_two")):
+        if category in categories and not getattr(deck, flag):
+            fail(f"the {category} point needs {flag}=true")
+    for category in (PointCategory.SUB_HIGH, PointCategory.SUB_LOW, PointCategory.SUB_JACK):
+        if category in categories:
+            fail(f"the {category} point needs a sub-trump, which this engine version does not offer yet")
     if PointCategory.JOKER in categories and not deck.jokers:
         fail("the joker point needs jokers in the deck")
     if not 1 <= bidding.minimum_bid <= bidding.maximum_bid:
@@ -516,7 +645,42 @@ def _validate(rules: Ruleset) -> None:
     if deck.jokers >= rules.deal.hand_size and rules.trump.trump_selection is TrumpSelection.PITCH:
         fail(f"hand_size {rules.deal.hand_size} with {deck.jokers} jokers: a pitcher dealt only "
              "jokers would have no suit to pitch")
+    _validate_hand_preparation(rules, fail)
+    if rules.win.backdoor_score > 0:
+        fail(f"backdoor_score must be zero (minus the target) or negative, got {rules.win.backdoor_score}")
     if rules.win.target < 1 or rules.win.win_by < 1 or rules.win.max_hands < 1:
         fail("target, win_by and max_hands must be positive")
     if not bidding.auction and rules.win.who_may_win is WhoMayWin.BID_MADE:
         fail("who_may_win=bid-made needs an auction")
+
+
+def _validate_hand_preparation(rules: Ruleset, fail: Callable[[str], None]) -> None:
+    """The seed 003 pieces (discard and refill, leftovers, burning, trump-only play, called
+    partners) only make sense together in certain ways; say which option is missing."""
+    deal, trump, play, seating = rules.deal, rules.trump, rules.play, rules.seating
+    declared = trump.trump_selection is TrumpSelection.DECLARE
+    discarding = trump.exchange is Exchange.DISCARD_NON_TRUMPS
+    if deal.refill_to < 0 or deal.burn_to < 0:
+        fail("refill_to and burn_to must be zero (off) or positive")
+    if deal.refill_to and not discarding:
+        fail("refill_to needs exchange=discard-non-trumps")
+    if deal.refill_to > deal.hand_size:
+        fail(f"refill_to {deal.refill_to} exceeds hand_size {deal.hand_size}")
+    if trump.leftovers_to_bidder and not discarding:
+        fail("leftovers_to_bidder needs exchange=discard-non-trumps")
+    if trump.pass_leftovers and (not trump.leftovers_to_bidder or seating.team_size < 2):
+        fail("pass_leftovers needs leftovers_to_bidder=true and a partner (team_size >= 2)")
+    for option, used in (("trumps_only", play.trumps_only), ("trump_must_be_broken", play.trump_must_be_broken),
+                         ("partner_call", seating.partner_call is not PartnerCall.NONE)):
+        if used and not declared:
+            fail(f"{option} needs trump_selection=declare (trump must be known before the first lead)")
+    if seating.partner_call is not PartnerCall.NONE:
+        if seating.team_size != 1:
+            fail("partner_call needs team_size=1: partners are called each hand")
+        if not rules.bidding.auction:
+            fail("partner_call needs an auction: the bidder calls the partner")
+    sides = 2 if seating.partner_call is not PartnerCall.NONE else seating.parties
+    if rules.scoring.burned_points is not BurnedPoints.NOBODY and sides != 2:
+        fail("burned_points=opponents needs exactly two sides (two teams, or a called partner)")
+    if rules.bidding.double_bids and not rules.bidding.auction:
+        fail("double_bids needs an auction")

@@ -14,10 +14,12 @@ from pitch_sdk.rules.records import PointAward, Trick
 from pitch_sdk.rules.ruleset import (
     JokerRank,
     LowGoesTo,
+    MadeScores,
     MoonMade,
     MoonSet,
     PointCategory,
     Ruleset,
+    SetPenalty,
 )
 from pitch_sdk.rules.tables import JOKER_MASK, TrumpTable, pips2_of
 
@@ -32,32 +34,32 @@ class PileSummary(NamedTuple):
 
 
 def award_points(rules: Ruleset, table: TrumpTable, piles: Sequence[int], tricks_won: Sequence[int],
-                 played: Sequence[int] | None = None) -> PileSummary:
+                 played: Sequence[int] | None = None, credited_burns: Sequence[int] | None = None) -> PileSummary:
     """Award every point category of ``rules`` for a finished hand, in counting order.
 
     ``piles`` holds each party's scoring pile (the cards of the tricks it won) as a bit
-    mask; ``played`` the cards each party played, needed only when Low goes to the player
-    who held it (:func:`played_by_party`).  A card is *in play* when it was played to a
-    trick; it belongs to the party that won that trick, except Low under
-    ``low_goes_to=player``.
+    mask; ``played`` the cards each party played, needed only when Low or the two goes to
+    the player who held it (:func:`played_by_party`); ``credited_burns`` the burned cards
+    whose points each party is given (seed 004's off-ace eleven-point).  A card is *in
+    play* when it was played to a trick; it belongs to the party that won that trick,
+    except Low and the two under ``low_goes_to``/``two_goes_to=player``.
     """
     in_play = 0
     for pile in piles:
         in_play |= pile
+    scoring = rules.scoring
     awards: list[PointAward] = []
     pips2 = [pips2_of(pile) for pile in piles]
-    for rule in rules.scoring.points:
+    for rule in scoring.points:
         category, value = rule.category, rule.value
         owners = piles
         if category is PointCategory.HIGH:
-            card = table.highest(in_play)
+            card = table.highest(in_play & ~JOKER_MASK if rules.deck.joker_rank is JokerRank.UNRANKED else in_play)
         elif category is PointCategory.LOW:
-            candidates = in_play & ~JOKER_MASK if rules.deck.joker_rank is JokerRank.BELOW_TWO else in_play
+            candidates = in_play & ~JOKER_MASK if rules.deck.joker_rank in _JOKERS_NOT_LOW else in_play
             card = table.lowest(candidates)
-            if rules.scoring.low_goes_to is LowGoesTo.PLAYER:
-                if played is None:
-                    raise ValueError("Low goes to the player who held it: award_points needs `played`")
-                owners = played
+            if scoring.low_goes_to is LowGoesTo.PLAYER:
+                owners = _required(played, "Low")
         elif category is PointCategory.GAME:
             best = max(pips2)
             if pips2.count(best) == 1:
@@ -67,14 +69,35 @@ def award_points(rules: Ruleset, table: TrumpTable, piles: Sequence[int], tricks
             for joker in (BIG_JOKER_ID, LITTLE_JOKER_ID):
                 if in_play >> joker & 1:
                     awards.append(PointAward(category, value, _owner(joker, piles), CARDS[joker]))
+                elif credited_burns is not None and _held(joker, credited_burns):
+                    awards.append(PointAward(category, value, _owner(joker, credited_burns), CARDS[joker]))
             continue
         else:
             card = table.point_cards[category]
-            if card < 0 or not in_play >> card & 1:
+            if card < 0:
                 continue
+            if not in_play >> card & 1:
+                if credited_burns is not None and _held(card, credited_burns):
+                    awards.append(PointAward(category, value, _owner(card, credited_burns), CARDS[card]))
+                continue
+            if category is PointCategory.TWO and scoring.two_goes_to is LowGoesTo.PLAYER:
+                owners = _required(played, "the two")
         if card >= 0:
             awards.append(PointAward(category, value, _owner(card, owners), CARDS[card]))
     return PileSummary(tuple(awards), tuple(pips2), tuple(tricks_won))
+
+
+_JOKERS_NOT_LOW = (JokerRank.BELOW_TWO, JokerRank.UNRANKED)
+
+
+def _required(played: Sequence[int] | None, what: str) -> Sequence[int]:
+    if played is None:
+        raise ValueError(f"{what} goes to the player who held it: award_points needs `played`")
+    return played
+
+
+def _held(card: int, masks: Sequence[int]) -> bool:
+    return any(mask >> card & 1 for mask in masks)
 
 
 def played_by_party(tricks: Sequence[Trick], parties: int) -> list[int]:
@@ -108,36 +131,61 @@ class Settlement(NamedTuple):
 
 
 def settle_hand(rules: Ruleset, pile: PileSummary, pitching_party: int | None,
-                contract: int | None, scores_before: Sequence[int]) -> Settlement:
-    """Apply the bid: the pitching party scores its points if made, else is set back."""
+                contract: int | None, scores_before: Sequence[int], stakes: int | None = None,
+                sides: Sequence[int] | None = None) -> Settlement:
+    """Apply the bid: the pitching side scores its points (or its bid, ``made_scores``) if
+    it made the bid, else loses ``stakes`` (the bid, twice it for a double bid).
+
+    ``sides`` maps each party to its side for this hand when the bidder called a partner:
+    points are earned by the side and every member of a side scores the side's result
+    (seed 004, call for partner: "Points are kept individually, though they are earned as
+    a team"); by default every party is its own side."""
     parties = rules.parties
     points_won = [0] * parties
     for award in pile.awards:
         points_won[award.party] += award.value
-    changes = list(points_won)
+    side_of = tuple(range(parties)) if sides is None else tuple(sides)
+    side_points = points_won if sides is None else [0] * (max(side_of) + 1)
+    if sides is not None:
+        for party, points in enumerate(points_won):
+            side_points[side_of[party]] += points
+    changes = [side_points[side_of[party]] for party in range(parties)]
     made: bool | None = None
     moon = False
     moon_decides = False
     if pitching_party is not None and contract is not None:
+        side = side_of[pitching_party]
+        team = [pitching_party] if sides is None else [p for p in range(parties) if side_of[p] == side]
+        taken = side_points[side]
+        stakes = contract if stakes is None else stakes
         rules_moon = rules.moon
         moon = rules_moon is not None and contract == rules_moon.moon_bid
         # A moon bid above the points in play (partnership smudge: 5) needs them all.
-        made = points_won[pitching_party] >= min(contract, rules.points_in_play)
-        if moon and rules_moon is not None:
-            if rules_moon.moon_all_tricks and pile.tricks_won[pitching_party] != sum(pile.tricks_won):
-                made = False
-            if made:
-                if rules_moon.moon_made is MoonMade.SCORE:
-                    changes[pitching_party] = rules_moon.moon_score
+        made = taken >= min(contract, rules.points_in_play)
+        scoring = rules.scoring
+        for party in team:
+            before = scores_before[party]
+            if moon and rules_moon is not None:
+                tricks_taken = sum(pile.tricks_won[p] for p in team)
+                if rules_moon.moon_all_tricks and tricks_taken != sum(pile.tricks_won):
+                    made = False
+                if not made:
+                    changes[party] = -rules_moon.moon_score
+                    moon_decides = rules_moon.moon_set is MoonSet.LOSE_GAME
+                elif rules_moon.moon_made is MoonMade.SCORE:
+                    changes[party] = rules_moon.moon_score
+                elif rules_moon.moon_made is MoonMade.TO_TARGET:
+                    changes[party] = (rules.win.target if before >= 0 else 0) - before
                 else:
-                    in_hole = rules_moon.moon_blocked_in_hole and scores_before[pitching_party] < 0
-                    moon_decides = not in_hole
+                    moon_decides = not (rules_moon.moon_blocked_in_hole and scores_before[pitching_party] < 0)
+            elif made:
+                if scoring.made_scores is MadeScores.BID:
+                    changes[party] = stakes
+            elif scoring.set_penalty is SetPenalty.POOKIE:
+                changes[party] = min(before, 0) - 1 - before
             else:
-                changes[pitching_party] = -rules_moon.moon_score
-                moon_decides = rules_moon.moon_set is MoonSet.LOSE_GAME
-        elif not made:
-            changes[pitching_party] = -contract
-        if rules.scoring.no_junk_points:
-            changes = [c if p == pitching_party else 0 for p, c in enumerate(changes)]
+                changes[party] = -stakes
+        if scoring.no_junk_points:
+            changes = [c if side_of[p] == side else 0 for p, c in enumerate(changes)]
 
     return Settlement(tuple(points_won), made, moon, tuple(changes), moon_decides, pile.awards)

@@ -1,9 +1,16 @@
-"""The game state machine: deal -> bidding -> trump -> exchange -> tricks -> scoring.
+"""The game state machine: deal -> bidding -> trump -> hand preparation -> tricks -> scoring.
 
 One mutable :class:`GameState` per game; everything around it (ruleset, actions, records)
 is frozen.  The state is pure and deterministic: chance comes only from the game's seed
 (each deal is shuffled from the seed and the deal number alone) or from explicit deals, so a seed
 plus the list of actions reproduces a whole game (:mod:`pitch_sdk.rules.replay`).
+
+A hand runs through phases, each skipped when the ruleset does not use it: bidding,
+declaring trump, calling a partner's card, the exchange (discard and draw, or seed 003's
+discard-all-non-trumps and refill), passing the leftovers, burning down to the playing
+hand, then trick play.  A player whose hand is empty sits out the rest of the hand while
+the others play on (seed 003's trump-only play), so tricks may have fewer cards than
+players.
 
 For every decision there is the triad ``verify(action)`` (raises with the reason),
 ``is_legal(action)`` and ``apply(action)``; ``legal_actions()`` lists what the player to
@@ -21,14 +28,18 @@ from functools import cache
 from itertools import combinations
 
 from pitch_sdk.rules.actions import (
+    CALLS,
+    NO,
     PLAYS,
     TRUMPS,
+    YES,
     Action,
     Bid,
+    CallCard,
+    Choose,
     ChooseCards,
     DecisionKind,
     DeclareTrump,
-    Pass,
     PlayCard,
     choose_cards,
 )
@@ -38,17 +49,21 @@ from pitch_sdk.rules.errors import GameOverError, IllegalActionError, InvalidDea
 from pitch_sdk.rules.events import (
     AllPassed,
     BidMade,
+    Burned,
     Dealt,
     Event,
     Exchanged,
     HandScored,
+    PartnerCalled,
     TrumpSet,
 )
 from pitch_sdk.rules.records import HandResult, Trick, WinReason
 from pitch_sdk.rules.ruleset import (
+    BurnedPoints,
     Exchange,
     Follow,
     LowGoesTo,
+    PartnerCall,
     Ruleset,
     TrumpSelection,
 )
@@ -64,7 +79,13 @@ class Phase(StrEnum):
 
     BIDDING = "bidding"
     DECLARE_TRUMP = "declare-trump"
+    CALL_CARD = "call-card"
+    """The bidder calls the card whose holder becomes the partner (seed 003, five-handed)."""
     EXCHANGE = "exchange"
+    PASS_LEFTOVERS = "pass-leftovers"
+    """The bidder says whether to pass the leftover stock, unseen, to the partner (seed 003)."""
+    BURN = "burn"
+    """A player holding more than ``burn_to`` cards chooses which to burn (seed 003)."""
     PLAY = "play"
     GAME_OVER = "game-over"
 
@@ -73,7 +94,10 @@ _PLAY, _GAME_OVER, _BIDDING = Phase.PLAY, Phase.GAME_OVER, Phase.BIDDING
 _PHASE_DECISION = {
     Phase.BIDDING: DecisionKind.BID,
     Phase.DECLARE_TRUMP: DecisionKind.DECLARE_TRUMP,
+    Phase.CALL_CARD: DecisionKind.CALL_CARD,
     Phase.EXCHANGE: DecisionKind.CHOOSE_CARDS,
+    Phase.PASS_LEFTOVERS: DecisionKind.CHOICE,
+    Phase.BURN: DecisionKind.CHOOSE_CARDS,
     Phase.PLAY: DecisionKind.PLAY,
 }
 
@@ -112,35 +136,51 @@ class GameState:
     """A game of Pitch in progress.  Create with :meth:`new` or :meth:`from_deals`."""
 
     __slots__ = (
+        "_barn",
         "_bid_menu",
+        "_burned",
+        "_burns_score",
         "_deal_seats",
         "_deck",
         "_draws_from_stock",
+        "_even_hands",
         "_exchanges_left",
         "_joker_lead_ok",
         "_lead_suit",
         "_legal_list",
         "_legal_play",
         "_must_follow",
+        "_must_lead",
+        "_needs_played",
         "_next_seat",
+        "_pending",
         "_piles",
         "_scripted_deals",
+        "_seat_order",
+        "_sides",
         "_table",
+        "_tables",
         "_trick_best",
+        "_trick_seats",
         "_trick_winner",
         "_tricks_won",
+        "_uniform_tricks",
         "bids",
+        "called",
         "contract",
         "deal_number",
         "dealer",
+        "doubled",
         "first_dealer",
         "hand_number",
         "hands",
         "high_bid",
         "high_bidder",
+        "high_double",
         "history",
         "moves",
         "parties",
+        "partner",
         "phase",
         "pitcher",
         "players",
@@ -164,27 +204,54 @@ class GameState:
     bids: list[tuple[int, int]]
     """(seat, amount) in bidding order; 0 is a pass."""
     high_bid: int
+    high_double: bool
     high_bidder: int
     pitcher: int
     contract: int
+    doubled: bool
+    """The contract is a double bid ("6 for 12"): made and set count twice."""
     trump: int
     """The trump suit's index, -1 until chosen."""
+    called: int
+    """The card the bidder called to pick a partner, -1 if none (hidden: who holds it)."""
+    partner: int
+    """The seat holding the called card, -1 if none or if it was not dealt."""
     trick: list[tuple[int, int]]
     tricks: list[Trick]
     _table: TrumpTable | None
     _exchanges_left: int
+    _pending: list[int]
+    """Seats still to burn, in turn."""
     _trick_best: int
     _trick_winner: int
+    _trick_seats: tuple[int, ...]
+    """The seats playing the current trick, in order: those still holding cards."""
+    _uniform_tricks: bool
+    """Every seat plays every trick (hands were equal at the first lead): the fast path."""
     _lead_suit: int
     _legal_play: int
     _legal_list: tuple[Action, ...] | None
     _deal_seats: tuple[tuple[int, ...], ...]
-    _bid_menu: Mapping[tuple[bool, int], tuple[Action, ...]]
+    _bid_menu: Mapping[tuple[bool, int, bool], tuple[Action, ...]]
     _draws_from_stock: bool
     _next_seat: tuple[int, ...]
+    _seat_order: tuple[tuple[int, ...], ...]
+    """For each seat, every seat clockwise starting with it."""
     _piles: list[int]
     """Each party's scoring pile this hand (cards of the tricks it won) as a bit mask."""
     _tricks_won: list[int]
+    _burned: list[int]
+    """Each seat's burned cards this hand (out of play)."""
+    _sides: tuple[int, ...] | None
+    """Per party, its side this hand when partners are called; ``None``: parties are sides."""
+    _tables: tuple[TrumpTable, ...]
+    _needs_played: bool
+    """Low or the two goes to the player who held it: scoring needs who played what."""
+    _burns_score: bool
+    _even_hands: bool
+    """No rule can leave hands of different sizes at the first lead."""
+    _must_lead: int
+    """A card the leader of the first trick must lead if held (five-handed), else -1."""
 
     def __init__(self, rules: Ruleset, seed: int = 0, dealer: int = 0,
                  deals: Sequence[Deal] = ()) -> None:
@@ -209,9 +276,18 @@ class GameState:
         self._deal_seats = _deal_seats(rules)
         self._bid_menu = bid_menu(rules)
         self._next_seat = tuple((seat + 1) % rules.players for seat in range(rules.players))
+        self._seat_order = tuple(tuple((seat + k) % rules.players for k in range(rules.players))
+                                 for seat in range(rules.players))
         self._draws_from_stock = rules.trump.exchange is not Exchange.NONE
         self._must_follow = rules.play.follow is Follow.MUST_FOLLOW
         self._joker_lead_ok = rules.play.joker_may_lead_first_trick
+        self._barn = rules.play.trump_must_be_broken
+        self._tables = _trump_tables(rules)
+        scoring = rules.scoring
+        self._needs_played = LowGoesTo.PLAYER in (scoring.low_goes_to, scoring.two_goes_to)
+        self._burns_score = scoring.burned_points is BurnedPoints.OPPONENTS
+        self._even_hands = (rules.trump.exchange is not Exchange.DISCARD_NON_TRUMPS
+                            and not rules.play.trumps_only and not rules.deal.burn_to)
         self._start_deal()
 
     # ------------------------------------------------------------------ creation
@@ -232,7 +308,6 @@ class GameState:
         for name in GameState.__slots__:
             value = getattr(self, name)
             setattr(other, name, list(value) if isinstance(value, list) else value)
-        other.trick = list(self.trick)
         return other
 
     # ------------------------------------------------------------------ queries
@@ -254,11 +329,15 @@ class GameState:
         """The cards a seat holds now."""
         return cards_of(self.hands[seat])
 
+    def burned(self, seat: int) -> tuple[Card, ...]:
+        """The cards a seat burned this hand (public)."""
+        return cards_of(self._burned[seat])
+
     def decision(self) -> Decision:
         """The decision the player to move faces, with its legal actions."""
         if self.phase is Phase.GAME_OVER:
             raise GameOverError("the game is over: no decision is pending")
-        card_set = self._card_set_rule() if self.phase is Phase.EXCHANGE else None
+        card_set = self._card_set_rule() if self.phase in (Phase.EXCHANGE, Phase.BURN) else None
         return Decision(self.to_move, _PHASE_DECISION[self.phase], tuple(self.legal_actions()), card_set)
 
     def legal_actions(self) -> list[Action]:
@@ -277,8 +356,12 @@ class GameState:
                 self._legal_list = self._legal_bids()
             elif phase is Phase.DECLARE_TRUMP:
                 self._legal_list = TRUMPS
-            elif phase is Phase.EXCHANGE:
-                self._legal_list = tuple(choose_cards(m) for m in self._legal_exchange_masks())
+            elif phase is Phase.CALL_CARD:
+                self._legal_list = tuple(CALLS[card] for card in self._callable_cards())
+            elif phase is Phase.PASS_LEFTOVERS:
+                self._legal_list = (NO, YES)
+            elif phase in (Phase.EXCHANGE, Phase.BURN):
+                self._legal_list = tuple(choose_cards(m) for m in self._legal_card_set_masks())
             else:
                 return []
         return list(self._legal_list)
@@ -321,14 +404,27 @@ class GameState:
         self.moves.append((seat, action))
         self._legal_list = None
         if phase is Phase.BIDDING:
-            self._bid(seat, 0 if type(action) is Pass else action.amount)  # type: ignore[union-attr]
+            if type(action) is Bid:
+                self._bid(seat, action.amount, action.double)
+            else:
+                self._bid(seat, 0)
         elif phase is Phase.DECLARE_TRUMP:
             assert isinstance(action, DeclareTrump)
             self._set_trump(seat, action.suit, pitched=False)
             self._after_trump()
+        elif phase is Phase.CALL_CARD:
+            assert isinstance(action, CallCard)
+            self._call(seat, int(action.card))
+        elif phase is Phase.PASS_LEFTOVERS:
+            assert isinstance(action, Choose)
+            self._give_leftovers(self._fixed_partner(seat) if action.yes else seat)
+            self._before_play()
         elif phase is Phase.EXCHANGE:
             assert isinstance(action, ChooseCards)
             self._exchange(seat, mask_of(action.cards))
+        elif phase is Phase.BURN:
+            assert isinstance(action, ChooseCards)
+            self._burn(seat, mask_of(action.cards))
 
     def playout(self, rng: random.Random, hands: int | None = None) -> None:
         """Finish the game (or ``hands`` more hands) with uniformly random legal actions.
@@ -349,7 +445,7 @@ class GameState:
             elif phase is not _PLAY:
                 legal = self.legal_actions()
                 self.apply(legal[int(uniform() * len(legal))])
-            elif self.trick:  # finish a trick someone else started, one card at a time
+            elif self.trick or not self._uniform_tricks:  # one card at a time
                 seat = self.to_move
                 card = random_card(self._legal_play_mask(seat), uniform)
                 self.moves.append((seat, PLAYS[card]))
@@ -363,10 +459,13 @@ class GameState:
         record, menu = self.moves.append, self._bid_menu
         while self.phase is _BIDDING:
             seat = self.to_move
-            bids = menu[seat == self.dealer, self.high_bid]
+            bids = menu[seat == self.dealer, self.high_bid, self.high_double]
             choice = bids[int(uniform() * len(bids))]
             record((seat, choice))
-            self._bid(seat, choice.amount if type(choice) is Bid else 0)
+            if type(choice) is Bid:
+                self._bid(seat, choice.amount, choice.double)
+            else:
+                self._bid(seat, 0)
         self._legal_list = None
 
     def _random_tricks(self, uniform: Callable[[], float]) -> None:
@@ -474,40 +573,52 @@ class GameState:
         self.history.append(Dealt(self.hand_number, self.dealer, tuple(hands), tuple(stock)))
         self.bids = []
         self.high_bid = 0
+        self.high_double = False
         self.high_bidder = -1
         self.pitcher = -1
         self.contract = 0
+        self.doubled = False
         self.trump = -1
+        self.called = -1
+        self.partner = -1
         self._table = None
         self._exchanges_left = 0
+        self._pending = []
         self.trick = []
         self._trick_best = -1
         self._trick_winner = -1
+        self._trick_seats = self._seat_order[0]
+        self._uniform_tricks = True
         self._lead_suit = -1
         self._legal_play = -1
         self._legal_list = None
         self.tricks = []
         self._piles = [0] * self.parties
         self._tricks_won = [0] * self.parties
+        self._burned = [0] * n
+        self._sides = None
+        self._must_lead = -1
         eldest = (self.dealer + 1) % n
+        self.to_move = eldest
         if self.rules.bidding.auction:
             self.phase = Phase.BIDDING
-            self.to_move = eldest
         else:  # no auction: eldest hand is the pitcher, and declares trump if the rules say so
             self.pitcher = eldest
-            declare = self.rules.trump.trump_selection is TrumpSelection.DECLARE
-            self.phase = Phase.DECLARE_TRUMP if declare else Phase.PLAY
-            self.to_move = eldest
+            if self.rules.trump.trump_selection is TrumpSelection.DECLARE:
+                self.phase = Phase.DECLARE_TRUMP
+            else:
+                self._start_play()
 
     # ------------------------------------------------------------------ bidding
     def _legal_bids(self) -> tuple[Action, ...]:
-        return self._bid_menu[self.to_move == self.dealer, self.high_bid]
+        return self._bid_menu[self.to_move == self.dealer, self.high_bid, self.high_double]
 
-    def _bid(self, seat: int, amount: int) -> None:
+    def _bid(self, seat: int, amount: int, double: bool = False) -> None:
         self.bids.append((seat, amount))
-        self.history.append(BidMade(seat, amount))
+        self.history.append(BidMade(seat, amount, double))
         if amount:
             self.high_bid = amount
+            self.high_double = double
             self.high_bidder = seat
         if seat != self.dealer:
             self.to_move = (seat + 1) % self.players
@@ -522,30 +633,69 @@ class GameState:
             return
         self.pitcher = self.high_bidder
         self.contract = self.high_bid
+        self.doubled = self.high_double
         self.to_move = self.pitcher
         if self.rules.trump.trump_selection is TrumpSelection.DECLARE:
             self.phase = Phase.DECLARE_TRUMP
         else:
-            self.phase = Phase.PLAY
+            self._start_play()
 
-    # ------------------------------------------------------------------ trump, exchange
+    # ------------------------------------------------------------------ trump, partner
     def _set_trump(self, seat: int, suit: Suit, pitched: bool) -> None:
         self.trump = int(suit)
-        self._table = trump_table(self.rules.deck, suit)
+        self._table = self._tables[suit]
         self.history.append(TrumpSet(seat, suit, pitched))
 
     def _after_trump(self) -> None:
-        if self.rules.trump.exchange is Exchange.NONE:
-            self.phase = Phase.PLAY
+        if self.rules.seating.partner_call is PartnerCall.HOLDER:
+            self.phase = Phase.CALL_CARD
             self.to_move = self.pitcher
+        else:
+            self._prepare_hands()
+
+    def _callable_cards(self) -> list[int]:
+        """The bidder may call any trump it does not hold: the card "he/she wants to see
+        played" (seed 003), and only trumps are played."""
+        assert self._table is not None
+        mine = self.hands[self.pitcher]
+        return [card for card in self._deck if self._table.trump_mask >> card & 1 and not mine >> card & 1]
+
+    def _call(self, seat: int, card: int) -> None:
+        """Seed 003: "Whoever has that card in their hand is the bidder's partner against
+        the other three ... In the event the card is in the blind, the bidder has no partner
+        ... AND is required to lead the card that was called." """
+        self.called = card
+        self.partner = next((s for s in range(self.players) if self.hands[s] >> card & 1), -1)
+        team = {self.party_of(seat), self.party_of(self.partner) if self.partner >= 0 else -1}
+        self._sides = tuple(0 if party in team else 1 for party in range(self.parties))
+        if self.partner < 0:
+            self._must_lead = card
+        self.history.append(PartnerCalled(seat, card))
+        self._prepare_hands()
+
+    def _fixed_partner(self, seat: int) -> int:
+        """The next seat clockwise of ``seat``'s own team (partners sit alternately)."""
+        return (seat + self.parties) % self.players
+
+    # ------------------------------------------------------------------ hand preparation
+    def _prepare_hands(self) -> None:
+        """After trump (and the partner call): the exchange the ruleset uses, if any."""
+        exchange = self.rules.trump.exchange
+        if exchange is Exchange.NONE:
+            self._before_play()
+        elif exchange is Exchange.DISCARD_NON_TRUMPS:
+            self._discard_and_refill()
         else:
             self.phase = Phase.EXCHANGE
             self._exchanges_left = self.players
             self.to_move = (self.dealer + 1) % self.players
 
     def _card_set_rule(self) -> CardSetRule:
-        assert self._table is not None
         hand = self.hands[self.to_move]
+        if self.phase is Phase.BURN:
+            count = hand.bit_count() - self.rules.deal.burn_to
+            return CardSetRule(cards_of(hand), (), count, count)
+        assert self._table is not None
         exchange = self.rules.trump.exchange
         non_trumps = hand & ~self._table.trump_mask
         limit = len(self.stock)
@@ -558,7 +708,7 @@ class GameState:
             return CardSetRule(cards_of(non_trumps), (), limit, limit)
         return CardSetRule(cards_of(non_trumps), cards_of(non_trumps), count, count)
 
-    def _legal_exchange_masks(self) -> list[int]:
+    def _legal_card_set_masks(self) -> list[int]:
         rule = self._card_set_rule()
         required = mask_of(rule.required)
         optional = [c for c in rule.allowed if c not in rule.required]
@@ -577,19 +727,117 @@ class GameState:
         if self._exchanges_left:
             self.to_move = (seat + 1) % self.players
         else:
-            self.phase = Phase.PLAY
-            self.to_move = self.pitcher
+            self._before_play()
+
+    def _discard_and_refill(self) -> None:
+        """Seed 003: "Each player then discards the cards in his/her hand which are not in
+        trump ... Each player, in turn, then asks for a number of cards to fill their hand
+        to six cards. Any cards remaining are given to the bidder." """
+        assert self._table is not None
+        trumps, refill_to, stock = self._table.trump_mask, self.rules.deal.refill_to, self.stock
+        for seat in self._seat_order[(self.dealer + 1) % self.players]:
+            hand = self.hands[seat]
+            discarded = hand & ~trumps
+            need = max(0, refill_to - (hand ^ discarded).bit_count())
+            drawn = mask_of(stock[:need])
+            del stock[:need]
+            self.hands[seat] = hand ^ discarded | drawn
+            if discarded or drawn:
+                self.history.append(Exchanged(seat, discarded, drawn))
+        trump_rules = self.rules.trump
+        if trump_rules.leftovers_to_bidder and stock:
+            if trump_rules.pass_leftovers:
+                self.phase = Phase.PASS_LEFTOVERS
+                self.to_move = self.pitcher
+                return
+            self._give_leftovers(self.pitcher)
+        self._before_play()
+
+    def _give_leftovers(self, seat: int) -> None:
+        drawn = mask_of(self.stock)
+        self.stock.clear()
+        self.hands[seat] |= drawn
+        self.history.append(Exchanged(seat, 0, drawn))
+
+    def _before_play(self) -> None:
+        """Throw away what cannot be played (trump-only play), then burn down to size."""
+        if self.rules.play.trumps_only:
+            assert self._table is not None
+            for seat in self._seat_order[(self.dealer + 1) % self.players]:
+                dead = self.hands[seat] & ~self._table.trump_mask
+                if dead:
+                    self.hands[seat] ^= dead
+                    self.history.append(Exchanged(seat, dead, 0))
+        burn_to = self.rules.deal.burn_to
+        if burn_to:
+            self._pending = [seat for seat in self._seat_order[(self.dealer + 1) % self.players]
+                             if self.hands[seat].bit_count() > burn_to]
+        if self._pending:
+            self.phase = Phase.BURN
+            self.to_move = self._pending[0]
+        else:
+            self._start_play()
+
+    def _burn(self, seat: int, cards: int) -> None:
+        """Seed 003: "In the event someone has more than six cards in the trump suit they
+        must 'burn' cards until they have only six. Burned cards are removed from play." """
+        self.hands[seat] ^= cards
+        self._burned[seat] |= cards
+        self.history.append(Burned(seat, cards))
+        self._pending.pop(0)
+        if self._pending:
+            self.to_move = self._pending[0]
+        else:
+            self._start_play()
 
     # ------------------------------------------------------------------ trick play
+    def _start_play(self) -> None:
+        self.phase = Phase.PLAY
+        self._uniform_tricks = self._even_hands or len({hand.bit_count() for hand in self.hands}) == 1
+        leader = self._next_holding(self.pitcher)
+        if leader < 0:  # nobody holds a card: nothing to play
+            self._score_hand()
+        else:
+            self._start_trick(leader)
+
+    def _next_holding(self, seat: int) -> int:
+        """``seat`` if it still holds cards, else the next such seat clockwise (seed 003:
+        "unless they have no more cards in trump. In this case the person to his/her left
+        leads"); -1 when every hand is empty."""
+        hands = self.hands
+        for candidate in self._seat_order[seat]:
+            if hands[candidate]:
+                return candidate
+        return -1
+
+    def _start_trick(self, leader: int) -> None:
+        self.to_move = leader
+        order = self._seat_order[leader]
+        self._trick_seats = order if self._uniform_tricks else tuple(s for s in order if self.hands[s])
+
     def _legal_play_mask(self, seat: int) -> int:
         """The cards ``seat`` may play now, as a bit mask (the hot path: keep it lean)."""
         hand = self.hands[seat]
         lead_suit = self._lead_suit
-        if lead_suit < 0:  # leading: anything, but no joker to the first trick
-            if not self.tricks and not self._joker_lead_ok:
-                return hand & ~JOKER_MASK or hand
-            return hand
+        if lead_suit < 0:
+            return hand if self.tricks and not self._barn else self._lead_mask(hand)
         return follow_mask(hand, lead_suit, self.trump, self._table, self._must_follow)  # type: ignore[arg-type]
+
+    def _lead_mask(self, hand: int) -> int:
+        """What may be led: no joker to the first trick (seed 004), the called card first
+        when the bidder plays alone (seed 003), no trump before trump is broken (barn)."""
+        if not self.tricks:
+            must = self._must_lead
+            if must >= 0 and hand >> must & 1:
+                return 1 << must
+            if not self._joker_lead_ok:
+                hand = hand & ~JOKER_MASK or hand
+        if self._barn and self._table is not None:
+            trumps = self._table.trump_mask
+            broken = any(pile & trumps for pile in self._piles)
+            if not broken:
+                hand = hand & ~trumps or hand
+        return hand
 
     def _play(self, seat: int, card: int) -> None:
         self.hands[seat] ^= 1 << card
@@ -607,13 +855,14 @@ class GameState:
             self._trick_best = power
             self._trick_winner = seat
         trick.append((seat, card))
-        if len(trick) < self.players:
-            self.to_move = self._next_seat[seat]
+        if len(trick) < len(self._trick_seats):
+            self.to_move = self._trick_seats[len(trick)]
         else:
             self._finish_trick(trick, self._trick_winner)
 
     def _finish_trick(self, plays: list[tuple[int, int]], winner: int) -> None:
-        """Record a completed trick; the winner leads next, or the hand is scored."""
+        """Record a completed trick; the winner (or the next seat still holding cards)
+        leads next, or the hand is scored."""
         done = Trick(plays[0][0], tuple(plays), winner)
         self.tricks.append(done)
         self.history.append(done)
@@ -626,9 +875,12 @@ class GameState:
         self._trick_best = -1
         self._trick_winner = -1
         self._lead_suit = -1
-        self.to_move = winner
-        if not self.hands[winner]:
+        leader = self._next_holding(winner)
+        if leader < 0:
+            self.to_move = winner
             self._score_hand()
+        else:
+            self._start_trick(leader)
 
     def _trick_context(self) -> str:
         if self.phase is not Phase.PLAY or not self.trick:
@@ -640,14 +892,16 @@ class GameState:
     def _score_hand(self) -> None:
         rules = self.rules
         assert self._table is not None
-        played = (played_by_party(self.tricks, self.parties)
-                  if rules.scoring.low_goes_to is LowGoesTo.PLAYER else None)
-        pile = award_points(rules, self._table, self._piles, self._tricks_won, played)
+        played = played_by_party(self.tricks, self.parties) if self._needs_played else None
+        credited = self._credited_burns() if self._burns_score else None
+        pile = award_points(rules, self._table, self._piles, self._tricks_won, played, credited)
         auction = rules.bidding.auction
         pitching_party = self.pitcher % self.parties
         contract = self.contract if auction else None
-        settlement = settle_hand(rules, pile, pitching_party, contract, self.scores)
-        winner, reason = decide_winner(rules, self.scores, settlement, pitching_party, len(self.results) + 1)
+        stakes = self.contract * 2 if self.doubled else self.contract
+        settlement = settle_hand(rules, pile, pitching_party, contract, self.scores, stakes, self._sides)
+        winner, reason = decide_winner(rules, self.scores, settlement, pitching_party, len(self.results) + 1,
+                                       self._sides)
         self.scores = [s + c for s, c in zip(self.scores, settlement.score_changes, strict=True)]
         game_over = reason is not None
         result = HandResult(
@@ -658,6 +912,7 @@ class GameState:
             made=settlement.made, moon=settlement.moon,
             score_changes=settlement.score_changes, scores=tuple(self.scores),
             winner=winner, win_reason=reason, game_over=game_over,
+            doubled=self.doubled, sides=self._sides,
         )
         self.results.append(result)
         self.history.append(HandScored(result))
@@ -667,11 +922,32 @@ class GameState:
         self.dealer = (self.dealer + 1) % self.players
         self._start_deal()
 
+    def _credited_burns(self) -> list[int] | None:
+        """Burned cards each party is credited with: seed 004's off-ace eleven-point gives
+        "those points ... to the opposing team"; otherwise burned cards score for nobody."""
+        if not any(self._burned):
+            return None
+        credited = [0] * self.parties
+        sides = self._sides if self._sides is not None else tuple(range(self.parties))
+        for seat, cards in enumerate(self._burned):
+            side = sides[self.party_of(seat)]
+            opponent = next(p for p in range(self.parties) if sides[p] != side)
+            credited[opponent] |= cards
+        return credited
+
     def _end_game(self, winner: int | None, reason: WinReason | None) -> None:
         self.winner = winner
         self.win_reason = reason
         self.phase = Phase.GAME_OVER
         self.to_move = -1
+        self._trick_seats = ()
+
+
+@cache
+def _trump_tables(rules: Ruleset) -> tuple[TrumpTable, ...]:
+    """The trump table of each suit under ``rules`` (built once per ruleset)."""
+    play = rules.play
+    return tuple(trump_table(rules.deck, suit, play.lowest_wins, play.low_trump_wins) for suit in Suit)
 
 
 @cache

@@ -18,9 +18,11 @@ from pitch_sdk.rules.cards import (
     JACK,
     KING,
     LITTLE_JOKER_ID,
+    NINE,
     QUEEN,
     TEN,
     THREE,
+    TWO,
     Suit,
     card_id,
     suit_mask,
@@ -75,7 +77,10 @@ class TrumpTable:
     effective_suit: tuple[int, ...]
     """Per card id: the suit it follows as (jokers and off-cards follow trump)."""
     power: tuple[int, ...]
-    """Per card id: ``TRUMP_BASE + position`` for trumps, else the printed rank."""
+    """Per card id, how strongly it competes for a trick (the highest power wins): a trump
+    ``TRUMP_BASE`` plus its strength among the trumps, a plain card its rank strength, an
+    unranked joker -1.  Normally strength follows rank; with ``lowest_wins`` it is
+    reversed, and with ``low_trump_wins`` the lowest trump beats everything."""
     order: tuple[int, ...]
     """Trumps in the pack, highest first."""
     jack: int
@@ -105,27 +110,28 @@ class TrumpTable:
 
 
 @cache
-def trump_table(deck: DeckRules, trump: Suit) -> TrumpTable:
-    """Build (once) the table for ``trump`` with this deck's jokers and off-cards."""
+def trump_table(deck: DeckRules, trump: Suit, lowest_wins: bool = False,
+                low_trump_wins: bool = False) -> TrumpTable:
+    """Build (once) the table for ``trump`` with this deck's jokers and off-cards, and the
+    trick ranking of the play rules (``PlayRules.lowest_wins``, ``low_trump_wins``)."""
     removed = set(deck.removed_ranks)
     other = trump.partner
+    off_ranks = {rank for rank, used in ((ACE, deck.off_ace), (JACK, deck.off_jack), (TEN, deck.off_ten),
+                                         (THREE, deck.off_three), (TWO, deck.off_two))
+                 if used and rank not in removed}
 
-    def natural(rank: int) -> list[int]:
-        return [] if rank in removed else [card_id(rank, trump)]
+    def off(rank: int) -> int:
+        return card_id(rank, other) if rank in off_ranks else -1
 
-    off_jack = card_id(JACK, other) if deck.off_jack else -1
-    off_three = card_id(THREE, other) if deck.off_three and THREE not in removed else -1
     jokers = [BIG_JOKER_ID, LITTLE_JOKER_ID][:deck.jokers]  # a lone joker is the big one
     high_to_low: list[int] = []
     for rank in range(ACE, 1, -1):
-        high_to_low += natural(rank)
-        if rank == JACK:
-            if off_jack >= 0:
-                high_to_low.append(off_jack)
-            if deck.joker_rank is JokerRank.BELOW_JACK:
-                high_to_low += jokers
-        if rank == THREE and off_three >= 0:
-            high_to_low.append(off_three)
+        if rank not in removed:
+            high_to_low.append(card_id(rank, trump))
+        if rank in off_ranks:
+            high_to_low.append(off(rank))
+        if rank == JACK and deck.joker_rank is JokerRank.BELOW_JACK:
+            high_to_low += jokers
     if deck.joker_rank is JokerRank.BELOW_TWO:
         high_to_low += jokers
 
@@ -135,13 +141,19 @@ def trump_table(deck: DeckRules, trump: Suit) -> TrumpTable:
     masks = [suit_mask(s) & ~trump_mask for s in range(4)]
     masks[trump] = trump_mask
     effective = [card // 13 if card < LITTLE_JOKER_ID else int(trump) for card in range(DECK_SIZE)]
-    power = [card % 13 + 2 if card < LITTLE_JOKER_ID else 0 for card in range(DECK_SIZE)]
+    # Plain cards compete by rank (2..14), reversed when the lowest card wins.
+    power = [(16 - (card % 13 + 2) if lowest_wins else card % 13 + 2) if card < LITTLE_JOKER_ID else -1
+             for card in range(DECK_SIZE)]
     for position, card in enumerate(reversed(high_to_low)):
         effective[card] = int(trump)
-        power[card] = TRUMP_BASE + position
-    jack = -1 if JACK in removed else card_id(JACK, trump)
-    five = -1 if FIVE in removed else card_id(FIVE, trump)
-    three = -1 if THREE in removed else card_id(THREE, trump)
+        power[card] = TRUMP_BASE + (len(high_to_low) - 1 - position if lowest_wins else position)
+    if low_trump_wins and high_to_low:
+        power[high_to_low[-1]] = TRUMP_BASE + len(high_to_low)
+
+    def natural(rank: int) -> int:
+        return -1 if rank in removed else card_id(rank, trump)
+
+    jack, five, three = natural(JACK), natural(FIVE), natural(THREE)
     return TrumpTable(
         trump=trump,
         trump_mask=trump_mask,
@@ -150,11 +162,15 @@ def trump_table(deck: DeckRules, trump: Suit) -> TrumpTable:
         power=tuple(power),
         order=tuple(high_to_low),
         jack=jack,
-        off_jack=off_jack,
+        off_jack=off(JACK),
         five=five,
         three=three,
-        off_three=off_three,
-        point_cards={PointCategory.JACK: jack, PointCategory.OFF_JACK: off_jack, PointCategory.FIVE: five,
-                     PointCategory.THREE: three, PointCategory.OFF_THREE: off_three},
+        off_three=off(THREE),
+        point_cards={PointCategory.JACK: jack, PointCategory.OFF_JACK: off(JACK), PointCategory.FIVE: five,
+                     PointCategory.THREE: three, PointCategory.OFF_THREE: off(THREE),
+                     PointCategory.ACE: natural(ACE), PointCategory.TEN: natural(TEN),
+                     PointCategory.TWO: natural(TWO), PointCategory.NINE: natural(NINE),
+                     PointCategory.OFF_ACE: off(ACE), PointCategory.OFF_TEN: off(TEN),
+                     PointCategory.OFF_TWO: off(TWO)},
         natural=list(high_to_low) == sorted(high_to_low, reverse=True),
     )

@@ -11,14 +11,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from pitch_sdk.rules.records import WinReason
-from pitch_sdk.rules.ruleset import CountOrder, Ruleset, WhoMayWin, WinMode
+from pitch_sdk.rules.ruleset import Backdoor, CountOrder, Ruleset, WhoMayWin, WinMode
 from pitch_sdk.rules.scoring import Settlement
 
 
 def decide_winner(rules: Ruleset, scores_before: Sequence[int], settlement: Settlement,
-                  pitching_party: int | None, hands_played: int) -> tuple[int | None, WinReason | None]:
+                  pitching_party: int | None, hands_played: int,
+                  sides: Sequence[int] | None = None) -> tuple[int | None, WinReason | None]:
     """Return ``(winning party, reason)``, ``(None, reason)`` for a draw, or ``(None, None)``
-    when play continues."""
+    when play continues.  ``sides`` (party -> side) when the bidder called a partner: the
+    partner belongs to the pitching side, and is counted right after the pitcher."""
     win = rules.win
     final = [s + c for s, c in zip(scores_before, settlement.score_changes, strict=True)]
 
@@ -38,27 +40,56 @@ def decide_winner(rules: Ruleset, scores_before: Sequence[int], settlement: Sett
         if len(leaders) == 1 and _leads_by(final, leaders[0], win.win_by):
             return leaders[0], WinReason.MOST_AT_TARGET
     else:
-        eligible = _eligible(rules, pitching_party, settlement.made)
+        eligible = _eligible(rules, pitching_party, settlement.made, sides)
         running = list(scores_before)
-        for party, change in counting_steps(rules, settlement, pitching_party):
+        for party, change in counting_steps(rules, settlement, pitching_party, sides):
             running[party] += change
             if (party in eligible and running[party] >= win.target
                     and final[party] >= win.target and _leads_by(final, party, win.win_by)):
                 return party, WinReason.REACHED_TARGET
 
+    backdoor = _backdoor(rules, final)
+    if backdoor is not None:
+        return backdoor
     if hands_played >= win.max_hands:
         return best_score(final), WinReason.HAND_LIMIT
     return None, None
 
 
-def counting_steps(rules: Ruleset, settlement: Settlement, pitching_party: int | None) -> list[tuple[int, int]]:
+def _backdoor(rules: Ruleset, final: Sequence[int]) -> tuple[int | None, WinReason] | None:
+    """Seed 004: a party at or below the backdoor score (minus the target by default)
+    wins (the lowest such score), loses (the best other party wins), or draws the game."""
+    win = rules.win
+    if win.backdoor is Backdoor.NONE:
+        return None
+    line = win.backdoor_score or -win.target
+    low = min(final)
+    if low > line:
+        return None
+    lowest = [p for p, score in enumerate(final) if score == low]
+    if win.backdoor is Backdoor.DRAW:
+        return None, WinReason.BACKDOOR
+    if win.backdoor is Backdoor.WINS:
+        return (lowest[0] if len(lowest) == 1 else None), WinReason.BACKDOOR
+    return best_score(final, exclude=lowest[0]) if len(lowest) == 1 else None, WinReason.BACKDOOR
+
+
+def counting_steps(rules: Ruleset, settlement: Settlement, pitching_party: int | None,
+                   sides: Sequence[int] | None = None) -> list[tuple[int, int]]:
     """The hand's score changes as ``(party, change)`` in counting order: applying them in
     turn gives the new scores, and the first eligible party to cross the target wins.
 
     Seed 004 counts the pitcher's points first (or its set-back), then High, Low, Jack and
     Game; ``CountOrder.CATEGORIES`` counts the categories strictly in order, a set-back
-    first.  Points a party does not score (no junk points, a failed moon) are skipped."""
+    first.  Points a party does not score (no junk points, a failed moon) are skipped.
+    With called partners each party scores its side's total, so the pitching side is
+    counted first (the pitcher, then the partner), then the others in seat order."""
     changes, points_won, awards = settlement.score_changes, settlement.points_won, settlement.awards
+    if sides is not None and pitching_party is not None:
+        side = sides[pitching_party]
+        order = [pitching_party] + [p for p in range(len(changes)) if sides[p] == side and p != pitching_party]
+        order += [p for p in range(len(changes)) if sides[p] != side]
+        return [(party, changes[party]) for party in order if changes[party]]
     steps: list[tuple[int, int]] = []
     if rules.win.count_order is CountOrder.PITCHER_FIRST and pitching_party is not None:
         steps.append((pitching_party, changes[pitching_party]))
@@ -72,12 +103,15 @@ def counting_steps(rules: Ruleset, settlement: Settlement, pitching_party: int |
     return steps
 
 
-def _eligible(rules: Ruleset, pitching_party: int | None, made: bool | None) -> set[int]:
+def _eligible(rules: Ruleset, pitching_party: int | None, made: bool | None,
+              sides: Sequence[int] | None) -> set[int]:
     who = rules.win.who_may_win
     if who is WhoMayWin.ANY:
         return set(range(rules.parties))
     if pitching_party is None or (who is WhoMayWin.BID_MADE and not made):
         return set()
+    if sides is not None:
+        return {p for p in range(rules.parties) if sides[p] == sides[pitching_party]}
     return {pitching_party}
 
 
