@@ -54,14 +54,20 @@ class AllPassed(NamedTuple):
 
 
 class TrumpSet(NamedTuple):
-    """Trump became ``suit``: declared, or pitched by the first lead."""
+    """Trump became ``suit``: declared, or pitched by the first lead; ``sub``: the suit is
+    the sub-trump (two-trump pitch)."""
 
     seat: int
     suit: Suit
     pitched: bool
+    sub: bool = False
 
     def to_dict(self) -> dict[str, Any]:
-        return {"event": "trump", "seat": self.seat, "suit": self.suit.letter, "pitched": self.pitched}
+        data: dict[str, Any] = {"event": "sub-trump" if self.sub else "trump", "seat": self.seat,
+                                "suit": self.suit.letter}
+        if not self.sub:
+            data["pitched"] = self.pitched
+        return data
 
 
 class Exchanged(NamedTuple):

@@ -447,6 +447,43 @@ def _barn() -> Ruleset:
         name="barn", trump_selection=TrumpSelection.DECLARE, follow=Follow.MUST_FOLLOW, trump_must_be_broken=True)
 
 
+def _two_trump() -> Ruleset:
+    """Seed 004, two-trump pitch: "incorporates all 54 cards. It may be played with any
+    combination of 3-9 players. Nine points are possible: high, low, jack, sub-high,
+    sub-low, sub-jack, both jokers, and game. Bids 3 (or 4) to 9 are allowed. Games are
+    played to 26 points. ... the player who wins the bid declares both the trump and
+    sub-trump suits. sub-trump cards rank above non-trumps, but below trumps ... jokers are
+    unranked and cannot be used to capture other cards. When leading a joker it is
+    considered to be suit-less, the second play of the trick determines the lead suit"
+    (the following rules: :func:`pitch_sdk.rules.tricks.two_trump_follow_mask`); option
+    ``double_down_override``.  Readings: four players alone by default (``players`` 3-9);
+    a joker may lead any trick; any party may win, the pitcher's points counted first
+    (seed 004's auction pitch)."""
+    return Ruleset(
+        name="two-trump",
+        seating=Seating(players=4, team_size=1),
+        deck=DeckRules(jokers=2, joker_rank=JokerRank.UNRANKED),
+        bidding=BiddingRules(minimum_bid=3, maximum_bid=9, dealer_steal=False),
+        trump=TrumpRules(trump_selection=TrumpSelection.DECLARE, sub_trump=True),
+        play=PlayRules(joker_may_lead_first_trick=True),
+        scoring=ScoringRules(points=_points(
+            (PointCategory.HIGH, 1), (PointCategory.LOW, 1), (PointCategory.JACK, 1), (PointCategory.SUB_HIGH, 1),
+            (PointCategory.SUB_LOW, 1), (PointCategory.SUB_JACK, 1), (PointCategory.JOKER, 1),
+            (PointCategory.GAME, 1))),
+        win=WinRules(target=26, who_may_win=WhoMayWin.ANY),
+    )
+
+
+def _call_partner() -> Ruleset:
+    """Seed 004, "Call for partner: ... There are no set teams; instead, the player who
+    wins the bid calls for a specific card, and the player who has it becomes their
+    partner until the next bid. The 'called' card is the first played, and sets the trump.
+    Points are kept individually, though they are earned as a team."  Readings: auction
+    pitch (seed 004) for five players; every member of a side scores the side's result;
+    an undealt called card leaves the bidder alone, pitching as usual."""
+    return _auction().with_options(name="call-partner", players=5, team_size=1, partner_call=PartnerCall.LEAD)
+
+
 def _entry(name: str, seed: str, paragraph: str, summary: str, build: Callable[[], Ruleset]) -> Preset:
     return Preset(name=name, seed=seed, summary=summary, build=build, paragraph=paragraph)
 
@@ -506,6 +543,10 @@ PRESETS: dict[str, Preset] = {
                "6 players in 3 teams, 54 cards, bids 1-6, a set team drops to -1", _three_teams),
         _entry("reverse", "004", "Further variations (reverse pitch)", "auction pitch where the low card wins",
                _reverse),
+        _entry("two-trump", "004", "Further variations (two-trump pitch)",
+               "54 cards, trump and sub-trump named, unranked jokers, 9 points, to 26", _two_trump),
+        _entry("call-partner", "004", "Miscellaneous options (call for partner)",
+               "5 alone, the bidder calls a card whose holder leads it and partners the bidder", _call_partner),
         _entry("barn", "004", "Pitch games based on breaking trump (barn pitch)",
                "trump named, must follow suit, trump led only once broken", _barn),
     )

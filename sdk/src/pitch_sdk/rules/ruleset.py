@@ -194,6 +194,10 @@ class PartnerCall(StrEnum):
     """Seed 003, five-handed: after naming trump the bidder calls a card; its holder is
     the bidder's partner against the rest for this hand; a called card in the blind
     leaves the bidder alone, and the bidder must lead it."""
+    LEAD = "lead"
+    """Seed 004, call for partner: after the auction the bidder calls a card; "the player
+    who has it becomes their partner until the next bid. The 'called' card is the first
+    played, and sets the trump" (an undealt card leaves the bidder alone, pitching)."""
 
 
 class MoonSet(StrEnum):
@@ -344,6 +348,9 @@ class TrumpRules:
     in five-handed)."""
     pass_leftovers: bool = False
     """The bidder may instead pass the leftovers, unseen, to the partner (seed 003)."""
+    sub_trump: bool = False
+    """After naming trump the bidder names a sub-trump suit, ranking above plain suits and
+    below trump (seed 004, two-trump pitch)."""
 
 
 @dataclass(frozen=True)
@@ -363,6 +370,8 @@ class PlayRules:
     trump_must_be_broken: bool = False
     """Trump may not be led until a trump has been played, unless the leader holds only
     trumps (seed 004, barn pitch)."""
+    double_down_override: bool = False
+    """After a joker lead the other joker may always be played (two-trump pitch)."""
 
 
 @dataclass(frozen=True)
@@ -624,8 +633,8 @@ def _validate(rules: Ruleset) -> None:
         if category in categories and not getattr(deck, flag):
             fail(f"the {category} point needs {flag}=true")
     for category in (PointCategory.SUB_HIGH, PointCategory.SUB_LOW, PointCategory.SUB_JACK):
-        if category in categories:
-            fail(f"the {category} point needs a sub-trump, which this engine version does not offer yet")
+        if category in categories and not rules.trump.sub_trump:
+            fail(f"the {category} point needs sub_trump=true")
     if PointCategory.JOKER in categories and not deck.jokers:
         fail("the joker point needs jokers in the deck")
     if not 1 <= bidding.minimum_bid <= bidding.maximum_bid:
@@ -671,9 +680,14 @@ def _validate_hand_preparation(rules: Ruleset, fail: Callable[[str], None]) -> N
     if trump.pass_leftovers and (not trump.leftovers_to_bidder or seating.team_size < 2):
         fail("pass_leftovers needs leftovers_to_bidder=true and a partner (team_size >= 2)")
     for option, used in (("trumps_only", play.trumps_only), ("trump_must_be_broken", play.trump_must_be_broken),
-                         ("partner_call", seating.partner_call is not PartnerCall.NONE)):
+                         ("partner_call=holder", seating.partner_call is PartnerCall.HOLDER),
+                         ("sub_trump", trump.sub_trump),
+                         ("joker_rank=unranked", rules.deck.jokers > 0
+                          and rules.deck.joker_rank is JokerRank.UNRANKED)):
         if used and not declared:
             fail(f"{option} needs trump_selection=declare (trump must be known before the first lead)")
+    if seating.partner_call is PartnerCall.LEAD and declared:
+        fail("partner_call=lead needs trump_selection=pitch: the called card sets trump")
     if seating.partner_call is not PartnerCall.NONE:
         if seating.team_size != 1:
             fail("partner_call needs team_size=1: partners are called each hand")

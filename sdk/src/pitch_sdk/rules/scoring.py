@@ -60,6 +60,9 @@ def award_points(rules: Ruleset, table: TrumpTable, piles: Sequence[int], tricks
             card = table.lowest(candidates)
             if scoring.low_goes_to is LowGoesTo.PLAYER:
                 owners = _required(played, "Low")
+        elif category is PointCategory.SUB_HIGH or category is PointCategory.SUB_LOW:
+            high, low = table.sub_extremes(in_play)
+            card = high if category is PointCategory.SUB_HIGH else low
         elif category is PointCategory.GAME:
             best = max(pips2)
             if pips2.count(best) == 1:

@@ -44,7 +44,7 @@ from pitch_sdk.rules.actions import (
     choose_cards,
 )
 from pitch_sdk.rules.bidding import bid_menu
-from pitch_sdk.rules.cards import CARDS, SUITS, Card, Suit, cards_of, format_cards, mask_of
+from pitch_sdk.rules.cards import CARDS, LITTLE_JOKER_ID, SUITS, Card, Suit, cards_of, format_cards, mask_of
 from pitch_sdk.rules.errors import GameOverError, IllegalActionError, InvalidDealError
 from pitch_sdk.rules.events import (
     AllPassed,
@@ -69,8 +69,8 @@ from pitch_sdk.rules.ruleset import (
 )
 from pitch_sdk.rules.scoring import award_points, played_by_party, settle_hand
 from pitch_sdk.rules.shuffle import shuffled
-from pitch_sdk.rules.tables import JOKER_MASK, TRUMP_BASE, TrumpTable, deck_cards, trump_table
-from pitch_sdk.rules.tricks import card_power, follow_mask, random_card
+from pitch_sdk.rules.tables import JOKER_MASK, NO_SUIT, TrumpTable, deck_cards, trump_table
+from pitch_sdk.rules.tricks import card_power, follow_mask, random_card, two_trump_follow_mask
 from pitch_sdk.rules.winning import best_score, decide_winner
 
 
@@ -79,6 +79,8 @@ class Phase(StrEnum):
 
     BIDDING = "bidding"
     DECLARE_TRUMP = "declare-trump"
+    DECLARE_SUB_TRUMP = "declare-sub-trump"
+    """The bidder names the sub-trump suit (seed 004, two-trump pitch)."""
     CALL_CARD = "call-card"
     """The bidder calls the card whose holder becomes the partner (seed 003, five-handed)."""
     EXCHANGE = "exchange"
@@ -94,6 +96,7 @@ _PLAY, _GAME_OVER, _BIDDING = Phase.PLAY, Phase.GAME_OVER, Phase.BIDDING
 _PHASE_DECISION = {
     Phase.BIDDING: DecisionKind.BID,
     Phase.DECLARE_TRUMP: DecisionKind.DECLARE_TRUMP,
+    Phase.DECLARE_SUB_TRUMP: DecisionKind.DECLARE_TRUMP,
     Phase.CALL_CARD: DecisionKind.CALL_CARD,
     Phase.EXCHANGE: DecisionKind.CHOOSE_CARDS,
     Phase.PASS_LEFTOVERS: DecisionKind.CHOICE,
@@ -164,6 +167,7 @@ class GameState:
         "_trick_seats",
         "_trick_winner",
         "_tricks_won",
+        "_two_trump",
         "_uniform_tricks",
         "bids",
         "called",
@@ -189,6 +193,7 @@ class GameState:
         "scores",
         "seed",
         "stock",
+        "sub_trump",
         "to_move",
         "trick",
         "tricks",
@@ -212,6 +217,8 @@ class GameState:
     """The contract is a double bid ("6 for 12"): made and set count twice."""
     trump: int
     """The trump suit's index, -1 until chosen."""
+    sub_trump: int
+    """The sub-trump suit's index (two-trump pitch), -1 if none."""
     called: int
     """The card the bidder called to pick a partner, -1 if none (hidden: who holds it)."""
     partner: int
@@ -282,6 +289,7 @@ class GameState:
         self._must_follow = rules.play.follow is Follow.MUST_FOLLOW
         self._joker_lead_ok = rules.play.joker_may_lead_first_trick
         self._barn = rules.play.trump_must_be_broken
+        self._two_trump = rules.trump.sub_trump
         self._tables = _trump_tables(rules)
         scoring = rules.scoring
         self._needs_played = LowGoesTo.PLAYER in (scoring.low_goes_to, scoring.two_goes_to)
@@ -356,6 +364,8 @@ class GameState:
                 self._legal_list = self._legal_bids()
             elif phase is Phase.DECLARE_TRUMP:
                 self._legal_list = TRUMPS
+            elif phase is Phase.DECLARE_SUB_TRUMP:
+                self._legal_list = tuple(t for t in TRUMPS if t.suit != self.trump)
             elif phase is Phase.CALL_CARD:
                 self._legal_list = tuple(CALLS[card] for card in self._callable_cards())
             elif phase is Phase.PASS_LEFTOVERS:
@@ -411,6 +421,10 @@ class GameState:
         elif phase is Phase.DECLARE_TRUMP:
             assert isinstance(action, DeclareTrump)
             self._set_trump(seat, action.suit, pitched=False)
+            self._after_trump()
+        elif phase is Phase.DECLARE_SUB_TRUMP:
+            assert isinstance(action, DeclareTrump)
+            self._set_sub_trump(seat, action.suit)
             self._after_trump()
         elif phase is Phase.CALL_CARD:
             assert isinstance(action, CallCard)
@@ -481,6 +495,7 @@ class GameState:
         table, trump, must_follow = self._table, self.trump, self._must_follow
         assert table is not None
         power_of, suit_of, suit_masks, trumps = table.power, table.effective_suit, table.suit_masks, table.trump_mask
+        cut = table.cut_power
         others = range(self.players - 1)
         while True:
             hands[leader] ^= 1 << card
@@ -513,7 +528,7 @@ class GameState:
                 record((seat, PLAYS[card]))
                 plays.append((seat, card))
                 power = power_of[card]
-                if power < TRUMP_BASE and suit_of[card] != lead_suit:
+                if power < cut and suit_of[card] != lead_suit:
                     continue
                 if power > best:
                     best, winner = power, seat
@@ -579,6 +594,7 @@ class GameState:
         self.contract = 0
         self.doubled = False
         self.trump = -1
+        self.sub_trump = -1
         self.called = -1
         self.partner = -1
         self._table = None
@@ -637,6 +653,8 @@ class GameState:
         self.to_move = self.pitcher
         if self.rules.trump.trump_selection is TrumpSelection.DECLARE:
             self.phase = Phase.DECLARE_TRUMP
+        elif self.rules.seating.partner_call is PartnerCall.LEAD:
+            self.phase = Phase.CALL_CARD
         else:
             self._start_play()
 
@@ -646,18 +664,31 @@ class GameState:
         self._table = self._tables[suit]
         self.history.append(TrumpSet(seat, suit, pitched))
 
+    def _set_sub_trump(self, seat: int, suit: Suit) -> None:
+        self.sub_trump = int(suit)
+        play = self.rules.play
+        self._table = trump_table(self.rules.deck, SUITS[self.trump], play.lowest_wins, play.low_trump_wins,
+                                  int(suit))
+        self.history.append(TrumpSet(seat, suit, False, sub=True))
+
     def _after_trump(self) -> None:
-        if self.rules.seating.partner_call is PartnerCall.HOLDER:
+        if self._two_trump and self.sub_trump < 0:
+            self.phase = Phase.DECLARE_SUB_TRUMP
+            self.to_move = self.pitcher
+        elif self.rules.seating.partner_call is PartnerCall.HOLDER:
             self.phase = Phase.CALL_CARD
             self.to_move = self.pitcher
         else:
             self._prepare_hands()
 
     def _callable_cards(self) -> list[int]:
-        """The bidder may call any trump it does not hold: the card "he/she wants to see
-        played" (seed 003), and only trumps are played."""
-        assert self._table is not None
+        """Five-handed: any trump the bidder does not hold, the card "he/she wants to see
+        played" (seed 003: only trumps are played).  Call for partner: any card the bidder
+        does not hold but a joker, which has no suit to set trump with (seed 004)."""
         mine = self.hands[self.pitcher]
+        if self.rules.seating.partner_call is PartnerCall.LEAD:
+            return [card for card in self._deck if not mine >> card & 1 and not JOKER_MASK >> card & 1]
+        assert self._table is not None
         return [card for card in self._deck if self._table.trump_mask >> card & 1 and not mine >> card & 1]
 
     def _call(self, seat: int, card: int) -> None:
@@ -668,10 +699,14 @@ class GameState:
         self.partner = next((s for s in range(self.players) if self.hands[s] >> card & 1), -1)
         team = {self.party_of(seat), self.party_of(self.partner) if self.partner >= 0 else -1}
         self._sides = tuple(0 if party in team else 1 for party in range(self.parties))
-        if self.partner < 0:
+        leads_it = self.rules.seating.partner_call is PartnerCall.LEAD
+        if self.partner < 0 or leads_it:
             self._must_lead = card
         self.history.append(PartnerCalled(seat, card))
-        self._prepare_hands()
+        if leads_it:
+            self._start_play()
+        else:
+            self._prepare_hands()
 
     def _fixed_partner(self, seat: int) -> int:
         """The next seat clockwise of ``seat``'s own team (partners sit alternately)."""
@@ -793,8 +828,10 @@ class GameState:
     # ------------------------------------------------------------------ trick play
     def _start_play(self) -> None:
         self.phase = Phase.PLAY
-        self._uniform_tricks = self._even_hands or len({hand.bit_count() for hand in self.hands}) == 1
-        leader = self._next_holding(self.pitcher)
+        self._uniform_tricks = not self._two_trump and (
+            self._even_hands or len({hand.bit_count() for hand in self.hands}) == 1)
+        first = self.partner if self.partner >= 0 and self._must_lead >= 0 else self.pitcher
+        leader = self._next_holding(first)
         if leader < 0:  # nobody holds a card: nothing to play
             self._score_hand()
         else:
@@ -821,6 +858,9 @@ class GameState:
         lead_suit = self._lead_suit
         if lead_suit < 0:
             return hand if self.tricks and not self._barn else self._lead_mask(hand)
+        if self._two_trump:
+            return two_trump_follow_mask(hand, lead_suit, self._table,  # type: ignore[arg-type]
+                                         self.trick[0][1] >= LITTLE_JOKER_ID, self.rules.play.double_down_override)
         return follow_mask(hand, lead_suit, self.trump, self._table, self._must_follow)  # type: ignore[arg-type]
 
     def _lead_mask(self, hand: int) -> int:
@@ -843,16 +883,20 @@ class GameState:
         self.hands[seat] ^= 1 << card
         self._legal_play = -1
         trick = self.trick
+        table = self._table
         if trick:
-            power = card_power(self._table, card, self._lead_suit)  # type: ignore[arg-type]
+            if self._lead_suit == NO_SUIT:  # a suitless joker was led: this card sets the suit
+                self._lead_suit = table.effective_suit[card]  # type: ignore[union-attr]
+            power = card_power(table, card, self._lead_suit)  # type: ignore[arg-type]
+            if power > self._trick_best:
+                self._trick_best = power
+                self._trick_winner = seat
         else:
             if self.trump < 0:
                 self._set_trump(seat, SUITS[card // 13], pitched=True)
-            table = self._table
+                table = self._table
             self._lead_suit = table.effective_suit[card]  # type: ignore[union-attr]
-            power = table.power[card]  # type: ignore[union-attr]
-        if power > self._trick_best:
-            self._trick_best = power
+            self._trick_best = table.power[card]  # type: ignore[union-attr]
             self._trick_winner = seat
         trick.append((seat, card))
         if len(trick) < len(self._trick_seats):

@@ -31,6 +31,11 @@ from pitch_sdk.rules.ruleset import DeckRules, JokerRank, PointCategory
 
 #: A trump's power is ``TRUMP_BASE + position``; plain cards use their rank (2..14).
 TRUMP_BASE = 100
+#: A sub-trump's power (two-trump pitch) is ``SUB_TRUMP_BASE`` plus its rank strength:
+#: above every plain card, below every trump.
+SUB_TRUMP_BASE = 50
+#: The effective suit of an unranked joker (two-trump pitch): it follows no suit.
+NO_SUIT = 4
 JOKER_MASK = (1 << LITTLE_JOKER_ID) | (1 << BIG_JOKER_ID)
 
 #: Pips doubled, so that a joker's half pip stays an integer: 10=10, A=4, K=3, Q=2, J=1.
@@ -93,6 +98,13 @@ class TrumpTable:
     natural: bool
     """Trumps rank in card-id order (no jokers or off-cards), so the highest and lowest
     trump of a mask are its top and bottom bits."""
+    sub_trump: int
+    """The sub-trump suit (two-trump pitch), -1 if none."""
+    sub_mask: int
+    """The sub-trump suit's cards; they beat plain cards, and lose to trumps."""
+    cut_power: int
+    """The lowest power that competes whatever suit was led: ``TRUMP_BASE``, or
+    ``SUB_TRUMP_BASE`` when there is a sub-trump."""
 
     def highest(self, cards: int) -> int:
         """The highest trump among ``cards`` (a bit mask); -1 if there is none."""
@@ -100,6 +112,11 @@ class TrumpTable:
         if self.natural:
             return trumps.bit_length() - 1
         return next((card for card in self.order if trumps >> card & 1), -1)
+
+    def sub_extremes(self, cards: int) -> tuple[int, int]:
+        """The highest and lowest sub-trump among ``cards`` by rank (-1, -1 if none)."""
+        subs = cards & self.sub_mask
+        return subs.bit_length() - 1, (subs & -subs).bit_length() - 1
 
     def lowest(self, cards: int) -> int:
         """The lowest trump among ``cards`` (a bit mask); -1 if there is none."""
@@ -111,9 +128,10 @@ class TrumpTable:
 
 @cache
 def trump_table(deck: DeckRules, trump: Suit, lowest_wins: bool = False,
-                low_trump_wins: bool = False) -> TrumpTable:
-    """Build (once) the table for ``trump`` with this deck's jokers and off-cards, and the
-    trick ranking of the play rules (``PlayRules.lowest_wins``, ``low_trump_wins``)."""
+                low_trump_wins: bool = False, sub_trump: int = -1) -> TrumpTable:
+    """Build (once) the table for ``trump`` with this deck's jokers and off-cards, the
+    trick ranking of the play rules (``PlayRules.lowest_wins``, ``low_trump_wins``) and
+    the sub-trump suit of two-trump pitch, if any."""
     removed = set(deck.removed_ranks)
     other = trump.partner
     off_ranks = {rank for rank, used in ((ACE, deck.off_ace), (JACK, deck.off_jack), (TEN, deck.off_ten),
@@ -124,6 +142,7 @@ def trump_table(deck: DeckRules, trump: Suit, lowest_wins: bool = False,
         return card_id(rank, other) if rank in off_ranks else -1
 
     jokers = [BIG_JOKER_ID, LITTLE_JOKER_ID][:deck.jokers]  # a lone joker is the big one
+    unranked = jokers if deck.joker_rank is JokerRank.UNRANKED else []
     high_to_low: list[int] = []
     for rank in range(ACE, 1, -1):
         if rank not in removed:
@@ -149,11 +168,23 @@ def trump_table(deck: DeckRules, trump: Suit, lowest_wins: bool = False,
         power[card] = TRUMP_BASE + (len(high_to_low) - 1 - position if lowest_wins else position)
     if low_trump_wins and high_to_low:
         power[high_to_low[-1]] = TRUMP_BASE + len(high_to_low)
+    sub_mask = 0
+    if sub_trump >= 0:
+        sub_mask = masks[sub_trump]
+        for card in range(DECK_SIZE):
+            if sub_mask >> card & 1:
+                power[card] += SUB_TRUMP_BASE
+    for joker in unranked:
+        effective[joker] = NO_SUIT
+        power[joker] = -1
 
     def natural(rank: int) -> int:
         return -1 if rank in removed else card_id(rank, trump)
 
     jack, five, three = natural(JACK), natural(FIVE), natural(THREE)
+    sub_jack = card_id(JACK, Suit(sub_trump)) if sub_trump >= 0 and JACK not in removed else -1
+    if sub_jack >= 0 and not sub_mask >> sub_jack & 1:
+        sub_jack = -1
     return TrumpTable(
         trump=trump,
         trump_mask=trump_mask,
@@ -171,6 +202,9 @@ def trump_table(deck: DeckRules, trump: Suit, lowest_wins: bool = False,
                      PointCategory.ACE: natural(ACE), PointCategory.TEN: natural(TEN),
                      PointCategory.TWO: natural(TWO), PointCategory.NINE: natural(NINE),
                      PointCategory.OFF_ACE: off(ACE), PointCategory.OFF_TEN: off(TEN),
-                     PointCategory.OFF_TWO: off(TWO)},
+                     PointCategory.OFF_TWO: off(TWO), PointCategory.SUB_JACK: sub_jack},
         natural=list(high_to_low) == sorted(high_to_low, reverse=True),
+        sub_trump=sub_trump,
+        sub_mask=sub_mask,
+        cut_power=SUB_TRUMP_BASE if sub_trump >= 0 else TRUMP_BASE,
     )

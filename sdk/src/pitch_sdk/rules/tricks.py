@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from pitch_sdk.rules.tables import TRUMP_BASE, TrumpTable
+from pitch_sdk.rules.tables import JOKER_MASK, NO_SUIT, TrumpTable
 
 
 def follow_mask(hand: int, lead_suit: int, trump: int, table: TrumpTable, must_follow: bool) -> int:
@@ -28,9 +28,37 @@ def card_power(table: TrumpTable, card: int, lead_suit: int) -> int:
     """How strongly ``card`` competes for a trick led in ``lead_suit``: any trump beats
     every plain card, a card of the suit led beats off-suit cards, which cannot win."""
     power = table.power[card]
-    if power < TRUMP_BASE and table.effective_suit[card] != lead_suit:
+    if power < table.cut_power and table.effective_suit[card] != lead_suit:
         return -1
     return power
+
+
+def two_trump_follow_mask(hand: int, lead_suit: int, table: TrumpTable, joker_led: bool,
+                          double_down: bool) -> int:
+    """Seed 004, two-trump pitch: "Players follow suit as in other variations; sub-trumps do
+    not count as trumps for this purpose. sub-trumps may be used to 'trump in,' on non-trump
+    leads ... If a sub-trump is lead, main trump can be 'trumped in'. ... When leading a
+    joker it is considered to be suit-less, the second play of the trick determines the
+    lead suit ... If a trump suit is lead, jokers may not be cut in if the player in
+    possession of the joker has cards of that trump remaining. A joker may be cut in at any
+    time if a non-trump suit is lead"; with the double-down override, "a joker [may] be
+    played if the other joker was led, regardless of the second card ... and the rest of
+    the player's hand"."""
+    if lead_suit == NO_SUIT:  # only a joker so far: the next card sets the suit
+        return hand
+    jokers = hand & JOKER_MASK
+    if lead_suit == table.trump:
+        trumps = hand & table.trump_mask
+        if not trumps:
+            return hand
+        return trumps | jokers if joker_led and double_down else trumps
+    follow = hand & table.suit_masks[lead_suit]
+    if not follow:
+        return hand
+    allowed = follow | hand & table.trump_mask | jokers
+    if lead_suit != table.sub_trump:
+        allowed |= hand & table.sub_mask
+    return allowed
 
 
 def random_card(mask: int, uniform: Callable[[], float]) -> int:
