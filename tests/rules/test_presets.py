@@ -55,7 +55,8 @@ def test_every_preset_is_registered_with_its_seed():
         "fourteen-point": "003", "dirty": "003", "reverse-hierarchy": "003", "five-handed": "003",
         "nine-card-ten-point": "004", "oklahoma-ten": "004", "eleven-point-off-ace": "004",
         "contway-six": "004", "roadhouse": "004", "kentucky-seven": "004", "missouri-seven": "004",
-        "three-teams": "004", "reverse": "004", "two-trump": "004", "call-partner": "004", "barn": "004",
+        "three-teams": "004", "reverse": "004", "two-trump": "004", "call-partner": "004", "abacos": "004",
+        "man-o-war": "004", "nine-five": "004", "hotshot": "004", "scranton": "004", "barn": "004",
     }
     with pytest.raises(UnknownPresetError, match="ipitch"):
         preset("no-such-pitch")

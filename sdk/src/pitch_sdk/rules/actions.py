@@ -63,6 +63,17 @@ class Bid:
 
 
 @dataclass(frozen=True, slots=True)
+class Coke:
+    """Seed 004's Scranton rule: with every card below ten, show the hand, take five fresh
+    cards and stay out of the auction."""
+
+    kind = DecisionKind.BID
+
+    def __str__(self) -> str:
+        return "coke"
+
+
+@dataclass(frozen=True, slots=True)
 class DeclareTrump:
     """Name the trump suit."""
 
@@ -117,9 +128,10 @@ class Choose:
         return "yes" if self.yes else "no"
 
 
-Action = Pass | Bid | DeclareTrump | CallCard | ChooseCards | PlayCard | Choose
+Action = Pass | Bid | Coke | DeclareTrump | CallCard | ChooseCards | PlayCard | Choose
 
 PASS = Pass()
+COKE = Coke()
 YES = Choose(True)
 NO = Choose(False)
 #: ``PLAYS[card_id]`` is the shared ``PlayCard`` for that card.
@@ -147,7 +159,7 @@ def choose_cards(cards: int | Any) -> ChooseCards:
 
 def parse_action(text: str | Action) -> Action:
     """Read an action's text form; rejects anything else with the accepted forms listed."""
-    if isinstance(text, (Pass, Bid, DeclareTrump, CallCard, ChooseCards, PlayCard, Choose)):
+    if isinstance(text, (Pass, Bid, Coke, DeclareTrump, CallCard, ChooseCards, PlayCard, Choose)):
         return text
     if not isinstance(text, str):
         raise ActionParseError(f"an action must be text like 'bid 3' or 'play 10H', got {text!r}")
@@ -158,6 +170,8 @@ def parse_action(text: str | Action) -> Action:
     try:
         if verb == "pass" and not args:
             return PASS
+        if verb == "coke" and not args:
+            return COKE
         if verb in ("yes", "no") and not args:
             return YES if verb == "yes" else NO
         if verb == "bid" and len(args) == 1:
@@ -179,6 +193,6 @@ def parse_action(text: str | Action) -> Action:
     except (ValueError, RulesError) as exc:
         raise ActionParseError(f"bad action {text!r}: {exc}") from None
     raise ActionParseError(
-        f"unknown action {text!r}: expected 'pass', 'bid N', 'bid N for 2N', 'trump S', 'play CARD', "
+        f"unknown action {text!r}: expected 'pass', 'bid N', 'bid N for 2N', 'coke', 'trump S', 'play CARD', "
         "'call CARD', 'cards CARD...' (or 'cards -' for none), 'yes' or 'no'"
     )

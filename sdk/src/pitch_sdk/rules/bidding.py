@@ -41,7 +41,8 @@ def legal_bids(rules: Ruleset, is_dealer: bool, high_bid: int, high_double: bool
 def bid_menu(rules: Ruleset) -> Mapping[tuple[bool, int, bool], tuple[Action, ...]]:
     """:func:`legal_bids` for every (is the dealer, high bid, high bid doubled) that can
     occur under ``rules``."""
-    top = rules.bidding.maximum_bid if rules.moon is None else max(rules.bidding.maximum_bid, rules.moon.moon_bid)
+    top = rules.bidding.maximum_bid if rules.moon is None else max(
+        rules.bidding.maximum_bid, rules.moon.moon_bid, rules.moon.blind_moon_bid)
     return MappingProxyType({(is_dealer, high, double): legal_bids(rules, is_dealer, high, double)
                              for is_dealer in (False, True) for high in range(top + 1)
                              for double in (False, True)})

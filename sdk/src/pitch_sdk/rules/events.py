@@ -83,6 +83,26 @@ class Exchanged(NamedTuple):
                 "drawn": format_cards(cards_of(self.drawn))}
 
 
+class Looked(NamedTuple):
+    """Before acting in the auction a seat chose to look at its hand, or to bid blind."""
+
+    seat: int
+    looked: bool
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"event": "looked" if self.looked else "blind", "seat": self.seat}
+
+
+class Coked(NamedTuple):
+    """A seat declared coke (Scranton rule), showing its hand: ``cards`` (a bit mask)."""
+
+    seat: int
+    cards: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"event": "coke", "seat": self.seat, "cards": format_cards(cards_of(self.cards))}
+
+
 class PartnerCalled(NamedTuple):
     """The bidder called ``card``: its holder is the bidder's partner for this hand (who
     that is stays hidden until the card is played)."""
@@ -114,4 +134,5 @@ class HandScored(NamedTuple):
         return {"event": "hand-scored", **self.result.to_dict()}
 
 
-Event = Dealt | BidMade | AllPassed | TrumpSet | PartnerCalled | Exchanged | Burned | Trick | HandScored
+Event = (Dealt | Looked | BidMade | Coked | AllPassed | TrumpSet | PartnerCalled | Exchanged | Burned | Trick
+         | HandScored)

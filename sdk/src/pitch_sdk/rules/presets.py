@@ -14,12 +14,14 @@ from pitch_sdk.rules.errors import UnknownPresetError
 from pitch_sdk.rules.ruleset import (
     FOUR_POINTS,
     AllPass,
+    Backdoor,
     BiddingRules,
     BurnedPoints,
     CountOrder,
     DealRules,
     DeckRules,
     Exchange,
+    FirstLead,
     Follow,
     JokerRank,
     LowGoesTo,
@@ -484,6 +486,85 @@ def _call_partner() -> Ruleset:
     return _auction().with_options(name="call-partner", players=5, team_size=1, partner_call=PartnerCall.LEAD)
 
 
+def _abacos() -> Ruleset:
+    """Seed 004, Abacos pitch: "In the bidding round, each player may choose to look or not
+    look at his/her hand before making a decision. At the end of the bidding round, each
+    player who looked at his/her cards before acting loses one card, chosen at random.
+    Players who lose a card have nothing to play in the sixth and final round of play.
+    Play and scoring after the bidding round proceed exactly as in classic Pitch."
+    Classic Pitch read as seed 001's partnership game."""
+    return _partnership().with_options(name="abacos", look_option=True, lookers_lose_card=True)
+
+
+def _man_o_war() -> Ruleset:
+    """Seed 004, man-o-war pitch: "similar to Abacos pitch except after the bidding round,
+    the player who made the highest bid looks at the cards given up by players who looked
+    at their hand prior to bidding, one at a time. The player with the highest bid may
+    choose to take or not take each card he looks at. If he chooses to take a card, he
+    discards a card of his choice."  The bidder is offered the other players' lost cards
+    (its own lost card is not offered back)."""
+    return _abacos().with_options(name="man-o-war", bidder_takes_lost=True)
+
+
+def _nine_five() -> Ruleset:
+    """Seed 004, nine-five: "Four players play in two partnerships ... the five of trumps
+    and the nine of trumps score ... 5 and 9 ... The minimum bid is 4 or 9. The maximum
+    number of points that can be won is 18. A minimum bid of 9 is forced if a player holds
+    the 9 and another card of the same suit, however the high bidder may choose a trump
+    suit other than the suit that forced their bid. Nine cards are dealt to each player. A
+    'smudge' bid is worth 19 points ... A 'blind smudge' bid must be made before the player
+    looks at their hand. It is worth 20 points. The winning bidder declares the trump suit,
+    and each player discards any non-trump cards. If a player has more than six trumps, he
+    or she must discard down to six cards. Next, the dealer will deal each player back up
+    to six total cards. Finally, the dealer brings their own hand to six cards, and is
+    allowed to look at remaining cards ... Game play is normal with the 2 winning
+    conditions: the first team to win a bid that brings them above 100 points or if a team
+    reaches -100 points the other team is declared winner."  Readings: "above 100" is
+    101; the pitcher leads a trump to the first trick (the variant's "The pitcher need not
+    lead a trump" implies it); the forced 9 binds a player who looked; smudges need all 18
+    points and score (or cost) their bid; option ``backdoor=draw, backdoor_score=-200``
+    for the "backdoor" draw."""
+    return Ruleset(
+        name="nine-five",
+        seating=Seating(players=4, team_size=2),
+        deal=DealRules(hand_size=9, refill_to=6, burn_to=6),
+        bidding=BiddingRules(minimum_bid=4, maximum_bid=18, dealer_steal=False, forced_nine=True,
+                             look_option=True),
+        moon=MoonRules(moon_bid=19, moon_made=MoonMade.BID, moon_score=19, moon_blocked_in_hole=False,
+                       blind_moon_bid=20),
+        trump=TrumpRules(trump_selection=TrumpSelection.DECLARE, exchange=Exchange.DISCARD_NON_TRUMPS,
+                         dealer_picks=True),
+        play=PlayRules(first_lead_trump=True),
+        scoring=ScoringRules(points=_points((PointCategory.HIGH, 1), (PointCategory.LOW, 1), _J,
+                                            (PointCategory.GAME, 1), (PointCategory.NINE, 9),
+                                            (PointCategory.FIVE, 5))),
+        win=WinRules(target=101, who_may_win=WhoMayWin.BID_MADE, backdoor=Backdoor.LOSES, backdoor_score=-100),
+    )
+
+
+def _hotshot() -> Ruleset:
+    """Seed 004, nine-five's variant: "Legal bids are 9-18. 18 is called 'hotshot'. The
+    pitcher need not lead a trump. Bidding 'hotshot' makes the game sudden death; if the
+    bidder succeeds and collects all 18 points in the round, he wins the entire game, but
+    if he fails, the game is over. The player to the left of the pitcher leads the first
+    card, and is not required to lead trump. If all players pass, the cards are shown face
+    up to prove the lack of a forced bid, and the deal is passed to the left." """
+    return _nine_five().with_options(
+        name="hotshot", minimum_bid=9, look_option=False, moon_bid=18, moon_made=MoonMade.WIN_GAME,
+        moon_set=MoonSet.LOSE_GAME, blind_moon_bid=0, first_lead=FirstLead.LEFT_OF_PITCHER,
+        first_lead_trump=False, all_pass=AllPass.PASS_DEAL)
+
+
+def _scranton() -> Ruleset:
+    """Seed 004, the Scranton rule: "when a player's hand contains exclusively cards below
+    ten, the player may choose to enter a bid of 'coke.' ... the player who declares coke is
+    then dealt a fresh five card hand, must show his six cards to all players, cannot bid
+    further, and refrains from playing the final trick of the round" (option
+    ``coke_sits_out=first``: "In a New York variation, the player refrains from playing the
+    first trick").  Played over seed 004's auction pitch."""
+    return _auction().with_options(name="scranton", coke=True)
+
+
 def _entry(name: str, seed: str, paragraph: str, summary: str, build: Callable[[], Ruleset]) -> Preset:
     return Preset(name=name, seed=seed, summary=summary, build=build, paragraph=paragraph)
 
@@ -547,6 +628,17 @@ PRESETS: dict[str, Preset] = {
                "54 cards, trump and sub-trump named, unranked jokers, 9 points, to 26", _two_trump),
         _entry("call-partner", "004", "Miscellaneous options (call for partner)",
                "5 alone, the bidder calls a card whose holder leads it and partners the bidder", _call_partner),
+        _entry("abacos", "004", "Pitch games based on six points (Abacos pitch)",
+               "look or bid blind; lookers lose a random card", _abacos),
+        _entry("man-o-war", "004", "Pitch games based on six points (man-o-war pitch)",
+               "Abacos where the high bidder may take the lost cards", _man_o_war),
+        _entry("nine-five", "004", "Nine-five variants of pitch",
+               "the 9 and 5 of trumps worth 9 and 5, forced 9, smudge 19, blind smudge 20, to 101",
+               _nine_five),
+        _entry("hotshot", "004", "Nine-five variants of pitch (Variant)",
+               "nine-five with bids 9-18, hotshot 18 is sudden death", _hotshot),
+        _entry("scranton", "004", "Miscellaneous options (the Scranton rule)",
+               "auction pitch with the coke bid for a hand below tens", _scranton),
         _entry("barn", "004", "Pitch games based on breaking trump (barn pitch)",
                "trump named, must follow suit, trump led only once broken", _barn),
     )

@@ -51,6 +51,28 @@ class AllPass(StrEnum):
     """The dealer must bid at least the minimum (seeds 000, 001, 002)."""
     REDEAL = "redeal"
     """Everyone may pass; the same dealer deals again (seed 004, auction pitch)."""
+    PASS_DEAL = "pass-deal"
+    """Everyone may pass; the deal passes to the left (seed 004, nine-five's variant:
+    "the cards are shown face up ... and the deal is passed to the left")."""
+
+
+class FirstLead(StrEnum):
+    """Who leads to the first trick."""
+
+    PITCHER = "pitcher"
+    """The pitcher (every seed but one)."""
+    LEFT_OF_PITCHER = "left-of-pitcher"
+    """Seed 004, nine-five's variant: "The player to the left of the pitcher leads the
+    first card, and is not required to lead trump"."""
+
+
+class CokeSitsOut(StrEnum):
+    """Which trick a player who declared coke (the Scranton rule) does not play."""
+
+    LAST = "last"
+    """Seed 004: "refrains from playing the final trick of the round"."""
+    FIRST = "first"
+    """Seed 004: "In a New York variation, the player refrains from playing the first trick"."""
 
 
 class TrumpSelection(StrEnum):
@@ -135,6 +157,9 @@ class MoonMade(StrEnum):
     """The pitching party wins the game (unless in the hole, see ``moon_blocked_in_hole``)."""
     SCORE = "score"
     """The pitching party scores ``moon_score`` points."""
+    BID = "bid"
+    """The pitching party scores the bid itself, and a failure sets it back by the bid
+    (seed 004, nine-five: "A 'smudge' bid is worth 19 points ... blind smudge ... 20")."""
     TO_TARGET = "to-target"
     """Seed 003: the score "advances to 52 if their score was above zero or to zero if
     their score was below zero" (the target, or zero from the hole)."""
@@ -323,6 +348,23 @@ class BiddingRules:
     double_bids: bool = False
     """Every number may also be bid "for double": "6 for 12" scores 12 when made and is
     set 12 when failed (seed 004, Oklahoma ten-point)."""
+    look_option: bool = False
+    """Each player decides, before acting in the auction, whether to look at the hand
+    (seed 004, Abacos pitch; nine-five's blind smudge); a player who has not looked bids
+    blind."""
+    lookers_lose_card: bool = False
+    """Seed 004, Abacos: "each player who looked at his/her cards before acting loses one
+    card, chosen at random"."""
+    bidder_takes_lost: bool = False
+    """Seed 004, man-o-war: the high bidder looks at the lost cards one at a time, may take
+    each, and discards a card of his choice for each one taken."""
+    forced_nine: bool = False
+    """Seed 004, nine-five: "A minimum bid of 9 is forced if a player holds the 9 and
+    another card of the same suit" (a player who looked, while the high bid is below 9)."""
+    coke: bool = False
+    """Seed 004, the Scranton rule: a player whose cards are all below ten may bid "coke":
+    shows the hand, gets five fresh cards, and takes no further part in the auction."""
+    coke_sits_out: CokeSitsOut = CokeSitsOut.LAST
 
 
 @dataclass(frozen=True)
@@ -335,6 +377,9 @@ class MoonRules:
     moon_score: int = 4
     moon_set: MoonSet = MoonSet.SET_BACK
     moon_blocked_in_hole: bool = True
+    blind_moon_bid: int = 0
+    """A second moon bid, legal only before looking at the hand (seed 004, nine-five's
+    "blind smudge ... worth 20 points"); 0: none.  Needs ``look_option``."""
 
 
 @dataclass(frozen=True)
@@ -351,6 +396,9 @@ class TrumpRules:
     sub_trump: bool = False
     """After naming trump the bidder names a sub-trump suit, ranking above plain suits and
     below trump (seed 004, two-trump pitch)."""
+    dealer_picks: bool = False
+    """Seed 004, nine-five: after refilling the others, "the dealer brings their own hand to
+    six cards, and is allowed to look at remaining cards when doing so"."""
 
 
 @dataclass(frozen=True)
@@ -359,6 +407,10 @@ class PlayRules:
 
     follow: Follow = Follow.MAY_TRUMP
     joker_may_lead_first_trick: bool = False
+    first_lead: FirstLead = FirstLead.PITCHER
+    first_lead_trump: bool = False
+    """The first lead must be a trump when the leader holds one (seed 004, nine-five, whose
+    variant says "The pitcher need not lead a trump")."""
     trumps_only: bool = False
     """Only trumps may be played: non-trumps are thrown away before play, and a player
     with no cards left is out while the others play on (seed 003)."""
@@ -696,5 +748,24 @@ def _validate_hand_preparation(rules: Ruleset, fail: Callable[[str], None]) -> N
     sides = 2 if seating.partner_call is not PartnerCall.NONE else seating.parties
     if rules.scoring.burned_points is not BurnedPoints.NOBODY and sides != 2:
         fail("burned_points=opponents needs exactly two sides (two teams, or a called partner)")
-    if rules.bidding.double_bids and not rules.bidding.auction:
+    bidding = rules.bidding
+    if bidding.double_bids and not bidding.auction:
         fail("double_bids needs an auction")
+    for option, used in (("look_option", bidding.look_option), ("coke", bidding.coke),
+                         ("forced_nine", bidding.forced_nine)):
+        if used and not bidding.auction:
+            fail(f"{option} needs an auction")
+    if (bidding.lookers_lose_card or bidding.bidder_takes_lost) and not bidding.look_option:
+        fail("lookers_lose_card and bidder_takes_lost need look_option=true")
+    if bidding.bidder_takes_lost and not bidding.lookers_lose_card:
+        fail("bidder_takes_lost needs lookers_lose_card=true (the lost cards are what is offered)")
+    moon = rules.moon
+    if moon is not None and moon.blind_moon_bid:
+        if not bidding.look_option:
+            fail("blind_moon_bid needs look_option=true: it is bid before looking")
+        if moon.blind_moon_bid <= max(moon.moon_bid, bidding.maximum_bid):
+            fail(f"blind_moon_bid {moon.blind_moon_bid} must be above moon_bid {moon.moon_bid} and maximum_bid")
+    if trump.dealer_picks and (not discarding or not deal.refill_to):
+        fail("dealer_picks needs exchange=discard-non-trumps and refill_to")
+    if play.first_lead_trump and not declared:
+        fail("first_lead_trump needs trump_selection=declare")

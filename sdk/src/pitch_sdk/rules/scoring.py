@@ -162,7 +162,7 @@ def settle_hand(rules: Ruleset, pile: PileSummary, pitching_party: int | None,
         taken = side_points[side]
         stakes = contract if stakes is None else stakes
         rules_moon = rules.moon
-        moon = rules_moon is not None and contract == rules_moon.moon_bid
+        moon = rules_moon is not None and contract in (rules_moon.moon_bid, rules_moon.blind_moon_bid)
         # A moon bid above the points in play (partnership smudge: 5) needs them all.
         made = taken >= min(contract, rules.points_in_play)
         scoring = rules.scoring
@@ -172,11 +172,12 @@ def settle_hand(rules: Ruleset, pile: PileSummary, pitching_party: int | None,
                 tricks_taken = sum(pile.tricks_won[p] for p in team)
                 if rules_moon.moon_all_tricks and tricks_taken != sum(pile.tricks_won):
                     made = False
+                worth = contract if rules_moon.moon_made is MoonMade.BID else rules_moon.moon_score
                 if not made:
-                    changes[party] = -rules_moon.moon_score
+                    changes[party] = -worth
                     moon_decides = rules_moon.moon_set is MoonSet.LOSE_GAME
-                elif rules_moon.moon_made is MoonMade.SCORE:
-                    changes[party] = rules_moon.moon_score
+                elif rules_moon.moon_made in (MoonMade.SCORE, MoonMade.BID):
+                    changes[party] = worth
                 elif rules_moon.moon_made is MoonMade.TO_TARGET:
                     changes[party] = (rules.win.target if before >= 0 else 0) - before
                 else:

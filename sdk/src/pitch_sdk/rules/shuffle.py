@@ -23,19 +23,22 @@ def _unbiased_limit(count: int, drawn: int) -> int:
     return (1 << 512) // orderings * orderings
 
 
-def shuffled(cards: Sequence[int], seed: int, deal_number: int, drawn: int | None = None) -> list[int]:
+def shuffled(cards: Sequence[int], seed: int, deal_number: int, drawn: int | None = None,
+             salt: str = "") -> list[int]:
     """A permutation of ``cards`` fixed by ``(seed, deal_number)``.
 
     The first ``drawn`` positions (all, by default) are a uniformly random ordered
     sample; with ``drawn`` set, the cards after them keep an arbitrary order, which is
-    cheaper when nobody will draw from the rest.
+    cheaper when nobody will draw from the rest.  A ``salt`` names another random draw of
+    the same deal (a card lost at random, seed 004's Abacos), independent of the deal.
     """
+    key = f"{seed}:{deal_number}:{salt}:" if salt else f"{seed}:{deal_number}:"
     count = len(cards)
     drawn = count if drawn is None else min(drawn, count)
     limit = _unbiased_limit(count, drawn)
     attempt = 0
     while True:
-        digest = hashlib.blake2b(f"{seed}:{deal_number}:{attempt}".encode(), digest_size=64).digest()
+        digest = hashlib.blake2b(f"{key}{attempt}".encode(), digest_size=64).digest()
         number = int.from_bytes(digest, "big")
         if number < limit:
             break

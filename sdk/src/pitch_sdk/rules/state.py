@@ -29,7 +29,9 @@ from itertools import combinations
 
 from pitch_sdk.rules.actions import (
     CALLS,
+    COKE,
     NO,
+    PASS,
     PLAYS,
     TRUMPS,
     YES,
@@ -38,9 +40,11 @@ from pitch_sdk.rules.actions import (
     CallCard,
     Choose,
     ChooseCards,
+    Coke,
     DecisionKind,
     DeclareTrump,
     PlayCard,
+    bid,
     choose_cards,
 )
 from pitch_sdk.rules.bidding import bid_menu
@@ -50,17 +54,22 @@ from pitch_sdk.rules.events import (
     AllPassed,
     BidMade,
     Burned,
+    Coked,
     Dealt,
     Event,
     Exchanged,
     HandScored,
+    Looked,
     PartnerCalled,
     TrumpSet,
 )
 from pitch_sdk.rules.records import HandResult, Trick, WinReason
 from pitch_sdk.rules.ruleset import (
+    AllPass,
     BurnedPoints,
+    CokeSitsOut,
     Exchange,
+    FirstLead,
     Follow,
     LowGoesTo,
     PartnerCall,
@@ -77,7 +86,13 @@ from pitch_sdk.rules.winning import best_score, decide_winner
 class Phase(StrEnum):
     """Where a hand is; the phase decides which kind of decision is asked."""
 
+    LOOK = "look"
+    """Before acting in the auction, a seat says whether it looks at its hand (seed 004)."""
     BIDDING = "bidding"
+    OFFER = "offer"
+    """The high bidder takes or leaves a card another seat lost (seed 004, man-o-war)."""
+    DISCARD = "discard"
+    """Having taken a card, the high bidder discards one of its choice (man-o-war)."""
     DECLARE_TRUMP = "declare-trump"
     DECLARE_SUB_TRUMP = "declare-sub-trump"
     """The bidder names the sub-trump suit (seed 004, two-trump pitch)."""
@@ -86,6 +101,8 @@ class Phase(StrEnum):
     EXCHANGE = "exchange"
     PASS_LEFTOVERS = "pass-leftovers"
     """The bidder says whether to pass the leftover stock, unseen, to the partner (seed 003)."""
+    DEALER_PICK = "dealer-pick"
+    """The dealer completes its hand choosing from the stock (seed 004, nine-five)."""
     BURN = "burn"
     """A player holding more than ``burn_to`` cards chooses which to burn (seed 003)."""
     PLAY = "play"
@@ -94,7 +111,11 @@ class Phase(StrEnum):
 
 _PLAY, _GAME_OVER, _BIDDING = Phase.PLAY, Phase.GAME_OVER, Phase.BIDDING
 _PHASE_DECISION = {
+    Phase.LOOK: DecisionKind.CHOICE,
     Phase.BIDDING: DecisionKind.BID,
+    Phase.OFFER: DecisionKind.CHOICE,
+    Phase.DISCARD: DecisionKind.CHOOSE_CARDS,
+    Phase.DEALER_PICK: DecisionKind.CHOOSE_CARDS,
     Phase.DECLARE_TRUMP: DecisionKind.DECLARE_TRUMP,
     Phase.DECLARE_SUB_TRUMP: DecisionKind.DECLARE_TRUMP,
     Phase.CALL_CARD: DecisionKind.CALL_CARD,
@@ -141,8 +162,11 @@ class GameState:
     __slots__ = (
         "_barn",
         "_bid_menu",
+        "_bids_vary",
         "_burned",
         "_burns_score",
+        "_coke_mask",
+        "_cokes_sit_out_first",
         "_deal_seats",
         "_deck",
         "_draws_from_stock",
@@ -152,10 +176,12 @@ class GameState:
         "_lead_suit",
         "_legal_list",
         "_legal_play",
+        "_lost",
         "_must_follow",
         "_must_lead",
         "_needs_played",
         "_next_seat",
+        "_offers",
         "_pending",
         "_piles",
         "_scripted_deals",
@@ -182,7 +208,9 @@ class GameState:
         "high_bidder",
         "high_double",
         "history",
+        "looked",
         "moves",
+        "offered",
         "parties",
         "partner",
         "phase",
@@ -208,6 +236,18 @@ class GameState:
     stock: list[int]
     bids: list[tuple[int, int]]
     """(seat, amount) in bidding order; 0 is a pass."""
+    looked: list[bool]
+    """Per seat, whether it has looked at its hand (always true without ``look_option``)."""
+    offered: int
+    """The lost card the high bidder is deciding on (man-o-war), -1 otherwise."""
+    _offers: list[int]
+    _lost: list[int]
+    """Per seat, the card it lost for looking (Abacos), -1 if none."""
+    _coke_mask: int
+    """Bit per seat that declared coke this hand."""
+    _bids_vary: bool
+    """Legal bids depend on the hand or on looking (blind moon, forced nine, coke), not
+    only on the bid menu."""
     high_bid: int
     high_double: bool
     high_bidder: int
@@ -289,13 +329,18 @@ class GameState:
         self._must_follow = rules.play.follow is Follow.MUST_FOLLOW
         self._joker_lead_ok = rules.play.joker_may_lead_first_trick
         self._barn = rules.play.trump_must_be_broken
+        self._cokes_sit_out_first = rules.bidding.coke_sits_out is CokeSitsOut.FIRST
         self._two_trump = rules.trump.sub_trump
+        bidding = rules.bidding
+        self._bids_vary = bidding.forced_nine or bidding.coke or (
+            rules.moon is not None and rules.moon.blind_moon_bid > 0)
         self._tables = _trump_tables(rules)
         scoring = rules.scoring
         self._needs_played = LowGoesTo.PLAYER in (scoring.low_goes_to, scoring.two_goes_to)
         self._burns_score = scoring.burned_points is BurnedPoints.OPPONENTS
         self._even_hands = (rules.trump.exchange is not Exchange.DISCARD_NON_TRUMPS
-                            and not rules.play.trumps_only and not rules.deal.burn_to)
+                            and not rules.play.trumps_only and not rules.deal.burn_to
+                            and not bidding.lookers_lose_card and not bidding.coke)
         self._start_deal()
 
     # ------------------------------------------------------------------ creation
@@ -345,7 +390,7 @@ class GameState:
         """The decision the player to move faces, with its legal actions."""
         if self.phase is Phase.GAME_OVER:
             raise GameOverError("the game is over: no decision is pending")
-        card_set = self._card_set_rule() if self.phase in (Phase.EXCHANGE, Phase.BURN) else None
+        card_set = self._card_set_rule() if _PHASE_DECISION[self.phase] is DecisionKind.CHOOSE_CARDS else None
         return Decision(self.to_move, _PHASE_DECISION[self.phase], tuple(self.legal_actions()), card_set)
 
     def legal_actions(self) -> list[Action]:
@@ -362,6 +407,8 @@ class GameState:
         if self._legal_list is None:
             if phase is Phase.BIDDING:
                 self._legal_list = self._legal_bids()
+            elif phase in (Phase.LOOK, Phase.OFFER):
+                self._legal_list = (NO, YES)
             elif phase is Phase.DECLARE_TRUMP:
                 self._legal_list = TRUMPS
             elif phase is Phase.DECLARE_SUB_TRUMP:
@@ -370,7 +417,7 @@ class GameState:
                 self._legal_list = tuple(CALLS[card] for card in self._callable_cards())
             elif phase is Phase.PASS_LEFTOVERS:
                 self._legal_list = (NO, YES)
-            elif phase in (Phase.EXCHANGE, Phase.BURN):
+            elif phase in (Phase.EXCHANGE, Phase.BURN, Phase.DISCARD, Phase.DEALER_PICK):
                 self._legal_list = tuple(choose_cards(m) for m in self._legal_card_set_masks())
             else:
                 return []
@@ -416,8 +463,31 @@ class GameState:
         if phase is Phase.BIDDING:
             if type(action) is Bid:
                 self._bid(seat, action.amount, action.double)
+            elif type(action) is Coke:
+                self._coke(seat)
             else:
                 self._bid(seat, 0)
+        elif phase is Phase.LOOK:
+            assert isinstance(action, Choose)
+            self.looked[seat] = action.yes
+            self.history.append(Looked(seat, action.yes))
+            self.phase = Phase.BIDDING
+        elif phase is Phase.OFFER:
+            assert isinstance(action, Choose)
+            if action.yes:
+                self.hands[seat] |= 1 << self.offered
+                self.phase = Phase.DISCARD
+            else:
+                self._next_offer()
+        elif phase is Phase.DISCARD:
+            assert isinstance(action, ChooseCards)
+            discarded = mask_of(action.cards)
+            self.hands[seat] ^= discarded
+            self.history.append(Exchanged(seat, discarded, 1 << self.offered))
+            self._next_offer()
+        elif phase is Phase.DEALER_PICK:
+            assert isinstance(action, ChooseCards)
+            self._dealer_pick(seat, mask_of(action.cards))
         elif phase is Phase.DECLARE_TRUMP:
             assert isinstance(action, DeclareTrump)
             self._set_trump(seat, action.suit, pitched=False)
@@ -473,11 +543,13 @@ class GameState:
         record, menu = self.moves.append, self._bid_menu
         while self.phase is _BIDDING:
             seat = self.to_move
-            bids = menu[seat == self.dealer, self.high_bid, self.high_double]
+            bids = self._legal_bids() if self._bids_vary else menu[seat == self.dealer, self.high_bid, self.high_double]
             choice = bids[int(uniform() * len(bids))]
             record((seat, choice))
             if type(choice) is Bid:
                 self._bid(seat, choice.amount, choice.double)
+            elif type(choice) is Coke:
+                self._coke(seat)
             else:
                 self._bid(seat, 0)
         self._legal_list = None
@@ -597,6 +669,12 @@ class GameState:
         self.sub_trump = -1
         self.called = -1
         self.partner = -1
+        look = self.rules.bidding.look_option
+        self.looked = [not look] * n
+        self.offered = -1
+        self._offers = []
+        self._lost = [-1] * n
+        self._coke_mask = 0
         self._table = None
         self._exchanges_left = 0
         self._pending = []
@@ -617,7 +695,7 @@ class GameState:
         eldest = (self.dealer + 1) % n
         self.to_move = eldest
         if self.rules.bidding.auction:
-            self.phase = Phase.BIDDING
+            self.phase = Phase.LOOK if look else Phase.BIDDING
         else:  # no auction: eldest hand is the pitcher, and declares trump if the rules say so
             self.pitcher = eldest
             if self.rules.trump.trump_selection is TrumpSelection.DECLARE:
@@ -627,7 +705,38 @@ class GameState:
 
     # ------------------------------------------------------------------ bidding
     def _legal_bids(self) -> tuple[Action, ...]:
-        return self._bid_menu[self.to_move == self.dealer, self.high_bid, self.high_double]
+        seat = self.to_move
+        bids = self._bid_menu[seat == self.dealer, self.high_bid, self.high_double]
+        if self._bids_vary:
+            bids = self._adjusted_bids(seat, bids)
+        return bids
+
+    def _adjusted_bids(self, seat: int, bids: tuple[Action, ...]) -> tuple[Action, ...]:
+        """The bids that depend on the hand or on looking: the blind moon only before
+        looking, nine-five's forced 9, the Scranton coke."""
+        rules, hand, looked = self.rules, self.hands[seat], self.looked[seat]
+        blind = rules.moon.blind_moon_bid if rules.moon is not None else 0
+        out = list(bids)
+        if blind and not looked and blind > self.high_bid:
+            out.append(bid(blind))
+        if rules.bidding.forced_nine and looked and self.high_bid < 9 and _nine_forces(hand):
+            out = [b for b in out if type(b) is Bid and b.amount >= 9]
+        if (rules.bidding.coke and PASS in out and len(self.stock) >= 5
+                and not hand & _TEN_OR_HIGHER):
+            out.append(COKE)
+        return tuple(out)
+
+    def _coke(self, seat: int) -> None:
+        """Seed 004: "the player who declares coke is then dealt a fresh five card hand, must
+        show his six cards to all players, cannot bid further" - a pass in the auction."""
+        shown = self.hands[seat]
+        drawn = mask_of(self.stock[:5])
+        del self.stock[:5]
+        self.hands[seat] = drawn
+        self._coke_mask |= 1 << seat
+        self.history.append(Coked(seat, shown))
+        self.history.append(Exchanged(seat, shown, drawn))
+        self._bid(seat, 0)
 
     def _bid(self, seat: int, amount: int, double: bool = False) -> None:
         self.bids.append((seat, amount))
@@ -638,6 +747,8 @@ class GameState:
             self.high_bidder = seat
         if seat != self.dealer:
             self.to_move = (seat + 1) % self.players
+            if self.rules.bidding.look_option:
+                self.phase = Phase.LOOK
             return
         if self.high_bidder < 0:  # everyone passed and the ruleset re-deals
             self.history.append(AllPassed(self.hand_number, self.dealer))
@@ -645,11 +756,40 @@ class GameState:
                 self._end_game(best_score(self.scores), WinReason.HAND_LIMIT)
                 return
             self.hand_number -= 1
+            if self.rules.bidding.all_pass is AllPass.PASS_DEAL:
+                self.dealer = (self.dealer + 1) % self.players
             self._start_deal()
             return
         self.pitcher = self.high_bidder
         self.contract = self.high_bid
         self.doubled = self.high_double
+        self.to_move = self.pitcher
+        self.phase = Phase.BIDDING
+        if self.rules.bidding.lookers_lose_card:
+            self._lose_cards()
+        self._after_auction()
+
+    def _lose_cards(self) -> None:
+        """Seed 004, Abacos: "each player who looked at his/her cards before acting loses one
+        card, chosen at random" (drawn from the game's seed, like the deal); man-o-war
+        offers the others' lost cards to the high bidder, one at a time."""
+        for seat in self._seat_order[(self.dealer + 1) % self.players]:
+            if self.looked[seat] and self.hands[seat]:
+                hand = cards_of(self.hands[seat])
+                card = int(shuffled(hand, self.seed, self.deal_number, 1, salt=f"lost-{seat}")[0])
+                self.hands[seat] ^= 1 << card
+                self._lost[seat] = card
+                self.history.append(Exchanged(seat, 1 << card, 0))
+                if self.rules.bidding.bidder_takes_lost and seat != self.pitcher:
+                    self._offers.append(card)
+
+    def _after_auction(self) -> None:
+        if self._offers:
+            self.phase = Phase.OFFER
+            self.to_move = self.pitcher
+            self.offered = self._offers.pop(0)
+            return
+        self.offered = -1
         self.to_move = self.pitcher
         if self.rules.trump.trump_selection is TrumpSelection.DECLARE:
             self.phase = Phase.DECLARE_TRUMP
@@ -659,6 +799,10 @@ class GameState:
             self._start_play()
 
     # ------------------------------------------------------------------ trump, partner
+    def _next_offer(self) -> None:
+        self.phase = Phase.BIDDING  # between decisions: _after_auction picks the next phase
+        self._after_auction()
+
     def _set_trump(self, seat: int, suit: Suit, pitched: bool) -> None:
         self.trump = int(suit)
         self._table = self._tables[suit]
@@ -730,6 +874,11 @@ class GameState:
         if self.phase is Phase.BURN:
             count = hand.bit_count() - self.rules.deal.burn_to
             return CardSetRule(cards_of(hand), (), count, count)
+        if self.phase is Phase.DISCARD:
+            return CardSetRule(cards_of(hand), (), 1, 1)
+        if self.phase is Phase.DEALER_PICK:
+            count = min(len(self.stock), self.rules.deal.refill_to - hand.bit_count())
+            return CardSetRule(tuple(CARDS[c] for c in sorted(self.stock)), (), count, count)
         assert self._table is not None
         exchange = self.rules.trump.exchange
         non_trumps = hand & ~self._table.trump_mask
@@ -770,15 +919,30 @@ class GameState:
         to six cards. Any cards remaining are given to the bidder." """
         assert self._table is not None
         trumps, refill_to, stock = self._table.trump_mask, self.rules.deal.refill_to, self.stock
+        picks = self.rules.trump.dealer_picks
         for seat in self._seat_order[(self.dealer + 1) % self.players]:
             hand = self.hands[seat]
             discarded = hand & ~trumps
-            need = max(0, refill_to - (hand ^ discarded).bit_count())
+            need = 0 if picks and seat == self.dealer else max(0, refill_to - (hand ^ discarded).bit_count())
             drawn = mask_of(stock[:need])
             del stock[:need]
             self.hands[seat] = hand ^ discarded | drawn
             if discarded or drawn:
                 self.history.append(Exchanged(seat, discarded, drawn))
+        if picks and stock and self.hands[self.dealer].bit_count() < refill_to:
+            self.phase = Phase.DEALER_PICK
+            self.to_move = self.dealer
+            return
+        self._after_refill()
+
+    def _dealer_pick(self, seat: int, chosen: int) -> None:
+        self.stock[:] = [card for card in self.stock if not chosen >> card & 1]
+        self.hands[seat] |= chosen
+        self.history.append(Exchanged(seat, 0, chosen))
+        self._after_refill()
+
+    def _after_refill(self) -> None:
+        stock = self.stock
         trump_rules = self.rules.trump
         if trump_rules.leftovers_to_bidder and stock:
             if trump_rules.pass_leftovers:
@@ -831,6 +995,8 @@ class GameState:
         self._uniform_tricks = not self._two_trump and (
             self._even_hands or len({hand.bit_count() for hand in self.hands}) == 1)
         first = self.partner if self.partner >= 0 and self._must_lead >= 0 else self.pitcher
+        if self.rules.play.first_lead is FirstLead.LEFT_OF_PITCHER:
+            first = self._next_seat[self.pitcher]
         leader = self._next_holding(first)
         if leader < 0:  # nobody holds a card: nothing to play
             self._score_hand()
@@ -848,9 +1014,12 @@ class GameState:
         return -1
 
     def _start_trick(self, leader: int) -> None:
-        self.to_move = leader
         order = self._seat_order[leader]
-        self._trick_seats = order if self._uniform_tricks else tuple(s for s in order if self.hands[s])
+        if not self._uniform_tricks:
+            sitting_out = self._coke_mask if not self.tricks and self._cokes_sit_out_first else 0
+            order = tuple(s for s in order if self.hands[s] and not sitting_out >> s & 1)
+        self._trick_seats = order
+        self.to_move = order[0]
 
     def _legal_play_mask(self, seat: int) -> int:
         """The cards ``seat`` may play now, as a bit mask (the hot path: keep it lean)."""
@@ -872,6 +1041,8 @@ class GameState:
                 return 1 << must
             if not self._joker_lead_ok:
                 hand = hand & ~JOKER_MASK or hand
+            if self.rules.play.first_lead_trump and self._table is not None:
+                hand = hand & self._table.trump_mask or hand
         if self._barn and self._table is not None:
             trumps = self._table.trump_mask
             broken = any(pile & trumps for pile in self._piles)
@@ -985,6 +1156,19 @@ class GameState:
         self.phase = Phase.GAME_OVER
         self.to_move = -1
         self._trick_seats = ()
+
+
+#: Every card of rank ten or higher (the Scranton rule's coke needs none of them).
+_TEN_OR_HIGHER = sum(1 << (suit * 13 + rank - 2) for suit in range(4) for rank in range(10, 15)) | JOKER_MASK
+
+
+def _nine_forces(hand: int) -> bool:
+    """Seed 004, nine-five: the hand holds a nine "and another card of the same suit"."""
+    for suit in range(4):
+        cards = hand >> (suit * 13) & 0x1FFF
+        if cards >> 7 & 1 and cards.bit_count() >= 2:
+            return True
+    return False
 
 
 @cache
