@@ -23,12 +23,12 @@ runner = CliRunner(env={"COLUMNS": "120"})  # rich sizes its tables from COLUMNS
 
 
 def test_variants_lists_every_preset_with_its_seed():
-    result = runner.invoke(app, ["variants"])
+    result = runner.invoke(app, ["variants"], env={"COLUMNS": "240"})  # one table row per line
     assert result.exit_code == 0
     for name in PRESETS:
         assert name in result.output
     line = next(line for line in result.output.splitlines() if line.strip().startswith("partnership "))
-    assert "4 (2 teams of 2)" in line and "001 ·" in line  # the seed paragraph may wrap onto the next line
+    assert "4 (2 teams of 2)" in line and "001 · How to Play Pitch" in line
 
 
 def row(output: str, label: str) -> list[str]:

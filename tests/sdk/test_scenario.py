@@ -103,7 +103,7 @@ def scenario_with(**changes: Any) -> dict[str, Any]:
 
 
 @pytest.mark.parametrize(("data", "message"), [
-    (scenario_with(preset="bridge"), r"unknown preset 'bridge'; presets: auction, cutthroat, high-low-jack"),
+    (scenario_with(preset="bridge"), r"unknown preset 'bridge'; presets: abacos, auction, barn"),
     (scenario_with(preset=None), r"a scenario needs \"preset\""),
     (scenario_with(options={"targte": 11}), r"unknown ruleset option 'targte'; known options: .*target"),
     (scenario_with(options={"target": "eleven"}), r"option target must be an integer, got 'eleven'"),

@@ -22,6 +22,8 @@ class Dealt(NamedTuple):
     dealer: int
     hands: tuple[int, ...]
     stock: tuple[int, ...]
+    blind: bool = False
+    """Players may bid before looking (``look_option``): nobody is shown a hand yet."""
 
     def to_dict(self) -> dict[str, Any]:
         return {"event": "dealt", "hand_number": self.hand_number, "dealer": self.dealer,

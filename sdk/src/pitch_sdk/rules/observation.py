@@ -2,9 +2,12 @@
 
 Everything sent to a bot (and shown to a spectator) is built here from the state, so a
 leak can only come from this module, and the property tests check it.  A seat sees its
-own hand and its own exchanged cards, everything public (bids, trump, plays, tricks,
-scores, how many cards each seat holds or exchanged); a spectator sees only the public
-part; the full view (``FULL_VIEW``) sees every hand and the stock, for logs and referees.
+own hand (once it has looked at it, where players may bid blind) and its own exchanged,
+drawn or lost cards, everything public (bids, trump, plays, tricks, scores, burned cards,
+a coke hand shown, the called card, how many cards each seat holds or exchanged); a
+spectator sees only the public part; the full view (``FULL_VIEW``) sees every hand and
+the stock, for logs and referees.  Who holds a called card stays hidden until it is
+played, except from its holder.
 """
 
 from __future__ import annotations
@@ -14,7 +17,7 @@ from typing import Any
 
 from pitch_sdk.rules.actions import Action
 from pitch_sdk.rules.cards import CARDS, Card, Suit, cards_of
-from pitch_sdk.rules.events import Dealt, Event, Exchanged
+from pitch_sdk.rules.events import Burned, Coked, Dealt, Event, Exchanged
 from pitch_sdk.rules.records import HandResult, Trick
 from pitch_sdk.rules.state import GameState, Phase
 
@@ -58,6 +61,25 @@ class Observation:
     last_result: HandResult | None
     legal_actions: tuple[Action, ...]
     """The viewer's legal actions when it is to move, else empty."""
+    sub_trump: Suit | None = None
+    """The sub-trump suit (two-trump pitch)."""
+    doubled: bool = False
+    """The contract is a double bid ("6 for 12")."""
+    called_card: Card | None = None
+    """The card the bidder called to pick a partner (five-handed, call for partner)."""
+    partner: int | None = None
+    """The called card's holder, when the viewer may know it: the holder itself, everyone
+    once the card is played, the full view always."""
+    looked: tuple[bool, ...] = ()
+    """Per seat, whether it has looked at its hand (public: the table sees it)."""
+    hand_hidden: bool = False
+    """The viewer has not looked at its hand yet: ``hand`` is empty, ``hand_sizes`` counts."""
+    burned: tuple[tuple[int, tuple[Card, ...]], ...] = ()
+    """(seat, cards) burned this hand, shown to everyone."""
+    cokes: tuple[tuple[int, tuple[Card, ...]], ...] = ()
+    """(seat, the six cards shown) for each coke declared this hand (Scranton rule)."""
+    offered: Card | None = None
+    """The lost card the viewer (the high bidder) is offered now (man-o-war)."""
 
     @property
     def party(self) -> int | None:
@@ -70,15 +92,22 @@ def observe(state: GameState, viewer: int) -> Observation:
     if viewer not in (SPECTATOR, FULL_VIEW) and not 0 <= viewer < state.players:
         raise ValueError(f"viewer {viewer} is not a seat, SPECTATOR or FULL_VIEW")
     exchanged: list[tuple[int, int]] = []
-    my_discards: tuple[Card, ...] = ()
-    my_draws: tuple[Card, ...] = ()
+    my_discards = my_draws = 0
+    burned: list[tuple[int, tuple[Card, ...]]] = []
+    cokes: list[tuple[int, tuple[Card, ...]]] = []
     for event in _current_hand_events(state):
         if isinstance(event, Exchanged):
             exchanged.append((event.seat, event.discarded.bit_count()))
             if event.seat == viewer:
-                my_discards, my_draws = cards_of(event.discarded), cards_of(event.drawn)
+                my_discards |= event.discarded
+                my_draws |= event.drawn
+        elif isinstance(event, Burned):
+            burned.append((event.seat, cards_of(event.cards)))
+        elif isinstance(event, Coked):
+            cokes.append((event.seat, cards_of(event.cards)))
     over = state.is_over
     legal = tuple(state.legal_actions()) if not over and viewer == state.to_move else ()
+    hidden = viewer >= 0 and not state.looked[viewer] and state.phase in (Phase.LOOK, Phase.BIDDING)
     return Observation(
         viewer=viewer,
         ruleset=state.rules.name,
@@ -89,7 +118,7 @@ def observe(state: GameState, viewer: int) -> Observation:
         phase=state.phase,
         to_move=state.to_move,
         scores=tuple(state.scores),
-        hand=cards_of(state.hands[viewer]) if viewer >= 0 else (),
+        hand=cards_of(state.hands[viewer]) if viewer >= 0 and not hidden else (),
         hands=tuple(cards_of(h) for h in state.hands) if viewer == FULL_VIEW else None,
         hand_sizes=tuple(h.bit_count() for h in state.hands),
         bids=tuple((seat, amount or None) for seat, amount in state.bids),
@@ -100,11 +129,33 @@ def observe(state: GameState, viewer: int) -> Observation:
         tricks=tuple(state.tricks),
         stock_size=len(state.stock),
         exchanged=tuple(exchanged),
-        my_discards=my_discards,
-        my_draws=my_draws,
+        my_discards=cards_of(my_discards),
+        my_draws=cards_of(my_draws),
         last_result=state.results[-1] if state.results else None,
         legal_actions=legal,
+        sub_trump=None if state.sub_trump < 0 else Suit(state.sub_trump),
+        doubled=state.doubled,
+        called_card=CARDS[state.called] if state.called >= 0 else None,
+        partner=_known_partner(state, viewer),
+        looked=tuple(state.looked),
+        hand_hidden=hidden,
+        burned=tuple(burned),
+        cokes=tuple(cokes),
+        offered=CARDS[state.offered] if state.offered >= 0 and viewer == state.to_move else None,
     )
+
+
+def _known_partner(state: GameState, viewer: int) -> int | None:
+    """The called card's holder if ``viewer`` may know it: seed 003's bidder learns its
+    partner only when the called card is played."""
+    partner, card = state.partner, state.called
+    if partner < 0:
+        return None
+    if viewer in (FULL_VIEW, partner):
+        return partner
+    played = any(c == card for trick in state.tricks for _, c in trick.plays) or any(
+        c == card for _, c in state.trick)
+    return partner if played else None
 
 
 def visible_event(event: Event, viewer: int) -> dict[str, Any] | None:
@@ -113,11 +164,12 @@ def visible_event(event: Event, viewer: int) -> dict[str, Any] | None:
         return event.to_dict()
     if isinstance(event, Dealt):
         data = {"event": "dealt", "hand_number": event.hand_number, "dealer": event.dealer}
-        if viewer >= 0:
+        if viewer >= 0 and not event.blind:  # a blind deal is seen in the observation, after looking
             data["hand"] = " ".join(c.name for c in cards_of(event.hands[viewer]))
         return data
     if isinstance(event, Exchanged) and event.seat != viewer:
-        return {"event": "exchanged", "seat": event.seat, "count": event.discarded.bit_count()}
+        return {"event": "exchanged", "seat": event.seat, "discarded": event.discarded.bit_count(),
+                "drawn": event.drawn.bit_count()}
     return event.to_dict()
 
 

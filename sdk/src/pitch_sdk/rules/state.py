@@ -657,7 +657,8 @@ class GameState:
             stock = deck[dealt:]
         self.hands = hands
         self.stock = stock
-        self.history.append(Dealt(self.hand_number, self.dealer, tuple(hands), tuple(stock)))
+        self.history.append(Dealt(self.hand_number, self.dealer, tuple(hands), tuple(stock),
+                                  self.rules.bidding.look_option))
         self.bids = []
         self.high_bid = 0
         self.high_double = False
