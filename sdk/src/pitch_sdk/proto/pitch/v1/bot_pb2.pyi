@@ -687,10 +687,14 @@ class MatchEvent(_message.Message):
     TRICK_FIELD_NUMBER: _builtins.int
     HAND_RESULT_FIELD_NUMBER: _builtins.int
     ALL_PASSED_DEALER_FIELD_NUMBER: _builtins.int
+    LOOKED_FIELD_NUMBER: _builtins.int
+    COKE_FIELD_NUMBER: _builtins.int
+    PARTNER_CALLED_FIELD_NUMBER: _builtins.int
+    BURNED_FIELD_NUMBER: _builtins.int
     game: _builtins.int
     """The game number within the match, from 1."""
     all_passed_dealer: _builtins.int
-    """Everybody passed; the same dealer deals again."""
+    """Everybody passed; the same dealer deals again (or the deal passes left)."""
     @_builtins.property
     def hand_dealt(self) -> Global___HandDealt:
         """A new hand was dealt; `hand` holds only this seat's cards."""
@@ -719,6 +723,24 @@ class MatchEvent(_message.Message):
     def hand_result(self) -> _game_pb2.HandResult:
         """A hand was scored."""
 
+    @_builtins.property
+    def looked(self) -> Global___SeatLooked:
+        """A seat said whether it looks at its hand before bidding."""
+
+    @_builtins.property
+    def coke(self) -> _game_pb2.SeatCards:
+        """A seat declared coke and showed these cards."""
+
+    @_builtins.property
+    def partner_called(self) -> Global___PartnerCalled:
+        """The pitcher called this card; its holder is the partner (who that is stays secret
+        until the card is played).
+        """
+
+    @_builtins.property
+    def burned(self) -> _game_pb2.SeatCards:
+        """A seat burned these cards."""
+
     def __init__(
         self,
         *,
@@ -731,16 +753,74 @@ class MatchEvent(_message.Message):
         trick: _game_pb2.Trick | None = ...,
         hand_result: _game_pb2.HandResult | None = ...,
         all_passed_dealer: _builtins.int = ...,
+        looked: Global___SeatLooked | None = ...,
+        coke: _game_pb2.SeatCards | None = ...,
+        partner_called: Global___PartnerCalled | None = ...,
+        burned: _game_pb2.SeatCards | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["all_passed_dealer", b"all_passed_dealer", "bid", b"bid", "event", b"event", "exchange", b"exchange", "hand_dealt", b"hand_dealt", "hand_result", b"hand_result", "play", b"play", "trick", b"trick", "trump", b"trump"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["all_passed_dealer", b"all_passed_dealer", "bid", b"bid", "burned", b"burned", "coke", b"coke", "event", b"event", "exchange", b"exchange", "hand_dealt", b"hand_dealt", "hand_result", b"hand_result", "looked", b"looked", "partner_called", b"partner_called", "play", b"play", "trick", b"trick", "trump", b"trump"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["all_passed_dealer", b"all_passed_dealer", "bid", b"bid", "event", b"event", "exchange", b"exchange", "game", b"game", "hand_dealt", b"hand_dealt", "hand_result", b"hand_result", "play", b"play", "trick", b"trick", "trump", b"trump"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["all_passed_dealer", b"all_passed_dealer", "bid", b"bid", "burned", b"burned", "coke", b"coke", "event", b"event", "exchange", b"exchange", "game", b"game", "hand_dealt", b"hand_dealt", "hand_result", b"hand_result", "looked", b"looked", "partner_called", b"partner_called", "play", b"play", "trick", b"trick", "trump", b"trump"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_event: _TypeAlias = _typing.Literal["hand_dealt", "bid", "trump", "exchange", "play", "trick", "hand_result", "all_passed_dealer"]  # noqa: Y015
+    _WhichOneofReturnType_event: _TypeAlias = _typing.Literal["hand_dealt", "bid", "trump", "exchange", "play", "trick", "hand_result", "all_passed_dealer", "looked", "coke", "partner_called", "burned"]  # noqa: Y015
     _WhichOneofArgType_event: _TypeAlias = _typing.Literal["event", b"event"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_event) -> _WhichOneofReturnType_event | None: ...
 
 Global___MatchEvent: _TypeAlias = MatchEvent  # noqa: Y015
+
+@_typing.final
+class SeatLooked(_message.Message):
+    """A seat chose to look at its hand (or to bid blind)."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEAT_FIELD_NUMBER: _builtins.int
+    LOOKED_FIELD_NUMBER: _builtins.int
+    seat: _builtins.int
+    """The seat."""
+    looked: _builtins.bool
+    """True: it looked; false: it bids blind."""
+    def __init__(
+        self,
+        *,
+        seat: _builtins.int = ...,
+        looked: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["looked", b"looked", "seat", b"seat"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SeatLooked: _TypeAlias = SeatLooked  # noqa: Y015
+
+@_typing.final
+class PartnerCalled(_message.Message):
+    """The pitcher called a card to pick its partner."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEAT_FIELD_NUMBER: _builtins.int
+    CARD_FIELD_NUMBER: _builtins.int
+    seat: _builtins.int
+    """The pitcher's seat."""
+    @_builtins.property
+    def card(self) -> _game_pb2.Card:
+        """The called card."""
+
+    def __init__(
+        self,
+        *,
+        seat: _builtins.int = ...,
+        card: _game_pb2.Card | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["card", b"card"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["card", b"card", "seat", b"seat"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___PartnerCalled: _TypeAlias = PartnerCalled  # noqa: Y015
 
 @_typing.final
 class HandDealt(_message.Message):
@@ -783,22 +863,26 @@ class TrumpChosen(_message.Message):
     SEAT_FIELD_NUMBER: _builtins.int
     SUIT_FIELD_NUMBER: _builtins.int
     PITCHED_FIELD_NUMBER: _builtins.int
+    SUB_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
     """The seat that chose it."""
     suit: _game_pb2.Suit.ValueType
     """The trump suit."""
     pitched: _builtins.bool
     """True when chosen by leading (pitching), false when declared."""
+    sub: _builtins.bool
+    """True when this is the sub-trump suit (two-trump pitch), named after trump."""
     def __init__(
         self,
         *,
         seat: _builtins.int = ...,
         suit: _game_pb2.Suit.ValueType = ...,
         pitched: _builtins.bool = ...,
+        sub: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["pitched", b"pitched", "seat", b"seat", "suit", b"suit"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["pitched", b"pitched", "seat", b"seat", "sub", b"sub", "suit", b"suit"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

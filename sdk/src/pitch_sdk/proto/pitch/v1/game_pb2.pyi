@@ -79,7 +79,14 @@ class _DecisionKindEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_Decision
     """Answer yes or no (look at the hand, muck it, take an offered card)."""
 
 class DecisionKind(_DecisionKind, metaclass=_DecisionKindEnumTypeWrapper):
-    """What the player to move is asked to decide."""
+    """What the player to move is asked to decide. The observation's `phase` says what the
+    decision is for: a CHOICE answers "look at your hand?" (PHASE_LOOK), "take this lost
+    card?" (PHASE_OFFER, the card is `Observation.offered`) or "pass the leftovers unseen to
+    your partner?" (PHASE_PASS_LEFTOVERS); CHOOSE_CARDS picks cards to discard and draw
+    (PHASE_EXCHANGE), to burn (PHASE_BURN), to discard after taking a card (PHASE_DISCARD)
+    or to take from the stock (PHASE_DEALER_PICK); DECLARE_TRUMP names trump
+    (PHASE_DECLARE_TRUMP) or the sub-trump (PHASE_DECLARE_SUB_TRUMP).
+    """
 
 DECISION_KIND_UNSPECIFIED: DecisionKind.ValueType  # 0
 """Not set."""
@@ -115,6 +122,22 @@ class _PhaseEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_Phase.ValueType
     """Trick play."""
     PHASE_GAME_OVER: _Phase.ValueType  # 5
     """The game has ended."""
+    PHASE_LOOK: _Phase.ValueType  # 6
+    """Before its bid a seat says whether it looks at its hand (CHOICE; no = bid blind)."""
+    PHASE_OFFER: _Phase.ValueType  # 7
+    """The high bidder takes (yes) or leaves a card another seat lost (CHOICE)."""
+    PHASE_DISCARD: _Phase.ValueType  # 8
+    """Having taken a lost card, the high bidder discards one card (CHOOSE_CARDS)."""
+    PHASE_DECLARE_SUB_TRUMP: _Phase.ValueType  # 9
+    """The pitcher names the sub-trump suit (DECLARE_TRUMP; two-trump pitch)."""
+    PHASE_CALL_CARD: _Phase.ValueType  # 10
+    """The pitcher calls the card whose holder becomes its partner (CALL_CARD)."""
+    PHASE_PASS_LEFTOVERS: _Phase.ValueType  # 11
+    """The pitcher says whether to pass the leftover stock, unseen, to its partner (CHOICE)."""
+    PHASE_DEALER_PICK: _Phase.ValueType  # 12
+    """The dealer completes its hand choosing from the stock (CHOOSE_CARDS)."""
+    PHASE_BURN: _Phase.ValueType  # 13
+    """A seat holding too many cards chooses which to burn (CHOOSE_CARDS)."""
 
 class Phase(_Phase, metaclass=_PhaseEnumTypeWrapper):
     """Where a hand is."""
@@ -131,6 +154,22 @@ PHASE_PLAY: Phase.ValueType  # 4
 """Trick play."""
 PHASE_GAME_OVER: Phase.ValueType  # 5
 """The game has ended."""
+PHASE_LOOK: Phase.ValueType  # 6
+"""Before its bid a seat says whether it looks at its hand (CHOICE; no = bid blind)."""
+PHASE_OFFER: Phase.ValueType  # 7
+"""The high bidder takes (yes) or leaves a card another seat lost (CHOICE)."""
+PHASE_DISCARD: Phase.ValueType  # 8
+"""Having taken a lost card, the high bidder discards one card (CHOOSE_CARDS)."""
+PHASE_DECLARE_SUB_TRUMP: Phase.ValueType  # 9
+"""The pitcher names the sub-trump suit (DECLARE_TRUMP; two-trump pitch)."""
+PHASE_CALL_CARD: Phase.ValueType  # 10
+"""The pitcher calls the card whose holder becomes its partner (CALL_CARD)."""
+PHASE_PASS_LEFTOVERS: Phase.ValueType  # 11
+"""The pitcher says whether to pass the leftover stock, unseen, to its partner (CHOICE)."""
+PHASE_DEALER_PICK: Phase.ValueType  # 12
+"""The dealer completes its hand choosing from the stock (CHOOSE_CARDS)."""
+PHASE_BURN: Phase.ValueType  # 13
+"""A seat holding too many cards chooses which to burn (CHOOSE_CARDS)."""
 Global___Phase: _TypeAlias = Phase  # noqa: Y015
 
 class _SeatStatus:
@@ -228,8 +267,8 @@ Global___CardSet: _TypeAlias = CardSet  # noqa: Y015
 @_typing.final
 class Action(_message.Message):
     """One action. Exactly one member of `choice` is set; `text` repeats it in the canonical
-    text form used by logs and scenarios ("pass", "bid 3", "trump H", "play 10H",
-    "call AS", "cards 2C 7D", "yes", "no").
+    text form used by logs and scenarios ("pass", "bid 3", "bid 6 for 12", "coke",
+    "trump H", "play 10H", "call AS", "cards 2C 7D", "yes", "no").
     """
 
     DESCRIPTOR: _descriptor.Descriptor
@@ -242,7 +281,9 @@ class Action(_message.Message):
     CALL_FIELD_NUMBER: _builtins.int
     CARDS_FIELD_NUMBER: _builtins.int
     YES_FIELD_NUMBER: _builtins.int
+    COKE_FIELD_NUMBER: _builtins.int
     TEXT_FIELD_NUMBER: _builtins.int
+    DOUBLE_FIELD_NUMBER: _builtins.int
     kind: Global___DecisionKind.ValueType
     """The decision this action answers."""
     bid: _builtins.int
@@ -251,8 +292,14 @@ class Action(_message.Message):
     """Name this trump suit."""
     yes: _builtins.bool
     """Answer yes (true) or no (false)."""
+    coke: _builtins.bool
+    """Declare coke (the Scranton rule: a hand with no card of ten or higher); always true
+    when set.
+    """
     text: _builtins.str
     """Canonical text form; on input the referee reads `choice` when set, else `text`."""
+    double: _builtins.bool
+    """With `bid`: a double bid ("6 for 12"), scoring or costing twice the amount."""
     @_builtins.property
     def play(self) -> Global___Card:
         """Play this card."""
@@ -275,13 +322,15 @@ class Action(_message.Message):
         call: Global___Card | None = ...,
         cards: Global___CardSet | None = ...,
         yes: _builtins.bool = ...,
+        coke: _builtins.bool = ...,
         text: _builtins.str = ...,
+        double: _builtins.bool = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["bid", b"bid", "call", b"call", "cards", b"cards", "choice", b"choice", "pass", b"pass", "play", b"play", "trump", b"trump", "yes", b"yes"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["bid", b"bid", "call", b"call", "cards", b"cards", "choice", b"choice", "coke", b"coke", "pass", b"pass", "play", b"play", "trump", b"trump", "yes", b"yes"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["bid", b"bid", "call", b"call", "cards", b"cards", "choice", b"choice", "kind", b"kind", "pass", b"pass", "play", b"play", "text", b"text", "trump", b"trump", "yes", b"yes"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bid", b"bid", "call", b"call", "cards", b"cards", "choice", b"choice", "coke", b"coke", "double", b"double", "kind", b"kind", "pass", b"pass", "play", b"play", "text", b"text", "trump", b"trump", "yes", b"yes"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_choice: _TypeAlias = _typing.Literal["pass", "bid", "trump", "play", "call", "cards", "yes"]  # noqa: Y015
+    _WhichOneofReturnType_choice: _TypeAlias = _typing.Literal["pass", "bid", "trump", "play", "call", "cards", "yes", "coke"]  # noqa: Y015
     _WhichOneofArgType_choice: _TypeAlias = _typing.Literal["choice", b"choice"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_choice) -> _WhichOneofReturnType_choice | None: ...
 
@@ -336,23 +385,55 @@ class BidRecord(_message.Message):
 
     SEAT_FIELD_NUMBER: _builtins.int
     AMOUNT_FIELD_NUMBER: _builtins.int
+    DOUBLE_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
     """The seat that spoke."""
     amount: _builtins.int
-    """The amount bid; 0 means the seat passed."""
+    """The amount bid; 0 means the seat passed (or declared coke)."""
+    double: _builtins.bool
+    """A double bid ("6 for 12")."""
     def __init__(
         self,
         *,
         seat: _builtins.int = ...,
         amount: _builtins.int = ...,
+        double: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["amount", b"amount", "seat", b"seat"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["amount", b"amount", "double", b"double", "seat", b"seat"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___BidRecord: _TypeAlias = BidRecord  # noqa: Y015
+
+@_typing.final
+class SeatCards(_message.Message):
+    """Cards a seat showed the table: burned cards, a coke hand."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEAT_FIELD_NUMBER: _builtins.int
+    CARDS_FIELD_NUMBER: _builtins.int
+    seat: _builtins.int
+    """The seat."""
+    @_builtins.property
+    def cards(self) -> _containers.RepeatedCompositeFieldContainer[Global___Card]:
+        """The cards, in increasing id order."""
+
+    def __init__(
+        self,
+        *,
+        seat: _builtins.int = ...,
+        cards: _abc.Iterable[Global___Card] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["cards", b"cards", "seat", b"seat"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SeatCards: _TypeAlias = SeatCards  # noqa: Y015
 
 @_typing.final
 class PlayRecord(_message.Message):
@@ -424,19 +505,23 @@ class ExchangeRecord(_message.Message):
 
     SEAT_FIELD_NUMBER: _builtins.int
     COUNT_FIELD_NUMBER: _builtins.int
+    DRAWN_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
     """The seat that exchanged."""
     count: _builtins.int
-    """How many cards it discarded and drew."""
+    """How many cards it discarded."""
+    drawn: _builtins.int
+    """How many cards it drew or was given (refills, leftovers, a taken card)."""
     def __init__(
         self,
         *,
         seat: _builtins.int = ...,
         count: _builtins.int = ...,
+        drawn: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["count", b"count", "seat", b"seat"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["count", b"count", "drawn", b"drawn", "seat", b"seat"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -503,6 +588,8 @@ class HandResult(_message.Message):
     WINNER_FIELD_NUMBER: _builtins.int
     HAS_WINNER_FIELD_NUMBER: _builtins.int
     WIN_REASON_FIELD_NUMBER: _builtins.int
+    DOUBLED_FIELD_NUMBER: _builtins.int
+    SIDES_FIELD_NUMBER: _builtins.int
     hand_number: _builtins.int
     """Hand number, from 1."""
     dealer: _builtins.int
@@ -525,8 +612,10 @@ class HandResult(_message.Message):
     """False when the game ended in a draw (or has not ended)."""
     win_reason: _builtins.str
     """Why the game ended: "reached-target", "maker-at-target", "most-at-target",
-    "shot-the-moon", "failed-moon", "hand-limit"; empty while it goes on.
+    "shot-the-moon", "failed-moon", "backdoor", "hand-limit"; empty while it goes on.
     """
+    doubled: _builtins.bool
+    """The bid was a double bid: it scored or cost twice the amount."""
     @_builtins.property
     def awards(self) -> _containers.RepeatedCompositeFieldContainer[Global___PointAward]:
         """Points awarded, in counting order."""
@@ -551,6 +640,12 @@ class HandResult(_message.Message):
     def scores(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
         """Scores per party after the hand."""
 
+    @_builtins.property
+    def sides(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """Per party, its side in this hand when the pitcher called a partner (0 = the pitcher's
+        side); empty when the parties themselves are the sides.
+        """
+
     def __init__(
         self,
         *,
@@ -571,10 +666,12 @@ class HandResult(_message.Message):
         winner: _builtins.int = ...,
         has_winner: _builtins.bool = ...,
         win_reason: _builtins.str = ...,
+        doubled: _builtins.bool = ...,
+        sides: _abc.Iterable[_builtins.int] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["awards", b"awards", "bid", b"bid", "dealer", b"dealer", "game_over", b"game_over", "hand_number", b"hand_number", "has_winner", b"has_winner", "made", b"made", "moon", b"moon", "pips", b"pips", "pitcher", b"pitcher", "points_won", b"points_won", "score_changes", b"score_changes", "scores", b"scores", "tricks_won", b"tricks_won", "trump", b"trump", "win_reason", b"win_reason", "winner", b"winner"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["awards", b"awards", "bid", b"bid", "dealer", b"dealer", "doubled", b"doubled", "game_over", b"game_over", "hand_number", b"hand_number", "has_winner", b"has_winner", "made", b"made", "moon", b"moon", "pips", b"pips", "pitcher", b"pitcher", "points_won", b"points_won", "score_changes", b"score_changes", "scores", b"scores", "sides", b"sides", "tricks_won", b"tricks_won", "trump", b"trump", "win_reason", b"win_reason", "winner", b"winner"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -651,6 +748,17 @@ class Observation(_message.Message):
     MY_DRAWS_FIELD_NUMBER: _builtins.int
     LAST_RESULT_FIELD_NUMBER: _builtins.int
     TENSOR_FIELD_NUMBER: _builtins.int
+    SUB_TRUMP_FIELD_NUMBER: _builtins.int
+    DOUBLED_FIELD_NUMBER: _builtins.int
+    CALLED_CARD_FIELD_NUMBER: _builtins.int
+    HAS_PARTNER_FIELD_NUMBER: _builtins.int
+    PARTNER_FIELD_NUMBER: _builtins.int
+    LOOKED_FIELD_NUMBER: _builtins.int
+    HAND_HIDDEN_FIELD_NUMBER: _builtins.int
+    BURNED_FIELD_NUMBER: _builtins.int
+    COKES_FIELD_NUMBER: _builtins.int
+    OFFERED_FIELD_NUMBER: _builtins.int
+    BID_DOUBLES_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
     """The observer's seat."""
     players: _builtins.int
@@ -675,6 +783,18 @@ class Observation(_message.Message):
     """The trump suit, once chosen."""
     stock_size: _builtins.int
     """Cards left in the stock."""
+    sub_trump: Global___Suit.ValueType
+    """The sub-trump suit (two-trump pitch), once chosen."""
+    doubled: _builtins.bool
+    """The contract is a double bid: it scores or costs twice `bid`."""
+    has_partner: _builtins.bool
+    """Whether `partner` is set: the called card's holder is known to the observer (it is
+    the holder, or the card has been played).
+    """
+    partner: _builtins.int
+    """The called card's holder."""
+    hand_hidden: _builtins.bool
+    """The observer has not looked at its hand yet: `hand` is empty."""
     @_builtins.property
     def scores(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
         """Scores per party."""
@@ -719,6 +839,30 @@ class Observation(_message.Message):
     def tensor(self) -> Global___ObservationTensor:
         """The same observation as numbers, for learning bots."""
 
+    @_builtins.property
+    def called_card(self) -> Global___Card:
+        """The card the pitcher called to pick a partner, once called."""
+
+    @_builtins.property
+    def looked(self) -> _containers.RepeatedScalarFieldContainer[_builtins.bool]:
+        """Per seat, whether it has looked at its hand (variants where players may bid blind)."""
+
+    @_builtins.property
+    def burned(self) -> _containers.RepeatedCompositeFieldContainer[Global___SeatCards]:
+        """Cards burned this hand, shown to everyone."""
+
+    @_builtins.property
+    def cokes(self) -> _containers.RepeatedCompositeFieldContainer[Global___SeatCards]:
+        """Hands shown by seats that declared coke this hand."""
+
+    @_builtins.property
+    def offered(self) -> Global___Card:
+        """In PHASE_OFFER, the lost card the observer may take."""
+
+    @_builtins.property
+    def bid_doubles(self) -> _containers.RepeatedScalarFieldContainer[_builtins.bool]:
+        """Parallel to `bids`: which bids were double bids."""
+
     def __init__(
         self,
         *,
@@ -745,10 +889,21 @@ class Observation(_message.Message):
         my_draws: _abc.Iterable[Global___Card] | None = ...,
         last_result: Global___HandResult | None = ...,
         tensor: Global___ObservationTensor | None = ...,
+        sub_trump: Global___Suit.ValueType = ...,
+        doubled: _builtins.bool = ...,
+        called_card: Global___Card | None = ...,
+        has_partner: _builtins.bool = ...,
+        partner: _builtins.int = ...,
+        looked: _abc.Iterable[_builtins.bool] | None = ...,
+        hand_hidden: _builtins.bool = ...,
+        burned: _abc.Iterable[Global___SeatCards] | None = ...,
+        cokes: _abc.Iterable[Global___SeatCards] | None = ...,
+        offered: Global___Card | None = ...,
+        bid_doubles: _abc.Iterable[_builtins.bool] | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["last_result", b"last_result", "tensor", b"tensor"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["called_card", b"called_card", "last_result", b"last_result", "offered", b"offered", "tensor", b"tensor"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["bid", b"bid", "bids", b"bids", "current_trick", b"current_trick", "dealer", b"dealer", "exchanged", b"exchanged", "hand", b"hand", "hand_number", b"hand_number", "hand_sizes", b"hand_sizes", "has_pitcher", b"has_pitcher", "last_result", b"last_result", "my_discards", b"my_discards", "my_draws", b"my_draws", "parties", b"parties", "phase", b"phase", "pitcher", b"pitcher", "players", b"players", "scores", b"scores", "seat", b"seat", "stock_size", b"stock_size", "tensor", b"tensor", "to_move", b"to_move", "tricks", b"tricks", "trump", b"trump"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bid", b"bid", "bid_doubles", b"bid_doubles", "bids", b"bids", "burned", b"burned", "called_card", b"called_card", "cokes", b"cokes", "current_trick", b"current_trick", "dealer", b"dealer", "doubled", b"doubled", "exchanged", b"exchanged", "hand", b"hand", "hand_hidden", b"hand_hidden", "hand_number", b"hand_number", "hand_sizes", b"hand_sizes", "has_partner", b"has_partner", "has_pitcher", b"has_pitcher", "last_result", b"last_result", "looked", b"looked", "my_discards", b"my_discards", "my_draws", b"my_draws", "offered", b"offered", "parties", b"parties", "partner", b"partner", "phase", b"phase", "pitcher", b"pitcher", "players", b"players", "scores", b"scores", "seat", b"seat", "stock_size", b"stock_size", "sub_trump", b"sub_trump", "tensor", b"tensor", "to_move", b"to_move", "tricks", b"tricks", "trump", b"trump"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
