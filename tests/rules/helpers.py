@@ -21,10 +21,14 @@ from pitch_sdk.rules import (
     GameState,
     HandResult,
     IllegalActionError,
+    Phase,
     Ruleset,
+    Trick,
     parse_action,
     parse_cards,
+    preset,
 )
+from pitch_sdk.rules.events import HandScored
 
 
 def cards(text: str) -> tuple[Any, ...]:
@@ -218,3 +222,110 @@ def first_trick_winner(rules: Ruleset, row: str,
 
 #: Seat 1 (eldest, dealer 0) bids 2 and every other seat passes.
 PASS_ROUND = ["bid 2", "pass", "pass", "pass"]
+
+
+# ------------------------------------------------------------------ ten-point family (seed 003)
+#: Cards that are never trumps when hearts are trump, whatever off-cards a deck uses (the
+#: JD, the off-jack, is left out).
+_NON_HEART_FILLER = cards("2C 3C 4C 5C 6C 7C 8C 9C 10C JC QC KC AC 2S 3S 4S 5S 6S 7S 8S 9S 10S JS QS KS AS "
+                          "4D 5D 6D 7D 8D 9D QD KD")
+#: The diamonds that are off-cards of hearts in the 13- to 16-point decks (off-ace,
+#: off-ten, off-three, off-two): plain cards otherwise.
+OFF_DIAMONDS = cards("AD 10D 3D 2D")
+
+
+def padded_deal(*hands: str, stock: str, size: int = 9, off_cards: bool = False) -> Deal:
+    """An explicit deal in which seat ``s`` holds the cards named in ``hands[s]`` and is
+    padded to ``size`` cards with filler that is not a heart trump (so it is thrown away
+    when hearts are trump and only trumps are played); with ``off_cards`` (a deck with
+    off-aces, -tens, -threes or -twos) the AD, 10D, 3D and 2D are never filler.
+    ``stock`` is drawn in order; it must be given, since an empty stock means "the rest
+    of the pack"."""
+    named = set(cards(" ".join(hands) + " " + stock))
+    filler = _NON_HEART_FILLER if off_cards else _NON_HEART_FILLER + OFF_DIAMONDS
+    pool = [c for c in filler if c not in named]
+    out = []
+    for hand in hands:
+        own = cards(hand)
+        need = size - len(own)
+        assert 0 <= need <= len(pool), "not enough filler for this deal"
+        out.append(own + tuple(pool[:need]))
+        del pool[:need]
+    return Deal(hands=tuple(out), stock=cards(stock))
+
+
+def play_cards(state: GameState, text: str) -> GameState:
+    """Play the cards of ``text`` in order, each by whoever the engine says is to move
+    (with players out, tricks have fewer cards than seats)."""
+    for name in text.split():
+        state.apply(parse_action(f"play {name}"))
+    return state
+
+
+def names(hand: Sequence[Any]) -> list[str]:
+    """Card names of a hand, sorted, for order-free comparisons."""
+    return sorted(str(c) for c in hand)
+
+
+def hand_tricks(state: GameState, hand: int = -1) -> list[Trick]:
+    """The tricks of a scored hand (the last by default), from the history: once a hand is
+    scored the state moves on to the next deal and ``state.tricks`` starts afresh."""
+    hands: list[list[Trick]] = []
+    current: list[Trick] = []
+    for event in state.history:
+        if isinstance(event, Trick):
+            current.append(event)
+        elif isinstance(event, HandScored):
+            hands.append(current)
+            current = []
+    return hands[hand]
+
+
+#: The usual ten-point auction: seat 1 (eldest) bids 4, everyone passes, hearts are trump.
+TEN_BIDS = ("bid 4", "pass", "pass", "pass", "trump H")
+
+#: Refill scenario (hearts trump, seat 1 bids): trumps dealt per seat and the stock in
+#: drawing order.  Eldest (seat 1) draws 3: 2S 7H 9D; seat 2 draws 4: 2C 3C 10H JH; seat 3
+#: draws 6: BJ LJ JD 2H 4C 5C; the dealer draws 3: 6C 7C 8C; left over: 8H KD.
+REFILL_HANDS = ("KH 9H 6H", "AH 3H 4H", "QH 5H", "")
+REFILL_STOCK = "2S 7H 9D 2C 3C 10H JH BJ LJ JD 2H 4C 5C 6C 7C 8C 8H KD"
+
+#: Trumps dealt per seat for a ten-point scoring hand (hearts trump, seat 1 bids): trick 1
+#: AH (seat 1) 2H 10H BJ; trick 2 3H KH 4H JH, won by seat 2's KH; seats 2 and 3 are then
+#: out, so seat 0 leads the JD and takes seat 1's 9H.  Party 0 (seats 0+2): jack,
+#: off-jack, two (played by seat 2), three = 6; party 1: ace, joker, ten = 3.
+SCORING_HANDS = ("JH JD BJ", "AH 3H 9H", "KH 2H", "10H 4H")
+SCORING_PLAY = "AH 2H 10H BJ  3H KH 4H JH  JD 9H"
+
+#: The bidder (seat 1) takes A, J, off-jack, 10, two and three (8 points) in four tricks;
+#: the others are out after the second, so it leads its last two trumps alone.
+MADE_HANDS = ("10H 7H", "AH KH 3H 2H", "JH 5H", "JD 6H")
+MADE_PLAY = "AH 5H 6H 7H  KH JH JD 10H  3H  2H"
+
+#: Shoot the moon: seat 1 and its partner seat 3 hold every point card of the ten-point
+#: deck (seat 1 plays the two); all ten points go to party 1.
+MOON_HANDS = ("8H", "AH KH QH JH 3H 2H", "9H", "JD BJ LJ 10H")
+MOON_PLAY = "AH 9H JD 8H  KH BJ  QH LJ  JH 10H  3H  2H"
+
+
+def one_trick(rules_name: str, row: str, bids: Sequence[str] = TEN_BIDS, **options: Any) -> GameState:
+    """A ten-point-family hand of one trick: seat ``s`` is dealt the single trump
+    ``row.split()[s]`` (``-``: none); the bidder names hearts and everyone plays its only
+    trump.  The hand is scored; see :func:`winner_of_trick`."""
+    hands = ["" if c == "-" else c for c in row.split()]
+    rules = preset(rules_name, **options)
+    deck = rules.deck
+    off_cards = deck.off_ace or deck.off_ten or deck.off_three or deck.off_two
+    state = game(rules, padded_deal(*hands, stock="2S", off_cards=off_cards))
+    act(state, *bids)
+    assert state.phase is Phase.PLAY
+    while not state.results:
+        moves = legal(state)
+        assert len(moves) == 1, moves
+        act(state, moves[0])
+    return state
+
+
+def winner_of_trick(state: GameState) -> int:
+    """The winner of the last trick of the last hand scored."""
+    return hand_tricks(state)[-1].winner

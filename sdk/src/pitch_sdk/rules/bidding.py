@@ -32,6 +32,9 @@ def legal_bids(rules: Ruleset, is_dealer: bool, high_bid: int, high_double: bool
         ladder.append(bid(moon.moon_bid))
     high = (high_bid, high_double)
     bids: list[Action] = [b for b in ladder if (b.amount, b.double) > high]
+    if forced and bidding.forced_minimum_only:
+        bids = [b for b in bids if (b.amount == bidding.minimum_bid and not b.double)
+                or (moon is not None and b.amount == moon.moon_bid)]
     if is_dealer and bidding.dealer_steal and high_bid > 0:
         bids.insert(0, bid(high_bid, high_double))
     return tuple(bids) if forced else (PASS, *bids)

@@ -200,19 +200,20 @@ def _ten_point(name: str = "ten-point", points: tuple[PointRule, ...] = TEN_POIN
     if their score was below zero. Failure ... constitutes loss of game"; "The two goes to
     the person who plays it".  Open points, read from seed 004's auction pitch: defenders
     score the points they take, and when both teams cross 52 the pitcher's points count
-    first; a score of exactly zero counts as "above zero" for the moon."""
+    first; a score of exactly zero counts as "above zero" for the moon; any trump may lead
+    the first trick, jokers included ("The bidder then leads a card")."""
     total = sum(p.value * (2 if p.category is PointCategory.JOKER else 1) for p in points)
     return Ruleset(
         name=name,
         seating=Seating(players=4, team_size=2),
         deck=deck or DeckRules(jokers=2, joker_rank=JokerRank.BELOW_JACK, off_jack=True),
         deal=DealRules(hand_size=9, deal_batch=3, refill_to=6, burn_to=6),
-        bidding=BiddingRules(minimum_bid=4, maximum_bid=total, dealer_steal=False),
+        bidding=BiddingRules(minimum_bid=4, maximum_bid=total, dealer_steal=False, forced_minimum_only=True),
         moon=MoonRules(moon_bid=total + 1, moon_made=MoonMade.TO_TARGET, moon_score=total,
                        moon_set=MoonSet.LOSE_GAME, moon_blocked_in_hole=False),
         trump=TrumpRules(trump_selection=TrumpSelection.DECLARE, exchange=Exchange.DISCARD_NON_TRUMPS,
                          leftovers_to_bidder=True, pass_leftovers=True),
-        play=PlayRules(trumps_only=True),
+        play=PlayRules(trumps_only=True, joker_may_lead_first_trick=True),
         scoring=ScoringRules(points=points, two_goes_to=LowGoesTo.PLAYER, made_scores=MadeScores.BID),
         win=WinRules(target=52, who_may_win=WhoMayWin.ANY),
     )
@@ -353,7 +354,7 @@ def _contway_six() -> Ruleset:
         name="contway-six",
         seating=Seating(players=4, team_size=2),
         deck=DeckRules(jokers=1, joker_rank=JokerRank.BELOW_JACK, off_jack=True),
-        bidding=BiddingRules(minimum_bid=2, maximum_bid=6, dealer_steal=False),
+        bidding=BiddingRules(minimum_bid=2, maximum_bid=6, dealer_steal=False, forced_minimum_only=True),
         scoring=ScoringRules(points=_points((PointCategory.HIGH, 1), (PointCategory.LOW, 1), _J, _OJ, _JK,
                                             (PointCategory.GAME, 1))),
         win=WinRules(target=21, who_may_win=WhoMayWin.BID_MADE),
@@ -372,7 +373,7 @@ def _roadhouse() -> Ruleset:
     return Ruleset(
         name="roadhouse",
         seating=Seating(players=4, team_size=1),
-        bidding=BiddingRules(minimum_bid=2, maximum_bid=4, dealer_steal=False),
+        bidding=BiddingRules(minimum_bid=2, maximum_bid=4, dealer_steal=False, forced_minimum_only=True),
         moon=MoonRules(moon_bid=5, moon_all_tricks=True, moon_made=MoonMade.SCORE, moon_score=15),
         play=PlayRules(follow=Follow.MUST_FOLLOW),
         win=WinRules(target=15, win_by=2, who_may_win=WhoMayWin.ANY),

@@ -345,6 +345,10 @@ class BiddingRules:
     maximum_bid: int = 4
     dealer_steal: bool = True
     all_pass: AllPass = AllPass.FORCE_DEALER
+    forced_minimum_only: bool = False
+    """A dealer forced to bid takes exactly the minimum (or the moon bid, where there is
+    one): seed 003 "the dealer MUST take the bid for four", Roadhouse "the dealer must
+    assume the minimum bid (or 'shoot the moon')"; otherwise any bid."""
     double_bids: bool = False
     """Every number may also be bid "for double": "6 for 12" scores 12 when made and is
     set 12 when failed (seed 004, Oklahoma ten-point)."""

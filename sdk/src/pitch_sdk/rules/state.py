@@ -872,9 +872,10 @@ class GameState:
 
     def _card_set_rule(self) -> CardSetRule:
         hand = self.hands[self.to_move]
-        if self.phase is Phase.BURN:
+        if self.phase is Phase.BURN:  # never the called card the bidder must lead (seed 003)
             count = hand.bit_count() - self.rules.deal.burn_to
-            return CardSetRule(cards_of(hand), (), count, count)
+            keep = 1 << self._must_lead if self._must_lead >= 0 else 0
+            return CardSetRule(cards_of(hand & ~keep), (), count, count)
         if self.phase is Phase.DISCARD:
             return CardSetRule(cards_of(hand), (), 1, 1)
         if self.phase is Phase.DEALER_PICK:
