@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from functools import cache
 from types import MappingProxyType
 
-from pitch_sdk.rules.actions import PASS, Action, bid
+from pitch_sdk.rules.actions import PASS, Action, Bid, bid
 from pitch_sdk.rules.ruleset import AllPass, Ruleset
 
 
@@ -31,7 +31,7 @@ def legal_bids(rules: Ruleset, is_dealer: bool, high_bid: int, high_double: bool
     if moon is not None and moon.moon_bid > bidding.maximum_bid:
         ladder.append(bid(moon.moon_bid))
     high = (high_bid, high_double)
-    bids: list[Action] = [b for b in ladder if (b.amount, b.double) > high]
+    bids: list[Bid] = [b for b in ladder if (b.amount, b.double) > high]
     if forced and bidding.forced_minimum_only:
         bids = [b for b in bids if (b.amount == bidding.minimum_bid and not b.double)
                 or (moon is not None and b.amount == moon.moon_bid)]
