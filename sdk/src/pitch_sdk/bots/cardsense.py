@@ -13,9 +13,9 @@ from dataclasses import dataclass
 from functools import cache
 from typing import TypeVar
 
-from pitch_sdk.rules import Card, PointCategory, Ruleset, Suit
+from pitch_sdk.rules import Card, Observation, PointCategory, Ruleset, Suit
 from pitch_sdk.rules.cards import mask_of
-from pitch_sdk.rules.ruleset import JokerRank
+from pitch_sdk.rules.ruleset import JokerRank, LowGoesTo
 from pitch_sdk.rules.tables import PIPS2, TRUMP_BASE, TrumpTable, deck_cards, trump_table
 
 CardT = TypeVar("CardT", bound=int)
@@ -31,9 +31,17 @@ class TrumpSense:
 
     table: TrumpTable
     fixed_points: dict[int, int]
-    """Card id -> points its capturer scores (jack, off-jack, five, three, jokers)."""
+    """Card id -> points its capturer scores (jack, off-jack, five, three, jokers, and the
+    ten-point family's ace, ten, two, nine and off-cards)."""
+    player_points: dict[int, int]
+    """Card id -> points that go to whoever *plays* the card, whoever wins the trick (the
+    two under ``two_goes_to=player``): worth keeping, worth nothing to capture."""
+    pips_count: bool
+    """Whether pips matter (the ruleset scores Game)."""
     low_value: int
     """What the Low point is worth (0 when the ruleset has no Low)."""
+    low_to_player: bool
+    """Low goes to the player who held it, not to its capturer."""
     high_value: int
     """What the High point is worth (0 when the ruleset has no High)."""
     low_candidates: tuple[int, ...]
@@ -62,11 +70,23 @@ class TrumpSense:
         return best_seat, best
 
     def trump_rank(self, card: int) -> float:
-        """0 for the lowest trump of the pack, 1 for the highest (non-trumps: 0)."""
+        """0 for the weakest trump of the pack, 1 for the strongest (non-trumps: 0).
+
+        Strength is trick-taking power, so under ``lowest_wins`` the two ranks 1 and the
+        ace 0."""
         if not self.is_trump(card):
             return 0.0
         order = self.table.order
-        return 1 - order.index(card) / max(1, len(order) - 1)
+        return min(1.0, max(0.0, (self.table.power[card] - TRUMP_BASE) / max(1, len(order) - 1)))
+
+    def by_power(self) -> tuple[int, ...]:
+        """The trumps of the pack, strongest (trick-taking) first."""
+        return tuple(sorted(self.table.order, key=lambda c: -self.table.power[c]))
+
+    def keep_value(self, card: int) -> float:
+        """Points a card is worth keeping for: the points it carries, those that go to its
+        player counted double (they are sure; the others must still win their trick)."""
+        return self.fixed_points.get(card, 0) + 2 * self.player_points.get(card, 0)
 
     def stake(self, card: int, unseen: int) -> float:
         """Points, roughly, that capturing ``card`` earns its capturer.
@@ -75,8 +95,10 @@ class TrumpSense:
         is Low unless a lower one is in play: each unseen lower trump halves its chance
         (about half the unseen cards are in other hands, the rest were never dealt).
         """
-        value = self.fixed_points.get(card, 0) + PIPS2[card] / 2 * POINTS_PER_PIP
-        if self.low_value and card in self.low_candidates:
+        value = float(self.fixed_points.get(card, 0))
+        if self.pips_count:
+            value += PIPS2[card] / 2 * POINTS_PER_PIP
+        if self.low_value and not self.low_to_player and card in self.low_candidates:
             lower = self.low_candidates[:self.low_candidates.index(card)]
             value += self.low_value * 0.5 ** (mask_of(lower) & unseen).bit_count()
         return value
@@ -104,6 +126,15 @@ class RulesSense:
     def __getitem__(self, trump: Suit) -> TrumpSense:
         return self.trumps[trump]
 
+    def of(self, observation: Observation) -> TrumpSense:
+        """The trump facts of the hand being played: its trump, and its sub-trump (two-trump
+        pitch) when the observation says which it is."""
+        assert observation.trump is not None, "no trump yet"
+        sub = getattr(observation, "sub_trump", None)
+        if sub is None or sub < 0:
+            return self.trumps[observation.trump]
+        return _trump_sense(self.ruleset, observation.trump, int(sub))
+
     def unseen(self, seen: Iterable[int]) -> int:
         """The cards of the pack not in ``seen``: held by others, or never dealt."""
         return self.deck & ~mask_of(seen)
@@ -116,24 +147,27 @@ def rules_sense(ruleset: Ruleset) -> RulesSense:
                       tuple(_trump_sense(ruleset, suit) for suit in Suit))
 
 
-def _trump_sense(ruleset: Ruleset, trump: Suit) -> TrumpSense:
-    table = trump_table(ruleset.deck, trump)
+@cache
+def _trump_sense(ruleset: Ruleset, trump: Suit, sub_trump: int = -1) -> TrumpSense:
+    play = ruleset.play
+    table = trump_table(ruleset.deck, trump, play.lowest_wins, play.low_trump_wins, sub_trump)
     fixed: dict[int, int] = {}
+    player: dict[int, int] = {}
     values = {rule.category: rule.value for rule in ruleset.scoring.points}
-    by_card = {PointCategory.JACK: table.jack, PointCategory.OFF_JACK: table.off_jack,
-               PointCategory.FIVE: table.five, PointCategory.THREE: table.three,
-               PointCategory.OFF_THREE: table.off_three}
-    for category, card in by_card.items():
+    for category, card in table.point_cards.items():
         if category in values and card >= 0:
-            fixed[card] = fixed.get(card, 0) + values[category]
+            to_player = category is PointCategory.TWO and ruleset.scoring.two_goes_to is LowGoesTo.PLAYER
+            points = player if to_player else fixed
+            points[card] = points.get(card, 0) + values[category]
     if PointCategory.JOKER in values:
         for card in table.order:
             if Card(card).is_joker:
                 fixed[card] = fixed.get(card, 0) + values[PointCategory.JOKER]
     lows = [c for c in reversed(table.order)
             if not (ruleset.deck.joker_rank is JokerRank.BELOW_TWO and Card(c).is_joker)]
-    return TrumpSense(table, fixed, values.get(PointCategory.LOW, 0),
-                      values.get(PointCategory.HIGH, 0), tuple(lows))
+    return TrumpSense(table, fixed, player, PointCategory.GAME in values, values.get(PointCategory.LOW, 0),
+                      ruleset.scoring.low_goes_to is LowGoesTo.PLAYER, values.get(PointCategory.HIGH, 0),
+                      tuple(lows))
 
 
 def suit_cards(hand: Iterable[CardT], sense_: TrumpSense, suit: Suit) -> list[CardT]:

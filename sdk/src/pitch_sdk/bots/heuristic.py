@@ -1,9 +1,21 @@
 """The heuristic bot: a sound, rule-of-thumb Pitch player built on the observation only.
 
-It bids what its best trump suit promises (:mod:`pitch_sdk.bots.strength`), never more
-unless the dealer is forced; names or pitches that suit; keeps trumps, aces and tens in
-an exchange; and plays its cards with :mod:`pitch_sdk.bots.trickplay`.  It is the
-opponent new bots are measured against, so it favours clear rules over cleverness.
+It bids what its best trump suit promises (:mod:`pitch_sdk.bots.strength`, which reads
+the ruleset's point categories), never more unless the dealer is forced; names or pitches
+that suit; keeps trumps, aces and tens in an exchange; and plays its cards with
+:mod:`pitch_sdk.bots.trickplay`.  It is the opponent new bots are measured against, so it
+favours clear rules over cleverness.
+
+The seed 003/004 decisions follow the same rules of thumb:
+
+* a shoot-the-moon bid above the numbered bids (the ten-point family's "bid 11") only
+  when the estimate covers every point with room to spare, which in practice is never;
+  a double bid ("6 for 12") only with ``DOUBLE_MARGIN`` points to spare;
+* five-handed: call the strongest trump it lacks (its holder wins a trick for the side);
+* leftovers: take them, unless the hand already holds ``burn_to`` trumps, where taking
+  them could only force burns: then pass them to the partner, who may have room;
+* burning: keep the point cards (the two, whose point goes to its player, included), then
+  the strongest trumps; burn the weakest cards that score nothing.
 """
 
 from __future__ import annotations
@@ -13,20 +25,29 @@ from collections.abc import Sequence
 
 from pitch_sdk.bot import Bot
 from pitch_sdk.bots.cardsense import RulesSense, rules_sense
-from pitch_sdk.bots.strength import best_suit
+from pitch_sdk.bots.strength import best_suit, expected_points
 from pitch_sdk.bots.trickplay import choose_play
 from pitch_sdk.rules import (
     Action,
     Bid,
+    CallCard,
     Card,
+    Choose,
     ChooseCards,
     DeclareTrump,
     Observation,
     Pass,
+    Phase,
     PlayCard,
     Ruleset,
 )
 from pitch_sdk.rules.cards import ACE, TEN
+
+#: Points to spare before a double bid ("6 for 12"): it wins twice and loses twice.
+DOUBLE_MARGIN = 1.5
+#: Points to spare, above every point in play, before shooting a moon bid that lies above
+#: the numbered bids (it wins or loses the game, or needs every trick).
+MOON_MARGIN = 0.5
 
 
 class HeuristicBot(Bot):
@@ -60,22 +81,64 @@ class HeuristicBot(Bot):
                 high_bidder % observation.parties == observation.party:
             return passing  # the partner's bid already counts on this hand's help
         _, estimate = best_suit(self.sense, observation.hand)
-        affordable = [b for b in bids if b.amount <= estimate]
+        affordable = [b for b in bids if self._affordable(b, estimate)]
         if affordable:
-            return max(affordable, key=lambda b: b.amount)
+            return max(affordable, key=lambda b: (b.amount, b.double))
         if passing is not None:
             return passing
-        return min(bids, key=lambda b: b.amount)  # forced: the cheapest contract
+        return min(bids, key=lambda b: (b.amount, b.double))  # forced: the cheapest contract
+
+    def _affordable(self, bid: Bid, estimate: float) -> bool:
+        """Whether the hand's estimate supports ``bid``."""
+        ruleset = self.sense.ruleset
+        moon = ruleset.moon
+        if moon is not None and bid.amount == moon.moon_bid and moon.moon_bid > ruleset.bidding.maximum_bid:
+            return estimate >= ruleset.points_in_play + MOON_MARGIN
+        if bid.double:
+            return bid.amount + DOUBLE_MARGIN <= estimate
+        return bid.amount <= estimate
 
     def declare_trump(self, observation: Observation, legal_actions: Sequence[Action]) -> Action:
-        """The suit the hand is strongest in."""
-        suit, _ = best_suit(self.sense, observation.hand)
-        return next(a for a in legal_actions if isinstance(a, DeclareTrump) and a.suit is suit)
+        """The suit the hand is strongest in (for a sub-trump, the strongest one left)."""
+        named = {a.suit: a for a in legal_actions if isinstance(a, DeclareTrump)}
+        return named[max(named, key=lambda suit: expected_points(self.sense, observation.hand, suit))]
+
+    def call_card(self, observation: Observation, legal_actions: Sequence[Action]) -> Action:
+        """Call the strongest trump the hand lacks: its holder, the partner, takes a trick
+        with it (and when it is a point card, the point stays on the bidder's side).  When
+        the called card is led to set trump (call for partner), call the strongest card the
+        hand lacks in its best suit."""
+        calls = [a for a in legal_actions if isinstance(a, CallCard)]
+        if not calls:
+            return legal_actions[0]
+        if observation.trump is None:
+            suit, _ = best_suit(self.sense, observation.hand)
+            info = self.sense[suit]
+            in_suit = [a for a in calls if info.table.effective_suit[a.card] == suit] or calls
+            return max(in_suit, key=lambda a: (info.table.power[a.card], -a.card))
+        power = self.sense.of(observation).table.power
+        return max(calls, key=lambda a: (power[a.card], -a.card))
+
+
+    def choose(self, observation: Observation, legal_actions: Sequence[Action]) -> Action:
+        """Pass the leftovers to the partner only when the hand already holds as many
+        trumps as it may play (``burn_to``): taking more could only force burns."""
+        answers = {a.yes: a for a in legal_actions if isinstance(a, Choose)}
+        if observation.phase is not Phase.PASS_LEFTOVERS or observation.trump is None:
+            return answers.get(False, legal_actions[0])
+        info = self.sense.of(observation)
+        trumps = sum(1 for c in observation.hand if info.is_trump(c))
+        cap = self.sense.ruleset.deal.burn_to
+        want = bool(cap) and trumps >= cap
+        return answers.get(want, legal_actions[0])
 
     def choose_cards(self, observation: Observation, legal_actions: Sequence[Action]) -> Action:
-        """Discard the most junk the rules allow: keep trumps, aces and tens."""
+        """Discard the most junk the rules allow: keep trumps, aces and tens.  Burning
+        keeps the point cards and the strongest trumps (:meth:`burn`)."""
+        if observation.phase is Phase.BURN:
+            return self.burn(observation, legal_actions)
         assert observation.trump is not None, "card sets are chosen after trump is named"
-        info = self.sense[observation.trump]
+        info = self.sense.of(observation)
 
         def junk(card: int) -> float:
             if info.is_trump(card):
@@ -85,6 +148,25 @@ class HeuristicBot(Bot):
 
         sets = [a for a in legal_actions if isinstance(a, ChooseCards)]
         return max(sets, key=lambda a: (sum(junk(c) for c in a.cards), -len(a.cards)))
+
+    def burn(self, observation: Observation, legal_actions: Sequence[Action]) -> Action:
+        """Burn down to ``burn_to`` cards: non-trumps first, then the weakest trumps that
+        score nothing; a point card only when the hand holds more of them than it keeps
+        (then the least valuable, weakest ones)."""
+        assert observation.trump is not None, "burning comes after trump is named"
+        info = self.sense.of(observation)
+        sets = [a for a in legal_actions if isinstance(a, ChooseCards)]
+        count = len(next(iter(sets)).cards)
+
+        def keep(card: int) -> tuple[bool, float, int]:
+            return info.is_trump(card), info.keep_value(card), info.table.power[card]
+
+        burn = frozenset(sorted(observation.hand, key=keep)[:count])
+        chosen = next((a for a in sets if a.cards == burn), None)
+        if chosen is not None:
+            return chosen
+        # The rules allow other sets (e.g. a burn of another size): the cheapest one.
+        return min(sets, key=lambda a: sorted((keep(c) for c in a.cards), reverse=True))
 
     def play(self, observation: Observation, legal_actions: Sequence[Action]) -> Action:
         """See :mod:`pitch_sdk.bots.trickplay`."""

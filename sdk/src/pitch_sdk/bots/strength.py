@@ -15,7 +15,7 @@ from math import comb
 from pitch_sdk.bots.cardsense import RulesSense, TrumpSense
 from pitch_sdk.rules import Card, PointCategory, Ruleset, Suit
 from pitch_sdk.rules.cards import ACE, TEN
-from pitch_sdk.rules.ruleset import LowGoesTo
+from pitch_sdk.rules.ruleset import Exchange, PartnerCall
 
 #: Chance of winning the trick that carries our own low trump (or a held point card
 #: with higher trumps still out): good players find a safe moment, not always.
@@ -26,39 +26,95 @@ UNGUARDED = 0.6
 CAPTURE_THEIRS = 0.3
 #: Points a partner adds, on average, to what the bidder's own cards promise.
 PARTNER_BONUS = 0.5
+#: Share of the unseen trumps that end with the bidder (refills and leftovers) when every
+#: trump is dealt out (the ten-point family).
+BIDDER_EXTRA = 0.1
 
 
 def expected_points(rules: RulesSense, hand: Sequence[int], trump: Suit) -> float:
-    """Points the bidder's party can expect with ``trump``."""
+    """Points the bidder's party can expect with ``trump``.
+
+    Trick-taking is judged by power, so the estimate reads ``lowest_wins`` rulesets the
+    right way round; cards whose point goes to their player (the ten-point family's two)
+    count in full when held and nothing when not; with a called partner (five-handed) the
+    highest trump the bidder lacks counts as held, since its holder will be the partner."""
     ruleset, partners, info = rules.ruleset, rules.partners, rules[trump]
-    trumps = [c for c in info.table.order if c in hand]  # highest first
+    trumps = [c for c in info.table.order if c in hand]  # highest rank first
     if not trumps:
         return 0.0
+    held = set(hand)
+    order, power = info.table.order, info.table.power
+    called = ruleset.seating.partner_call is not PartnerCall.NONE
+    if called:
+        lacking = [c for c in info.by_power() if c not in held]
+        if lacking:
+            held.add(lacking[0])
     unknown = ruleset.deck_size - len(hand)
-    opponents_cards = (ruleset.players - 1 - partners) * ruleset.deal.hand_size
-    in_play = (ruleset.players - 1) * ruleset.deal.hand_size / unknown
+    opponents = ruleset.players - 1 - partners - called
+    mine = partner = 0.0  # chance an unseen card ends in the bidder's / a partner's hand
+    if _dealt_out(ruleset):
+        # Every trump reaches a hand: the others keep what they were dealt and draw their
+        # refills, and the rest of the stock goes to the bidder.
+        others = ruleset.players - 1
+        dealt = others * ruleset.deal.hand_size / unknown
+        trumps_dealt = ruleset.deal.hand_size * len(order) / ruleset.deck_size
+        refills = others * max(0.0, ruleset.deal.refill_to - trumps_dealt)
+        stock = ruleset.deck_size - ruleset.players * ruleset.deal.hand_size
+        elsewhere = dealt + (1 - dealt) * (min(1.0, refills / stock) if stock else 1.0)
+        share = elsewhere * opponents / others
+        mine, partner = 1 - elsewhere, elsewhere * (partners + called) / others
+        in_play = 1.0
 
-    def none_held(count: int) -> float:
-        """Chance that the opponents hold none of ``count`` given unseen cards."""
-        return comb(unknown - count, opponents_cards) / comb(unknown, opponents_cards)
+        def none_held(count: int) -> float:
+            return float((1 - share) ** count)
+    else:
+        opponents_cards = opponents * ruleset.deal.hand_size
+        in_play = (ruleset.players - 1) * ruleset.deal.hand_size / unknown
 
-    order = info.table.order
+        def none_held(count: int) -> float:
+            """Chance that the opponents hold none of ``count`` given unseen cards."""
+            return comb(unknown - count, opponents_cards) / comb(unknown, opponents_cards)
+
+    strongest = max(trumps, key=lambda c: power[c])
+
+    def guarded(card: int) -> float:
+        """Chance that no opponent holds a trump that beats ``card``."""
+        return none_held(sum(1 for c in order if power[c] > power[card] and c not in held))
+
+    def kept(card: int) -> float:
+        """Chance of winning the trick our own point card is played to."""
+        safe = guarded(card)
+        return safe + (1 - safe) * CAPTURE_OWN * UNGUARDED
+
     total = info.high_value * none_held(order.index(trumps[0]))
+    if ruleset.play.lowest_wins:  # the highest trump is the weakest: it must be saved
+        total *= kept(trumps[0])
     lows = [c for c in trumps if c in info.low_candidates]
     if info.low_value and lows:
-        capture = 1.0 if ruleset.scoring.low_goes_to is LowGoesTo.PLAYER else CAPTURE_OWN
-        if lows[-1] == trumps[0]:
-            capture = max(capture, none_held(order.index(trumps[0])))  # a lone trump wins itself
+        capture = 1.0 if info.low_to_player else CAPTURE_OWN
+        if lows[-1] == strongest:
+            capture = max(capture, guarded(strongest))  # a lone trump wins itself
         total += info.low_value * none_held(info.low_candidates.index(lows[-1])) * capture
     for card, value in info.fixed_points.items():
-        above = order.index(card)
-        if card in hand:  # safe if no opponent holds a trump above it, else saved now and then
-            safe = none_held(sum(1 for c in order[:above] if c not in hand))
-            total += value * (safe + (1 - safe) * CAPTURE_OWN * UNGUARDED)
-        elif order.index(trumps[0]) < above:
-            total += value * in_play * CAPTURE_THEIRS
+        if card in held:  # safe if no opponent holds a trump above it, else saved now and then
+            total += value * kept(card)
+            continue
+        if mine:  # dealt out: it may still come to the bidder or the partner
+            total += value * (mine * kept(card) + partner * CAPTURE_OWN)
+        if power[strongest] > power[card]:
+            total += value * (1 - mine - partner) * in_play * CAPTURE_THEIRS
+    for card, value in info.player_points.items():
+        total += value * (1.0 if card in held else mine + partner)
     total += _game_share(ruleset, hand, info, len(trumps), partners)
-    return total + PARTNER_BONUS * partners
+    if mine:
+        return total  # the partner's cards are counted above
+    return total + PARTNER_BONUS * (partners + called)
+
+
+def _dealt_out(ruleset: Ruleset) -> bool:
+    """Whether every trump ends in some hand before play (seed 003's discard, refill and
+    leftovers to the bidder), rather than partly staying in an undealt stock."""
+    return ruleset.trump.exchange is Exchange.DISCARD_NON_TRUMPS and ruleset.trump.leftovers_to_bidder
 
 
 def best_suit(rules: RulesSense, hand: Sequence[int]) -> tuple[Suit, float]:

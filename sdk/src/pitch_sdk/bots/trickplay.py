@@ -41,7 +41,7 @@ def _pitch(rules: RulesSense, observation: Observation, legal: Sequence[Card]) -
     own = [c for c in suit_cards(legal, info, suit) if not c.is_joker]
     if not own:  # the best suit holds only a joker, which may not lead: any suit will do
         return min(legal, key=lambda c: _strength(info, c))
-    if own[0] == info.table.order[0]:
+    if own[0] == info.by_power()[0]:
         return own[0]
     unseen = rules.unseen(observation.hand)
     return min(own, key=lambda c: info.stake(c, unseen) + SPEND_COST * info.trump_rank(c))
@@ -51,8 +51,8 @@ def _strength(info: TrumpSense, card: int) -> float:
     """How useful ``card`` stays for winning tricks: any trump can ruff, high ones more."""
     if info.is_trump(card):
         return 0.5 + 0.5 * info.trump_rank(card)
-    rank = Card(card).rank or 2
-    return 0.3 * (rank - 2) / 12
+    power = max(2, info.table.power[card])  # rank 2..14, reversed when the lowest card wins
+    return 0.3 * (power - 2) / 12
 
 
 @dataclass(frozen=True)
@@ -69,7 +69,7 @@ class _View:
         seen = [*observation.hand, *observation.my_discards,
                 *(card for trick in observation.tricks for _, card in trick.plays),
                 *(card for _, card in observation.current_trick)]
-        return cls(rules[observation.trump], observation, rules.unseen(seen))
+        return cls(rules.of(observation), observation, rules.unseen(seen))
 
     def stake(self, card: int) -> float:
         return self.info.stake(card, self.unseen)

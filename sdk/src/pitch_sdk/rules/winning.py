@@ -8,7 +8,7 @@ non-maker with the most points at the target.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 from pitch_sdk.rules.records import WinReason
 from pitch_sdk.rules.ruleset import Backdoor, CountOrder, Ruleset, WhoMayWin, WinMode
@@ -27,7 +27,9 @@ def decide_winner(rules: Ruleset, scores_before: Sequence[int], settlement: Sett
     if settlement.moon_decides and pitching_party is not None:
         if settlement.made:
             return pitching_party, WinReason.SHOT_THE_MOON
-        return best_score(final, exclude=pitching_party), WinReason.FAILED_MOON
+        losers = [p for p in range(len(final)) if (p if sides is None else sides[p]) == (
+            pitching_party if sides is None else sides[pitching_party])]
+        return best_score(final, exclude=losers), WinReason.FAILED_MOON
 
     if max(final) < win.target:  # the usual hand: nobody can have reached the target
         pass
@@ -71,7 +73,7 @@ def _backdoor(rules: Ruleset, final: Sequence[int]) -> tuple[int | None, WinReas
         return None, WinReason.BACKDOOR
     if win.backdoor is Backdoor.WINS:
         return (lowest[0] if len(lowest) == 1 else None), WinReason.BACKDOOR
-    return best_score(final, exclude=lowest[0]) if len(lowest) == 1 else None, WinReason.BACKDOOR
+    return best_score(final, exclude=lowest[:1]) if len(lowest) == 1 else None, WinReason.BACKDOOR
 
 
 def counting_steps(rules: Ruleset, settlement: Settlement, pitching_party: int | None,
@@ -128,10 +130,10 @@ def _leads_by(scores: Sequence[int], party: int, margin: int) -> bool:
     return all(scores[party] - s >= margin for s in others)
 
 
-def best_score(scores: Sequence[int], exclude: int | None = None) -> int | None:
-    """The party with the unique highest score (``None`` on a tie: a draw); used when a
-    game is cut off by the hand limit."""
-    candidates = [p for p in range(len(scores)) if p != exclude]
+def best_score(scores: Sequence[int], exclude: Collection[int] = ()) -> int | None:
+    """The party with the unique highest score among those not in ``exclude`` (``None`` on
+    a tie: a draw); used when a game is cut off by the hand limit, or lost by a side."""
+    candidates = [p for p in range(len(scores)) if p not in exclude]
     best = max(scores[p] for p in candidates)
     leaders = [p for p in candidates if scores[p] == best]
     return leaders[0] if len(leaders) == 1 else None
