@@ -21,7 +21,7 @@ from rich.text import Text
 from pitch_sdk.bot import Bot
 from pitch_sdk.bots import BUILTIN_BOTS, BotLoadError, load_bot
 from pitch_sdk.client import ConnectionRefused, run_bot
-from pitch_sdk.compliance import check_locally, check_remote
+from pitch_sdk.compliance import COVERAGE, check_locally, check_remote
 from pitch_sdk.display import compliance_table, match_table, variants_table
 from pitch_sdk.local import BotError, play_game, play_match
 from pitch_sdk.rules import RulesError, Ruleset, preset
@@ -173,20 +173,26 @@ def check(
     = None,
     games: Annotated[int, typer.Option(min=1, max=10, help="Games per preset.")] = 2,
     seed: SeedOption = 0,
+    rulesets: Annotated[list[str] | None, typer.Option(
+        "--ruleset", "-r", help="Check only these presets (repeatable); default: a set covering every "
+                                "decision any preset asks.")] = None,
 ) -> None:
     """Play the bot through every decision kind and report what it did wrong (exit 1 if anything)."""
     try:
         load_bot(bot)
-    except BotLoadError as exc:
+        presets = tuple(rulesets or COVERAGE)
+        for name in presets:
+            preset(name)
+    except (BotLoadError, RulesError) as exc:
         _fail(str(exc))
     factory = lambda: load_bot(bot)  # noqa: E731 - one fresh bot per seat
     if referee is None:
-        report = check_locally(factory, games=games, seed=seed)
+        report = check_locally(factory, games=games, seed=seed, presets=presets)
     else:
         if not token:
             _fail("--referee needs --token (or PITCH_BOT_TOKEN)")
         try:
-            report = check_remote(factory, referee, token, games=games, seed=seed)
+            report = check_remote(factory, referee, token, games=games, seed=seed, presets=presets)
         except ConnectionRefused as exc:
             _fail(str(exc))
     console = _console()

@@ -24,10 +24,14 @@ from pitch_sdk.client import BotClient
 from pitch_sdk.proto.pitch.v1 import bot_pb2
 from pitch_sdk.rules import Action, DecisionKind, GameState, Observation, observe, preset
 
-#: Presets whose games reach every decision kind the presets use: bids and plays
+#: Presets whose games reach every decision the presets ask: bids and plays
 #: (partnership), a declared trump and an exchange (cutthroat), no auction (simple),
-#: re-deals after all pass (auction).
-COVERAGE = ("partnership", "cutthroat", "simple", "auction")
+#: re-deals after all pass (auction), passing leftovers and burning (ten-point), calling
+#: a partner's card (five-handed), looking, taking lost cards and discarding (man-o-war),
+#: forced bids, smudges and the dealer's pick (nine-five), a sub-trump and suitless
+#: jokers (two-trump), double bids (oklahoma-ten) and the coke bid (scranton).
+COVERAGE = ("partnership", "cutthroat", "simple", "auction", "ten-point", "five-handed", "man-o-war",
+            "nine-five", "two-trump", "oklahoma-ten", "scranton")
 
 
 @dataclass
@@ -80,10 +84,10 @@ def _timed_act(bot: Bot, report: ComplianceReport, observation: Observation,
 
 
 def check_locally(bot_factory: Callable[[], Bot], games: int = 2, seed: int = 0,
-                  budget_ms: float = 2000.0) -> ComplianceReport:
-    """Play ``games`` games of every :data:`COVERAGE` preset with the bot in every seat."""
+                  budget_ms: float = 2000.0, presets: Sequence[str] = COVERAGE) -> ComplianceReport:
+    """Play ``games`` games of each of ``presets`` with the bot in every seat."""
     report = ComplianceReport()
-    for name in COVERAGE:
+    for name in presets:
         rules = preset(name, max_hands=8)
         for game in range(games):
             state = GameState.new(rules, seed=seed * 1000 + game, dealer=game % rules.players)
@@ -136,12 +140,12 @@ class _CountingBot(Bot):
 
 
 def check_remote(bot_factory: Callable[[], Bot], address: str, token: str, games: int = 1, seed: int = 0,
-                 timeout_s: float = 300.0) -> ComplianceReport:
-    """Play practice matches of every :data:`COVERAGE` preset through a referee."""
+                 timeout_s: float = 300.0, presets: Sequence[str] = COVERAGE) -> ComplianceReport:
+    """Play practice matches of each of ``presets`` through a referee."""
     report = ComplianceReport()
     requests = [bot_pb2.PracticeRequest(preset=name, seed=seed, games=games, seat=index % preset(name).players,
                                         options_json='{"max_hands": 8}')
-                for index, name in enumerate(COVERAGE)]
+                for index, name in enumerate(presets)]
 
     async def play() -> BotClient:
         client = BotClient(lambda: _CountingBot(bot_factory(), report), address, token, capacity=len(requests),
