@@ -46,13 +46,19 @@ class BidMade(NamedTuple):
 
 
 class AllPassed(NamedTuple):
-    """Everybody passed and the same dealer deals again."""
+    """Everybody passed: the same dealer deals again, or the deal passes left with every
+    hand ``shown`` face up (seed 004, nine-five's variant: "to prove the lack of a forced
+    bid")."""
 
     hand_number: int
     dealer: int
+    shown: tuple[int, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
-        return {"event": "all-passed", "hand_number": self.hand_number, "dealer": self.dealer}
+        data: dict[str, Any] = {"event": "all-passed", "hand_number": self.hand_number, "dealer": self.dealer}
+        if self.shown:
+            data["shown"] = [format_cards(cards_of(hand)) for hand in self.shown]
+        return data
 
 
 class TrumpSet(NamedTuple):

@@ -17,7 +17,7 @@ from typing import Any
 
 from pitch_sdk.rules.actions import Action
 from pitch_sdk.rules.cards import CARDS, Card, Suit, cards_of
-from pitch_sdk.rules.events import Burned, Coked, Dealt, Event, Exchanged
+from pitch_sdk.rules.events import BidMade, Burned, Coked, Dealt, Event, Exchanged
 from pitch_sdk.rules.records import HandResult, Trick
 from pitch_sdk.rules.state import GameState, Phase
 
@@ -80,6 +80,8 @@ class Observation:
     """(seat, the six cards shown) for each coke declared this hand (Scranton rule)."""
     offered: Card | None = None
     """The lost card the viewer (the high bidder) is offered now (man-o-war)."""
+    bid_doubles: tuple[bool, ...] = ()
+    """Parallel to ``bids``: which were double bids ("6 for 12")."""
 
     @property
     def party(self) -> int | None:
@@ -95,7 +97,10 @@ def observe(state: GameState, viewer: int) -> Observation:
     my_discards = my_draws = 0
     burned: list[tuple[int, tuple[Card, ...]]] = []
     cokes: list[tuple[int, tuple[Card, ...]]] = []
+    doubles: list[bool] = []
     for event in _current_hand_events(state):
+        if isinstance(event, BidMade):
+            doubles.append(event.double)
         if isinstance(event, Exchanged):
             exchanged.append((event.seat, event.discarded.bit_count()))
             if event.seat == viewer:
@@ -142,6 +147,7 @@ def observe(state: GameState, viewer: int) -> Observation:
         burned=tuple(burned),
         cokes=tuple(cokes),
         offered=CARDS[state.offered] if state.offered >= 0 and viewer == state.to_move else None,
+        bid_doubles=tuple(doubles),
     )
 
 

@@ -752,7 +752,8 @@ class GameState:
                 self.phase = Phase.LOOK
             return
         if self.high_bidder < 0:  # everyone passed and the ruleset re-deals
-            self.history.append(AllPassed(self.hand_number, self.dealer))
+            shown = tuple(self.hands) if self.rules.bidding.all_pass is AllPass.PASS_DEAL else ()
+            self.history.append(AllPassed(self.hand_number, self.dealer, shown))
             if self.deal_number >= self.rules.win.max_hands:  # bots that always pass must not loop forever
                 self._end_game(best_score(self.scores), WinReason.HAND_LIMIT)
                 return
@@ -878,9 +879,15 @@ class GameState:
             return CardSetRule(cards_of(hand & ~keep), (), count, count)
         if self.phase is Phase.DISCARD:
             return CardSetRule(cards_of(hand), (), 1, 1)
-        if self.phase is Phase.DEALER_PICK:
+        if self.phase is Phase.DEALER_PICK:  # seed 004: "If too few trump cards remain, the
+            # dealer may take any card" - so trumps first: "all trump cards are in play"
+            assert self._table is not None
             count = min(len(self.stock), self.rules.deal.refill_to - hand.bit_count())
-            return CardSetRule(tuple(CARDS[c] for c in sorted(self.stock)), (), count, count)
+            trumps = [c for c in sorted(self.stock) if self._table.trump_mask >> c & 1]
+            if len(trumps) >= count:
+                return CardSetRule(tuple(CARDS[c] for c in trumps), (), count, count)
+            return CardSetRule(tuple(CARDS[c] for c in sorted(self.stock)), tuple(CARDS[c] for c in trumps),
+                               count, count)
         assert self._table is not None
         exchange = self.rules.trump.exchange
         non_trumps = hand & ~self._table.trump_mask
