@@ -518,7 +518,10 @@ def _nine_five() -> Ruleset:
     and each player discards any non-trump cards. If a player has more than six trumps, he
     or she must discard down to six cards. Next, the dealer will deal each player back up
     to six total cards. Finally, the dealer brings their own hand to six cards, and is
-    allowed to look at remaining cards ... Game play is normal with the 2 winning
+    allowed to look at remaining cards when doing so. If too few trump cards remain, the
+    dealer may take any card he or she chooses. This discard process ensures that all
+    trump cards are in play" (so the dealer takes the remaining trumps first) ... "Game
+    play is normal with the 2 winning
     conditions: the first team to win a bid that brings them above 100 points or if a team
     reaches -100 points the other team is declared winner."  Readings: "above 100" is
     101; the pitcher leads a trump to the first trick (the variant's "The pitcher need not

@@ -691,6 +691,7 @@ class MatchEvent(_message.Message):
     COKE_FIELD_NUMBER: _builtins.int
     PARTNER_CALLED_FIELD_NUMBER: _builtins.int
     BURNED_FIELD_NUMBER: _builtins.int
+    ALL_PASSED_FIELD_NUMBER: _builtins.int
     game: _builtins.int
     """The game number within the match, from 1."""
     all_passed_dealer: _builtins.int
@@ -741,6 +742,12 @@ class MatchEvent(_message.Message):
     def burned(self) -> _game_pb2.SeatCards:
         """A seat burned these cards."""
 
+    @_builtins.property
+    def all_passed(self) -> Global___AllPassed:
+        """Everybody passed and every hand was shown face up; the deal passes left (sent
+        instead of `all_passed_dealer` when the ruleset shows the hands).
+        """
+
     def __init__(
         self,
         *,
@@ -757,16 +764,45 @@ class MatchEvent(_message.Message):
         coke: _game_pb2.SeatCards | None = ...,
         partner_called: Global___PartnerCalled | None = ...,
         burned: _game_pb2.SeatCards | None = ...,
+        all_passed: Global___AllPassed | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["all_passed_dealer", b"all_passed_dealer", "bid", b"bid", "burned", b"burned", "coke", b"coke", "event", b"event", "exchange", b"exchange", "hand_dealt", b"hand_dealt", "hand_result", b"hand_result", "looked", b"looked", "partner_called", b"partner_called", "play", b"play", "trick", b"trick", "trump", b"trump"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["all_passed", b"all_passed", "all_passed_dealer", b"all_passed_dealer", "bid", b"bid", "burned", b"burned", "coke", b"coke", "event", b"event", "exchange", b"exchange", "hand_dealt", b"hand_dealt", "hand_result", b"hand_result", "looked", b"looked", "partner_called", b"partner_called", "play", b"play", "trick", b"trick", "trump", b"trump"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["all_passed_dealer", b"all_passed_dealer", "bid", b"bid", "burned", b"burned", "coke", b"coke", "event", b"event", "exchange", b"exchange", "game", b"game", "hand_dealt", b"hand_dealt", "hand_result", b"hand_result", "looked", b"looked", "partner_called", b"partner_called", "play", b"play", "trick", b"trick", "trump", b"trump"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["all_passed", b"all_passed", "all_passed_dealer", b"all_passed_dealer", "bid", b"bid", "burned", b"burned", "coke", b"coke", "event", b"event", "exchange", b"exchange", "game", b"game", "hand_dealt", b"hand_dealt", "hand_result", b"hand_result", "looked", b"looked", "partner_called", b"partner_called", "play", b"play", "trick", b"trick", "trump", b"trump"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_event: _TypeAlias = _typing.Literal["hand_dealt", "bid", "trump", "exchange", "play", "trick", "hand_result", "all_passed_dealer", "looked", "coke", "partner_called", "burned"]  # noqa: Y015
+    _WhichOneofReturnType_event: _TypeAlias = _typing.Literal["hand_dealt", "bid", "trump", "exchange", "play", "trick", "hand_result", "all_passed_dealer", "looked", "coke", "partner_called", "burned", "all_passed"]  # noqa: Y015
     _WhichOneofArgType_event: _TypeAlias = _typing.Literal["event", b"event"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_event) -> _WhichOneofReturnType_event | None: ...
 
 Global___MatchEvent: _TypeAlias = MatchEvent  # noqa: Y015
+
+@_typing.final
+class AllPassed(_message.Message):
+    """Everybody passed, and the hands were shown "to prove the lack of a forced bid"."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    DEALER_FIELD_NUMBER: _builtins.int
+    SHOWN_FIELD_NUMBER: _builtins.int
+    dealer: _builtins.int
+    """The dealer of the passed deal."""
+    @_builtins.property
+    def shown(self) -> _containers.RepeatedCompositeFieldContainer[_game_pb2.SeatCards]:
+        """Every seat's hand."""
+
+    def __init__(
+        self,
+        *,
+        dealer: _builtins.int = ...,
+        shown: _abc.Iterable[_game_pb2.SeatCards] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["dealer", b"dealer", "shown", b"shown"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___AllPassed: _TypeAlias = AllPassed  # noqa: Y015
 
 @_typing.final
 class SeatLooked(_message.Message):
