@@ -15,6 +15,7 @@ import logging
 import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 from google.protobuf import json_format
@@ -25,14 +26,14 @@ from pitch_sdk.rules import (
     SPECTATOR,
     Action,
     ActionParseError,
+    Decision,
     GameLog,
     GameState,
     PlayCard,
     Ruleset,
     observe,
 )
-from pitch_sdk.rules.events import AllPassed, BidMade, Dealt, Event, Exchanged, HandScored, TrumpSet
-from pitch_sdk.rules.records import Trick
+from pitch_sdk.rules.events import Dealt, Event
 from referee.sessions import PendingDecision, Presence
 
 log = logging.getLogger("pitch.referee.match")
@@ -85,8 +86,9 @@ class SeatRunner:
     decisions: int = 0
     status: int = game_pb2.SEAT_STATUS_OK
     disconnected_since: float | None = None
-    held: list[bot_pb2.MatchEvent] = field(default_factory=list)
-    """Events not yet delivered: they ride on the seat's next decision request."""
+    held: list[bytes] = field(default_factory=list)
+    """Events not yet delivered, each as a request part (see :func:`_event_part`): they
+    ride on the seat's next decision request."""
 
     def _worsen(self, status: int) -> None:
         if _STATUS_RANK[status] > _STATUS_RANK[self.status]:
@@ -98,14 +100,7 @@ class SeatRunner:
         decision = state.decision()
         legal = decision.legal_actions
         decision_id = f"{spec.match_id}:{self.match.next_decision()}"
-        request = bot_pb2.RefereeMessage(decision_request=bot_pb2.DecisionRequest(
-            match_id=spec.match_id, decision_id=decision_id, seat=self.seat, game=game + 1,
-            kind=wire.kind_to_pb(decision.kind),
-            observation=wire.observation_to_pb(observe(state, self.seat), self._wants_tensor()),
-            legal_actions=[wire.action_to_pb(a) for a in legal] if len(legal) <= MAX_LISTED_ACTIONS else [],
-            card_set=wire.card_set_rule_to_pb(decision.card_set) if decision.card_set else None,
-            time_budget_ms=spec.per_decision_ms, time_bank_ms=int(self.bank_ms), events=self.held))
-        self.held = []
+        request = self._request(state, decision, decision_id, game)
         loop = asyncio.get_running_loop()
         pending = PendingDecision(request, loop.create_future())
         self.presence.pending[decision_id] = pending
@@ -122,9 +117,10 @@ class SeatRunner:
         which = answer.WhichOneof("answer")
         try:
             if which == "legal_action_index":
-                if answer.legal_action_index >= len(request.decision_request.legal_actions):
+                listed = len(request.decision_request.legal_actions)
+                if answer.legal_action_index >= listed:
                     raise ActionParseError(f"legal_action_index {answer.legal_action_index} is out of "
-                                           f"range: {len(request.decision_request.legal_actions)} actions")
+                                           f"range: {listed} actions")
                 action = legal[answer.legal_action_index]
             elif which == "action":
                 action = wire.action_from_pb(answer.action)
@@ -132,11 +128,36 @@ class SeatRunner:
                 raise ActionParseError("the decision has no answer: set legal_action_index or action")
         except (ActionParseError, ValueError) as exc:
             return self._fallback(state, decision_id, bot_pb2.STRIKE_REASON_MALFORMED, str(exc))
-        if not state.is_legal(action):
+        if which == "action" and not state.is_legal(action):  # a listed action is legal already
             return self._fallback(state, decision_id, bot_pb2.STRIKE_REASON_ILLEGAL_ACTION,
                                   f"{action} is not legal; legal: {', '.join(map(str, legal[:20]))}")
         self.decisions += 1
         return action
+
+    def _request(self, state: GameState, decision: Decision, decision_id: str, game: int) -> bot_pb2.RefereeMessage:
+        """The seat's decision request, carrying (and releasing) its held events.
+
+        The request is filled in place (a nested message passed to a constructor is copied),
+        and the parts that are lists of messages (legal actions, events) are merged in one
+        parse of their cached encodings rather than built message by message."""
+        spec = self.match.spec
+        legal = decision.legal_actions
+        message = bot_pb2.RefereeMessage()
+        request = message.decision_request
+        request.match_id = spec.match_id
+        request.decision_id = decision_id
+        request.seat = self.seat
+        request.game = game + 1
+        request.kind = wire.kind_to_pb(decision.kind)
+        request.time_budget_ms = spec.per_decision_ms
+        request.time_bank_ms = int(self.bank_ms)
+        wire.write_observation(request.observation, observe(state, self.seat), self._wants_tensor())
+        if decision.card_set:
+            request.card_set.CopyFrom(wire.card_set_rule_to_pb(decision.card_set))
+        listed = [_legal_action_part(action) for action in legal] if len(legal) <= MAX_LISTED_ACTIONS else []
+        request.MergeFromString(b"".join(listed + self.held))
+        self.held = []
+        return message
 
     def _wants_tensor(self) -> bool:
         session = self.presence.session
@@ -179,12 +200,9 @@ class SeatRunner:
                 continue
             self.disconnected_since = None
             answer = pending.answer
-            if not answer.done():  # a timer resolves the future with None when time is up
-                timer = loop.call_later(max(limit - (loop.time() - start), 0), _expire, answer)
-                try:
-                    await answer
-                finally:
-                    timer.cancel()
+            if not answer.done():  # the match's clock resolves the future with None when time is up
+                self.match.clock.watch(answer, start + limit)
+                await answer
             decision = answer.result()
             if decision is None:
                 if not self.presence.connected:
@@ -221,6 +239,41 @@ def _expire(answer: asyncio.Future[bot_pb2.Decision | None]) -> None:
         answer.set_result(None)
 
 
+class AnswerClock:
+    """Expires a match's pending answer at its deadline, with one timer for the whole match.
+
+    A match waits for one answer at a time, and nearly always for far less than the time
+    allowed, so a timer armed and cancelled per decision is pure overhead on the hot path
+    (a cancelled timer also stays in the event loop's heap until it is swept).  The clock
+    keeps one timer instead: when it fires it expires the watched answer if that answer's
+    deadline has passed, and otherwise re-arms itself for that deadline."""
+
+    def __init__(self) -> None:
+        self._answer: asyncio.Future[bot_pb2.Decision | None] | None = None
+        self._deadline = 0.0
+        self._timer: asyncio.TimerHandle | None = None
+
+    def watch(self, answer: asyncio.Future[bot_pb2.Decision | None], deadline: float) -> None:
+        """Expire ``answer`` at ``deadline`` (loop time) unless it is resolved before."""
+        self._answer, self._deadline = answer, deadline
+        if self._timer is not None and self._timer.when() > deadline:  # too late for this one
+            self._timer.cancel()
+            self._timer = None
+        if self._timer is None:
+            self._timer = answer.get_loop().call_at(deadline, self._fire)
+
+    def _fire(self) -> None:
+        self._timer = None
+        answer = self._answer
+        if answer is None or answer.done():
+            return
+        loop = answer.get_loop()
+        if loop.time() >= self._deadline:
+            _expire(answer)
+        else:
+            self._timer = loop.call_at(self._deadline, self._fire)
+
+
 @dataclass
 class Match:
     """A match in progress and its record."""
@@ -232,11 +285,17 @@ class Match:
     game_logs: list[str] = field(default_factory=list)
     result: bot_pb2.MatchResult | None = None
     _decisions: int = 0
-    _grew: asyncio.Event = field(default_factory=asyncio.Event)
+    _grew: asyncio.Event | None = None
+    """Set when the spectator log grows; created only once a spectator waits for more."""
+    _ruleset: game_pb2.Ruleset = field(init=False)
+    """The ruleset as a message, encoded once for every seat's start and the result."""
+    clock: AnswerClock = field(default_factory=AnswerClock)
+    """Times the answer the match is waiting for."""
 
     def __post_init__(self) -> None:
         self.seats = [SeatRunner(self, seat, presence, float(self.spec.bank_ms))
                       for seat, presence in enumerate(self.spec.seats)]
+        self._ruleset = wire.ruleset_to_pb(self.spec.ruleset)
 
     def next_decision(self) -> int:
         """A new decision number (decision ids are unique within the referee)."""
@@ -285,8 +344,9 @@ class Match:
             self.result = self._result(outcomes, forfeiting, completed)
             for runner in self.seats:
                 if runner.held:
+                    held = bot_pb2.DecisionRequest.FromString(b"".join(runner.held)).events
                     runner.presence.send(bot_pb2.RefereeMessage(events=bot_pb2.MatchEvents(
-                        match_id=spec.match_id, seat=runner.seat, events=runner.held)))
+                        match_id=spec.match_id, seat=runner.seat, events=held)))
                     runner.held = []
                 runner.presence.send(bot_pb2.RefereeMessage(
                     match_ended=bot_pb2.MatchEnded(match_id=spec.match_id, result=self.result)))
@@ -296,7 +356,7 @@ class Match:
     def _started_message(self, seat: int) -> bot_pb2.RefereeMessage:
         spec = self.spec
         return bot_pb2.RefereeMessage(match_started=bot_pb2.MatchStarted(
-            match_id=spec.match_id, seat=seat, ruleset=wire.ruleset_to_pb(spec.ruleset),
+            match_id=spec.match_id, seat=seat, ruleset=self._ruleset,
             seat_names=[p.bot.name for p in spec.seats], games=spec.games,
             time_control=bot_pb2.TimeControl(per_decision_ms=spec.per_decision_ms, bank_ms=spec.bank_ms),
             max_strikes=spec.max_strikes))
@@ -315,33 +375,35 @@ class Match:
         listeners = [runner for runner in self.seats if runner.wants_events()]
         if not listeners:
             return
-        public = [_event_message(item, SPECTATOR, game) for item in items]
+        public = [_event_part(wire.event_to_pb(item, SPECTATOR, game)) for item in items]
         dealt = any(isinstance(item, Dealt) for item in items)
         for runner in listeners:
             if dealt:  # a deal's event differs per seat: each sees its own hand
-                runner.held.extend(_event_message(item, runner.seat, game) if isinstance(item, Dealt) else shared
-                                   for item, shared in zip(items, public, strict=True))
+                runner.held.extend(_event_part(wire.event_to_pb(item, runner.seat, game)) if isinstance(item, Dealt)
+                                   else shared for item, shared in zip(items, public, strict=True))
             else:
                 runner.held.extend(public)
 
     def _wake(self) -> None:
-        """Wake every spectator stream waiting for more."""
-        self._grew.set()
-        self._grew = asyncio.Event()
+        """Wake every spectator stream waiting for more (if any: this runs at every move)."""
+        if self._grew is not None:
+            self._grew.set()
+            self._grew = None
 
     async def events(self) -> AsyncIterator[arena_pb2.StreamMatchEventsResponse]:
         """Every public event from the start, then new ones as they happen, then the result."""
         index = 0
         while True:
-            grew = self._grew
             while index < len(self.spectator_log):
                 game, item = self.spectator_log[index]
                 index += 1
-                yield arena_pb2.StreamMatchEventsResponse(event=_event_message(item, SPECTATOR, game))
+                yield arena_pb2.StreamMatchEventsResponse(event=wire.event_to_pb(item, SPECTATOR, game))
             if self.result is not None:
                 yield arena_pb2.StreamMatchEventsResponse(result=self.result)
                 return
-            await grew.wait()
+            if self._grew is None:
+                self._grew = asyncio.Event()
+            await self._grew.wait()
 
     def _result(self, outcomes: list[bot_pb2.GameOutcome], forfeiting: int | None,
                 completed: bool) -> bot_pb2.MatchResult:
@@ -351,7 +413,7 @@ class Match:
             if outcome.has_winner:
                 wins[outcome.winner] += 1
         return bot_pb2.MatchResult(
-            match_id=self.spec.match_id, ruleset=wire.ruleset_to_pb(rules), seed=self.spec.seed,
+            match_id=self.spec.match_id, ruleset=self._ruleset, seed=self.spec.seed,
             games=outcomes, party_wins=wins, forfeited=forfeiting is not None,
             forfeiting_party=forfeiting or 0, completed=completed,
             seats=[bot_pb2.SeatOutcome(seat=r.seat, bot_id=r.presence.bot.bot_id, status=r.status,  # type: ignore[arg-type]
@@ -375,27 +437,17 @@ def _outcome(state: GameState) -> bot_pb2.GameOutcome:
                                win_reason=state.win_reason.value if state.win_reason else "")
 
 
-def _event_message(item: Event | tuple[int, Action], viewer: int, game: int) -> bot_pb2.MatchEvent:
-    """One engine event as ``viewer`` (a seat or ``SPECTATOR``) may see it."""
-    number = game + 1
-    if isinstance(item, Dealt):
-        hand = wire.cards_to_pb([c for c in range(54) if item.hands[viewer] >> c & 1]) if viewer >= 0 else []
-        return bot_pb2.MatchEvent(game=number, hand_dealt=bot_pb2.HandDealt(
-            hand_number=item.hand_number, dealer=item.dealer, hand=hand))
-    if isinstance(item, BidMade):
-        return bot_pb2.MatchEvent(game=number, bid=wire.bid_to_pb(item.seat, item.amount))
-    if isinstance(item, AllPassed):
-        return bot_pb2.MatchEvent(game=number, all_passed_dealer=item.dealer)
-    if isinstance(item, TrumpSet):
-        return bot_pb2.MatchEvent(game=number, trump=bot_pb2.TrumpChosen(
-            seat=item.seat, suit=wire.suit_to_pb(item.suit), pitched=item.pitched))
-    if isinstance(item, Exchanged):
-        return bot_pb2.MatchEvent(game=number, exchange=game_pb2.ExchangeRecord(
-            seat=item.seat, count=item.discarded.bit_count()))
-    if isinstance(item, Trick):
-        return bot_pb2.MatchEvent(game=number, trick=wire.trick_to_pb(item))
-    if isinstance(item, HandScored):
-        return bot_pb2.MatchEvent(game=number, hand_result=wire.hand_result_to_pb(item.result))
-    seat, action = item
-    assert isinstance(action, PlayCard)
-    return bot_pb2.MatchEvent(game=number, play=wire.play_to_pb(seat, action.card))
+@lru_cache(maxsize=8192)
+def _legal_action_part(action: Action) -> bytes:
+    """A serialized ``DecisionRequest`` listing only ``action``.
+
+    Protobuf parses concatenated messages as their merge, repeated fields appended in
+    order, so a request's legal actions and held events are joined from such parts by one
+    parse in C; an action's part is built once (actions are immutable, games repeat them)."""
+    return bot_pb2.DecisionRequest(legal_actions=[wire.action_to_pb(action)]).SerializeToString()
+
+
+def _event_part(event: bot_pb2.MatchEvent) -> bytes:
+    """A serialized ``DecisionRequest`` carrying only ``event`` (see :func:`_legal_action_part`):
+    encoded once, however many seats hold it."""
+    return bot_pb2.DecisionRequest(events=[event]).SerializeToString()

@@ -8,7 +8,7 @@ from typer.testing import CliRunner
 
 from pitch_sdk.bots.loader import load_bot
 from pitch_sdk.cli import app
-from pitch_sdk.compliance import check_locally, check_remote
+from pitch_sdk.compliance import COVERAGE, check_locally, check_remote
 from pitch_sdk.proto.pitch.v1 import bot_pb2
 from pitch_sdk.rules import DecisionKind
 from tests.referee.bots import IllegalBot
@@ -16,12 +16,12 @@ from tests.referee.harness import running_arena
 
 
 def test_local_check_passes_the_heuristic_bot_on_every_asked_kind() -> None:
-    """The built-in heuristic bot answers bids, trump declarations, exchanges and plays
-    legally; kinds no preset asks yet are reported as not asked."""
+    """The built-in heuristic bot answers every decision kind legally: the coverage presets
+    ask them all (calls in five-handed, yes/no choices in ten-point and man-o-war)."""
     report = check_locally(lambda: load_bot("heuristic"), games=1)
     assert report.passed, report.problems
     asked = {kind for kind, entry in report.kinds.items() if entry.asked}
-    assert asked == {DecisionKind.BID, DecisionKind.DECLARE_TRUMP, DecisionKind.CHOOSE_CARDS, DecisionKind.PLAY}
+    assert asked == set(DecisionKind)
 
 
 def test_local_check_reports_illegal_plays_with_an_example() -> None:
@@ -45,8 +45,8 @@ def test_remote_check_plays_practice_matches_through_the_referee(redis_url: str)
                 lambda: load_bot("heuristic"), arena.address, good, games=1))
             failing = await loop.run_in_executor(None, lambda: check_remote(
                 IllegalBot, arena.address, bad, games=1))
-            assert passing.passed and passing.matches == 4, passing.problems
-            assert not failing.passed and failing.matches == 4
+            assert passing.passed and passing.matches == len(COVERAGE), passing.problems
+            assert not failing.passed and failing.matches == len(COVERAGE)
             return good, failing.problems
 
     _, problems = asyncio.run(tokens())

@@ -228,7 +228,8 @@ def test_stale_unknown_and_duplicate_answers_are_ignored_and_counted(redis_url: 
             await asyncio.wait_for(raw.task, 10)
             mine = result.seats[0]
             assert mine.status == game_pb2.SEAT_STATUS_OK and mine.strikes == 0
-            assert mine.ignored_answers >= 2 * mine.decisions
+            # The last decision's extra answers may arrive after the result is made.
+            assert mine.ignored_answers >= 2 * (mine.decisions - 1)
 
     run(scenario())
 

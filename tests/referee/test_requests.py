@@ -1,0 +1,87 @@
+"""Decision requests as the referee assembles them from cached encodings: the same lists as
+converting each one directly, and every event delivered once, in order, on the requests
+that follow it.  The presets are the compliance coverage ones: between them they ask every
+kind of decision."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+
+import pytest
+
+from pitch_sdk import wire
+from pitch_sdk.compliance import COVERAGE
+from pitch_sdk.proto.pitch.v1 import bot_pb2
+from pitch_sdk.proto.pitch.v1 import game_pb2 as pb
+from pitch_sdk.rules import GameState, observe, preset
+from referee.match import Match, MatchSpec
+from referee.sessions import Presence, Session
+from workers.store import BotRecord
+
+
+@pytest.mark.parametrize("name", COVERAGE)
+def test_observation_lists_merged_from_cached_parts_are_the_direct_encoding(name: str) -> None:
+    """Every list field of every seat's observation, at every step of random games (short
+    ones: to 5 points), is what converting and setting that list directly gives, and the
+    last hand's result is its message: the cached parts merge into the same message."""
+    rules = preset(name, {"target": 5})
+    for seed in range(2):
+        rng = random.Random(seed)
+        state = GameState.new(rules, seed=seed)
+        for _ in range(400):
+            if state.is_over:
+                break
+            for seat in range(state.players):
+                observation = observe(state, seat)
+                message = wire.observation_to_pb(observation, with_tensor=False)
+                for field, convert in wire._OBSERVATION_LISTS.items():
+                    direct = pb.Observation()
+                    getattr(direct, field).extend(convert(getattr(observation, field)))
+                    assert getattr(message, field) == getattr(direct, field), field
+                if observation.last_result is None:
+                    assert not message.HasField("last_result")
+                else:
+                    assert message.last_result == wire.hand_result_to_pb(observation.last_result)
+            state.apply(rng.choice(state.legal_actions()))
+
+
+class RecordingPresence(Presence):
+    """A connected seat that records what it is sent and answers with a listed action."""
+
+    def __init__(self, skip_events: bool) -> None:
+        super().__init__(BotRecord("bot", "bot", "owner", "", 0.0))
+        self.session = Session(bot_pb2.Hello(capacity=1, skip_events=skip_events))
+        self.received: list[bot_pb2.RefereeMessage] = []
+
+    @property
+    def connected(self) -> bool:
+        return True
+
+    def send(self, message: bot_pb2.RefereeMessage) -> bool:
+        self.received.append(message)
+        if message.HasField("decision_request"):
+            request = message.decision_request
+            index = len(self.received) % len(request.legal_actions)
+            self.resolve(bot_pb2.Decision(match_id=request.match_id, decision_id=request.decision_id,
+                                          legal_action_index=index))
+        return True
+
+
+@pytest.mark.parametrize("name", COVERAGE)
+def test_each_event_reaches_a_listening_seat_once_in_order(name: str) -> None:
+    """A seat that takes events gets each one once, as that seat may see it, in match order;
+    a seat that skips them gets none; every request lists its legal actions."""
+    rules = preset(name, {"target": 5})
+    seats = [RecordingPresence(skip_events=seat == 1) for seat in range(rules.players)]
+    match = Match(MatchSpec(match_id="m", ruleset=rules, seats=tuple(seats), seed=5, games=2, per_decision_ms=1000,
+                            bank_ms=1000, max_strikes=3, reconnect_grace_s=5.0))
+    result = asyncio.run(match.run())
+    assert result.completed
+    for seat, presence in enumerate(seats):
+        requests = [m.decision_request for m in presence.received if m.HasField("decision_request")]
+        assert requests and all(request.legal_actions for request in requests)
+        delivered = [event for request in requests for event in request.events]
+        delivered += [event for m in presence.received if m.HasField("events") for event in m.events.events]
+        expected = [] if seat == 1 else [wire.event_to_pb(item, seat, game) for game, item in match.spectator_log]
+        assert delivered == expected
