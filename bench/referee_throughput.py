@@ -79,29 +79,27 @@ async def echo_rate(port: int, concurrency: int, payload_size: int, seconds: flo
 # ----------------------------------------------------------------------------- referee
 async def trivial_bot(address: str, token: str, ready: asyncio.Event, sizes: list[int],
                       stop: asyncio.Event, events: bool) -> None:
-    """A bot on the raw stubs that answers every request with legal action 0."""
-    outbox: asyncio.Queue[bot_pb2.BotMessage | None] = asyncio.Queue()
-    outbox.put_nowait(bot_pb2.BotMessage(hello=bot_pb2.Hello(bot_name="trivial", protocol_versions=["pitch.v1"],
-                                                            capacity=64, skip_events=not events)))
+    """A bot on the raw stubs that answers every request with legal action 0 at once.
 
-    async def requests() -> AsyncIterator[bot_pb2.BotMessage]:
-        while (message := await outbox.get()) is not None:
-            yield message
-
+    It drives its stream the way the echo client does (``write`` / ``read`` on the call,
+    no request generator), so the two sides of the comparison pay the same client-side
+    gRPC cost and the difference is the referee's."""
     async with grpc.aio.insecure_channel(address) as channel:
         metadata = (("authorization", f"Bearer {token}"),)
-        call = bot_pb2_grpc.BotServiceStub(channel).Connect(requests(), metadata=metadata)
+        call = bot_pb2_grpc.BotServiceStub(channel).Connect(metadata=metadata)
+        await call.write(bot_pb2.BotMessage(hello=bot_pb2.Hello(
+            bot_name="trivial", protocol_versions=["pitch.v1"], capacity=64, skip_events=not events)))
         stop_task = asyncio.create_task(stop.wait())
         stop_task.add_done_callback(lambda _: call.cancel())
         try:
-            async for message in call:
+            while (message := await call.read()) is not grpc.aio.EOF:
                 if message.HasField("welcome"):
                     ready.set()
                 elif message.HasField("decision_request"):
                     request = message.decision_request
                     if len(sizes) < 2000:
                         sizes.append(request.ByteSize())
-                    outbox.put_nowait(bot_pb2.BotMessage(decision=bot_pb2.Decision(
+                    await call.write(bot_pb2.BotMessage(decision=bot_pb2.Decision(
                         match_id=request.match_id, decision_id=request.decision_id, legal_action_index=0)))
         except asyncio.CancelledError:
             pass
