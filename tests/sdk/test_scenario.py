@@ -24,11 +24,22 @@ def awards(report: dict[str, Any], hand: int = 0) -> list[tuple[str, int, str | 
 # --------------------------------------------------------------------------- the examples
 def test_every_shipped_example_runs_and_is_json_ready():
     names = sorted(p.name for p in EXAMPLES.glob("*.json"))
-    assert names == ["dealer-steal-set-back.json", "illegal-renege.json", "single-trump-high-and-low.json"]
+    assert names == ["dealer-steal-set-back.json", "illegal-renege.json", "single-trump-high-and-low.json",
+                     "ten-point-refill-leftovers-burn.json"]
     for name in names:
         report = run_scenario(example(name))
         assert json.loads(json.dumps(report)) == report
         assert report["ok"] is (name != "illegal-renege.json")
+
+
+def test_the_ten_point_example_scores_the_two_for_its_player_and_the_bid_when_made():
+    """Seed 003: "The two goes to the person who plays it"; "If the bidder takes the number
+    of points, or more, stated in their bid, they receive that number of points." """
+    report = run_scenario(example("ten-point-refill-leftovers-burn.json"))
+    hand = report["hands"][0]
+    assert ("two", 1, "2S") in awards(report) and ("three", 1, "3S") in awards(report)
+    assert hand["points_won"] == [3, 7] and hand["made"] is True
+    assert hand["score_changes"] == [3, 5]  # the bidder scores its bid of 5, not the 7 taken
 
 
 def test_a_single_trump_in_play_is_both_high_and_low():
