@@ -10,6 +10,7 @@ can pick the checks it can afford per game.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import random
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -34,6 +35,7 @@ from pitch_sdk.rules import (
     GameState,
     IllegalActionError,
     InvalidRulesetError,
+    Phase,
     PlayCard,
     PointCategory,
     Ruleset,
@@ -44,8 +46,23 @@ from pitch_sdk.rules import (
     preset,
 )
 from pitch_sdk.rules.actions import PLAYS
-from pitch_sdk.rules.events import Dealt, Exchanged, HandScored
-from pitch_sdk.rules.ruleset import JokerRank, LowGoesTo, MoonMade
+from pitch_sdk.rules.events import Burned, Coked, Dealt, Exchanged, HandScored, PartnerCalled, TrumpSet
+from pitch_sdk.rules.ruleset import (
+    Backdoor,
+    BurnedPoints,
+    Exchange,
+    FirstLead,
+    Follow,
+    JokerRank,
+    LowGoesTo,
+    MadeScores,
+    MoonMade,
+    MoonSet,
+    PartnerCall,
+    SetPenalty,
+    WhoMayWin,
+    WinMode,
+)
 
 # --------------------------------------------------------------------------- rulesets
 PRESET_NAMES: tuple[str, ...] = tuple(PRESETS)
@@ -118,70 +135,102 @@ def build_variant(name: str, options: dict[str, Any]) -> Ruleset:
 
 _SEATINGS = ((2, 1), (3, 1), (4, 1), (5, 1), (6, 1), (7, 1), (4, 2), (6, 2), (6, 3), (8, 2))
 _EXTRA_RANKS = (2, 3, 4, 5, 6, 7, 8, 9, 10, 12, 13)
+#: (trump selection, exchange) pairs; seed 003's discard-all-non-trumps comes with its own
+#: options (refill, leftovers, burning, trump-only play) drawn below.
+_SELECTIONS = (("pitch", "none"), ("declare", "none"), ("declare", "any"), ("declare", "non-trumps"),
+               ("declare", "all-non-trumps"), ("declare", "discard-non-trumps"))
+_VALUES = {"five:5": 5, "three:3": 3, "off-three:3": 3, "nine:9": 9}
 
 
 @st.composite
 def random_rulesets(draw: Callable[..., Any]) -> Ruleset:
-    """A preset with a random combination of options (rarely invalid: those are rejected)."""
+    """A preset with a random combination of options, the seed 003/004 pieces included,
+    drawn so that they are valid together (the rare invalid rest are rejected)."""
     name = draw(st.sampled_from(PRESET_NAMES))
     base = preset(name).without_moon()
     auction = base.bidding.auction
-    players, team_size = draw(st.sampled_from(_SEATINGS))
-    jokers = draw(st.integers(0, 2))
-    off_jack = draw(st.booleans())
-    off_three = draw(st.booleans())
-    removed = draw(st.lists(st.sampled_from(_EXTRA_RANKS), max_size=2, unique=True))
-    selection, exchange = draw(st.sampled_from(
-        [("pitch", "none"), ("declare", "none"), ("declare", "any"),
-         ("declare", "non-trumps"), ("declare", "all-non-trumps")]))
+    selection, exchange = draw(st.sampled_from(_SELECTIONS))
     pitching = selection == "pitch"
+    calling = "none"
+    if auction and draw(st.integers(0, 5)) == 0:
+        calling = "lead" if pitching else "holder"
+    players, team_size = draw(st.sampled_from(
+        [s for s in _SEATINGS if s[1] == 1 and s[0] >= 3] if calling != "none" else _SEATINGS))
+    jokers = draw(st.integers(0, 2))
+    # "unranked" (two-trump pitch's suitless jokers) needs trump named before play
+    joker_rank = draw(st.sampled_from(["below-jack", "below-two"] + ([] if pitching else ["unranked"])))
+    flags = {flag: draw(st.booleans()) for flag in ("off_jack", "off_three", "off_ace", "off_ten", "off_two")}
+    removed = draw(st.lists(st.sampled_from(_EXTRA_RANKS), max_size=2, unique=True))
     deck_size = 4 * (13 - len(removed)) + jokers
     smallest = jokers + 1 if pitching else 1  # a pitcher needs a suited card to pitch
-    hand_size = draw(st.integers(smallest, max(smallest, min(9, deck_size // players))))
+    hand_size = draw(st.integers(smallest, max(smallest, min(10, deck_size // players))))
     points = ["high", "low", "jack", "game"]
-    if off_jack and draw(st.booleans()):
-        points.append("off-jack")
+    points = [p for p in points if draw(st.integers(0, 3))] or ["jack"]
+    for point, needs in (("off-jack", "off_jack"), ("off-ace", "off_ace"), ("off-ten", "off_ten"),
+                         ("off-two", "off_two"), ("off-three:3", "off_three")):
+        if flags[needs] and draw(st.booleans()):
+            points.append(point)
     if jokers and draw(st.booleans()):
         points.append("joker")
+    for point in ("ace", "ten", "two", "three:3", "nine:9"):
+        if draw(st.integers(0, 2)) == 0:
+            points.append(point)
     if draw(st.booleans()):
         points.append(f"five:{draw(st.sampled_from([1, 5]))}")
-    if draw(st.booleans()):
-        points.append("three:3")
-    if off_three and draw(st.booleans()):
-        points.append("off-three:3")
     points = draw(st.permutations(points))
-    values = {"five:5": 5, "three:3": 3, "off-three:3": 3}
-    in_play = sum(values.get(p, 1) * (jokers if p == "joker" else 1) for p in points)
+    in_play = sum(_VALUES.get(p, 1) * (jokers if p == "joker" else 1) for p in points)
+    discarding = exchange == "discard-non-trumps"
+    two_sides = calling != "none" or players // team_size == 2
     options: dict[str, Any] = {
-        "players": players, "team_size": team_size, "jokers": jokers,
-        "joker_rank": draw(st.sampled_from(["below-jack", "below-two"])),
-        "off_jack": off_jack, "off_three": off_three, "removed_ranks": removed,
+        "players": players, "team_size": team_size, "partner_call": calling, "jokers": jokers,
+        "joker_rank": joker_rank, **flags, "removed_ranks": removed,
         "hand_size": hand_size, "deal_batch": draw(st.integers(1, 3)), "points": points,
         "trump_selection": selection, "exchange": exchange,
+        "refill_to": draw(st.integers(0, hand_size)) if discarding else 0,
+        "burn_to": draw(st.sampled_from([0, 0, 1, 3, 6])),
+        "leftovers_to_bidder": False, "pass_leftovers": False, "sub_trump": False, "dealer_picks": False,
         "low_goes_to": draw(st.sampled_from(["capturer", "player"])),
+        "two_goes_to": draw(st.sampled_from(["capturer", "player"])),
         "no_junk_points": draw(st.booleans()),
+        "made_scores": draw(st.sampled_from(["points-won", "bid"])),
+        "set_penalty": draw(st.sampled_from(["bid", "bid", "pookie"])),
+        "burned_points": draw(st.sampled_from(["nobody", "opponents"])) if two_sides else "nobody",
         "follow": draw(st.sampled_from(["may-trump", "must-follow"])),
         "joker_may_lead_first_trick": not pitching and draw(st.booleans()),
+        "first_lead": "pitcher", "first_lead_trump": False, "double_down_override": False,
+        "trumps_only": not pitching and draw(st.booleans()),
+        "lowest_wins": draw(st.integers(0, 3)) == 0,
+        "low_trump_wins": draw(st.integers(0, 3)) == 0,
+        "trump_must_be_broken": not pitching and draw(st.integers(0, 3)) == 0,
         "target": draw(st.integers(1, 21)), "win_by": draw(st.integers(1, 2)),
         "win_mode": draw(st.sampled_from(["first-to-reach", "maker-first"])),
         "count_order": draw(st.sampled_from(["pitcher-first", "categories"])),
+        "backdoor": draw(st.sampled_from(["none", "none", "wins", "loses", "draw"])),
+        "backdoor_score": draw(st.sampled_from([0, -1, -5])),
         "max_hands": draw(st.integers(1, 6)),
+        "look_option": False, "lookers_lose_card": False, "bidder_takes_lost": False,
+        "forced_nine": False, "coke": False,
     }
+    if discarding:
+        leftovers = draw(st.booleans())
+        options.update(leftovers_to_bidder=leftovers,
+                       pass_leftovers=leftovers and team_size >= 2 and draw(st.booleans()))
     if auction:
         minimum = draw(st.integers(1, min(3, in_play)))
         maximum = draw(st.integers(minimum, in_play))
         options.update(minimum_bid=minimum, maximum_bid=maximum,
-                       dealer_steal=draw(st.booleans()),
+                       dealer_steal=draw(st.booleans()), double_bids=draw(st.integers(0, 3)) == 0,
                        all_pass=draw(st.sampled_from(["force-dealer", "redeal"])),
                        who_may_win=draw(st.sampled_from(["any", "pitching-party", "bid-made"])))
         if draw(st.booleans()):
             options.update({
                 "moon.moon_bid": draw(st.integers(maximum, maximum + 1)),
                 "moon.moon_all_tricks": draw(st.booleans()),
-                "moon.moon_made": draw(st.sampled_from(["win-game", "score"])),
+                "moon.moon_made": draw(st.sampled_from(["win-game", "score", "to-target", "bid"])),
                 "moon.moon_score": draw(st.integers(1, 8)),
                 "moon.moon_set": draw(st.sampled_from(["set-back", "lose-game"])),
                 "moon.moon_blocked_in_hole": draw(st.booleans()),
+                "moon.blind_moon_bid": 0,
             })
     else:
         options["who_may_win"] = draw(st.sampled_from(["any", "pitching-party"]))
@@ -215,6 +264,9 @@ def diff_snapshots(before: dict[str, Any], after: dict[str, Any]) -> list[str]:
 
 
 # --------------------------------------------------------------------------- cards
+JOKERS = (1 << int(BIG_JOKER)) | (1 << int(LITTLE_JOKER))
+
+
 def mask(cards: Iterable[int]) -> int:
     out = 0
     for card in cards:
@@ -246,8 +298,21 @@ def hand_events(history: list[Any]) -> list[Any]:
     return []
 
 
+def out_of_play(events: list[Any]) -> tuple[int, int]:
+    """Cards that left the hands this hand without being played: (discarded and not drawn
+    back, burned).  Lost cards (Abacos) are discarded; man-o-war draws some back."""
+    discarded = burned = 0
+    for event in events:
+        if isinstance(event, Exchanged):
+            discarded = discarded & ~event.drawn | event.discarded
+        elif isinstance(event, Burned):
+            burned |= event.cards
+    return discarded, burned
+
+
 def check_conservation(state: GameState, deck: int) -> None:
-    """Hands + stock + current trick + completed tricks + discards == the deck, disjointly."""
+    """Hands + stock + current trick + completed tricks + discards + burned == the deck,
+    disjointly."""
     parts: list[tuple[str, int, int]] = []  # (where, mask, count)
     for seat, hand in enumerate(state.hands):
         parts.append((f"hand {seat}", hand, hand.bit_count()))
@@ -255,9 +320,11 @@ def check_conservation(state: GameState, deck: int) -> None:
     parts.append(("trick", mask(c for _, c in state.trick), len(state.trick)))
     trick_cards = [c for t in state.tricks for _, c in t.plays]
     parts.append(("tricks", mask(trick_cards), len(trick_cards)))
-    for event in hand_events(state.history):
-        if isinstance(event, Exchanged):
-            parts.append((f"discards {event.seat}", event.discarded, event.discarded.bit_count()))
+    discarded, burned = out_of_play(hand_events(state.history))
+    if state.phase is Phase.DISCARD:  # man-o-war: the lost card taken is in hand, its discard pending
+        discarded &= ~(1 << state.offered)
+    parts.append(("discards", discarded, discarded.bit_count()))
+    parts.append(("burned", burned, burned.bit_count()))
     union = 0
     total = 0
     for where, m, count in parts:
@@ -285,6 +352,12 @@ def action_key(action: Any) -> tuple[Any, ...]:
         return (int(action.card),)
     if isinstance(action, DeclareTrump):
         return (int(action.suit),)
+    if type(action).__name__ == "Coke":  # offered after the bids
+        return (2,)
+    if isinstance(action, CallCard):
+        return (int(action.card),)
+    if isinstance(action, Choose):
+        return (int(action.yes),)
     if isinstance(action, ChooseCards):
         return (len(action.cards), sorted(int(c) for c in action.cards))
     return (str(action),)
@@ -311,18 +384,133 @@ def check_legal_list(state: GameState, legal: list[Any], rng: random.Random) -> 
         rule = decision.card_set
         assert rule is not None
         hand = state.hands[state.to_move]
-        assert mask(rule.allowed) & ~hand == 0, "card set allows cards not in hand"
+        source = mask(state.stock) if state.phase is Phase.DEALER_PICK else hand
+        assert mask(rule.allowed) & ~source == 0, "card set allows cards not in hand (or stock)"
         for action in legal:
             chosen = mask(action.cards)
             assert chosen & ~mask(rule.allowed) == 0
             assert mask(rule.required) & ~chosen == 0
             assert rule.min_count <= len(action.cards) <= rule.max_count
-            assert len(action.cards) <= len(state.stock), "discarding more than can be drawn"
+            if state.phase is Phase.EXCHANGE:
+                assert len(action.cards) <= len(state.stock), "discarding more than can be drawn"
+        expected_rule = expected_card_set(state)
+        if expected_rule is not None:
+            got = (mask(rule.allowed), mask(rule.required), rule.min_count, rule.max_count)
+            assert got == expected_rule, f"card-set rule {got} != the rule text's {expected_rule}"
         from math import comb
         optional = len(rule.allowed) - len(rule.required)
         expected = sum(comb(optional, k - len(rule.required))
                        for k in range(rule.min_count, rule.max_count + 1))
         assert len(legal) == expected, "legal exchanges are not every set the card-set rule allows"
+    if decision.kind is DecisionKind.PLAY:
+        expected_plays = expected_legal_plays(state)
+        if expected_plays is not None:
+            got_plays = mask(int(a.card) for a in legal)
+            assert got_plays == expected_plays, (
+                f"legal plays {CARDS_OF(got_plays)} != the rule text's {CARDS_OF(expected_plays)} "
+                f"(hand {CARDS_OF(state.hands[state.to_move])}, trick {state.trick})")
+
+
+def expected_card_set(state: GameState) -> tuple[int, int, int, int] | None:
+    """(allowed, required, min, max) of an exchange or a burn, from the rule text."""
+    rules = state.rules
+    hand = state.hands[state.to_move]
+    if state.phase is Phase.BURN:  # burn down to burn_to, any cards but one that must be led
+        count = hand.bit_count() - rules.deal.burn_to
+        assert count > 0, "a seat burns that holds no more than burn_to cards"
+        must = _must_lead(state)
+        return hand & ~(1 << must if must >= 0 else 0), 0, count, count
+    if state.phase is not Phase.EXCHANGE:  # man-o-war's discard, nine-five's dealer pick: not modelled
+        return None
+    trumps = mask(trump_order(rules, Suit(state.trump)))
+    non_trumps = hand & ~trumps
+    stock = len(state.stock)
+    exchange = rules.trump.exchange
+    if exchange is Exchange.ANY:
+        return hand, 0, 0, min(stock, hand.bit_count())
+    if exchange is Exchange.NON_TRUMPS:
+        return non_trumps, 0, 0, min(stock, non_trumps.bit_count())
+    if exchange is Exchange.ALL_NON_TRUMPS:
+        count = non_trumps.bit_count()
+        if count > stock:
+            return non_trumps, 0, stock, stock
+        return non_trumps, non_trumps, count, count
+    return None
+
+
+def _suit_of(rules: Ruleset, trumps: int, trump: int, card: int) -> int:
+    """The suit a card follows: trump for every trump (off-cards, ranked jokers), -1 for a
+    suitless (unranked) joker."""
+    if trumps >> card & 1:
+        return trump
+    if CARDS[card].is_joker:
+        return -1
+    return int(CARDS[card].suit)
+
+
+def expected_legal_plays(state: GameState) -> int | None:
+    """The cards the player to move may play, from RULES.md (``None``: not modelled)."""
+    rules = state.rules
+    if rules.bidding.coke:
+        return None
+    hand = state.hands[state.to_move]
+    trump = state.trump
+    if trump < 0:  # the pitch: any card may be led but a joker (it has no suit to pitch)
+        must = _must_lead(state)
+        if must >= 0 and hand >> must & 1:
+            return 1 << must
+        return hand & ~JOKERS or hand
+    trumps = _suit_masks(rules.deck, trump)[trump]
+    jokers = hand & JOKERS
+    if not state.trick:  # a lead
+        allowed = hand
+        if not state.tricks:
+            must = _must_lead(state)
+            if must >= 0 and hand >> must & 1:
+                return 1 << must
+            if not rules.play.joker_may_lead_first_trick:
+                allowed = allowed & ~JOKERS or allowed
+            if rules.play.first_lead_trump:
+                allowed = allowed & trumps or allowed
+        if rules.play.trump_must_be_broken:
+            broken = any(trumps >> card & 1 for trick in state.tricks for _, card in trick.plays)
+            if not broken:
+                allowed = allowed & ~trumps or allowed
+        return allowed
+    sub = getattr(state, "sub_trump", -1)
+    plays = [card for _, card in state.trick]
+    suited = [card for card in plays if _suit_of(rules, trumps, trump, card) >= 0]
+    if not suited:  # only a suitless joker led so far: the next card sets the suit
+        return hand
+    led = _suit_of(rules, trumps, trump, suited[0])
+    suits = _suit_masks(rules.deck, trump)
+    follow = hand & suits[led]
+    if not follow:
+        return hand
+    suitless = rules.deck.jokers > 0 and rules.deck.joker_rank is JokerRank.UNRANKED
+    if led == trump:
+        if suitless and rules.play.double_down_override and CARDS[plays[0]].is_joker:
+            return follow | jokers
+        return follow
+    # seed 004, two-trump: "A joker may be cut in at any time if a non-trump suit is lead"
+    cut_in_jokers = jokers if suitless else 0
+    if rules.play.follow is Follow.MUST_FOLLOW:
+        return follow | cut_in_jokers
+    allowed = follow | hand & trumps | cut_in_jokers
+    if sub >= 0 and led != sub:  # sub-trumps may trump in on a plain lead
+        allowed |= hand & suits[sub]
+    return allowed
+
+
+def _must_lead(state: GameState) -> int:
+    """The called card, where it must be led to the first trick: by its holder (call for
+    partner), or by the bidder playing alone when it was not dealt (five-handed)."""
+    call = state.rules.seating.partner_call
+    if state.called < 0 or call is PartnerCall.NONE:
+        return -1
+    if call is PartnerCall.LEAD or state.partner < 0:
+        return state.called
+    return -1
 
 
 def illegal_candidates(state: GameState, legal: list[Any], rng: random.Random, limit: int) -> list[Any]:
@@ -408,147 +596,432 @@ def pips2(card: int) -> int:
 
 
 def trump_order(rules: Ruleset, trump: Suit) -> list[int]:
-    """The trumps of the pack, highest first, from RULES.md: A K Q J, off-jack, jokers
-    (below the jack, or below the two), 10 .. 3, off-three, 2."""
-    deck = rules.deck
+    return list(_trump_order(rules.deck, Suit(trump)))
+
+
+@functools.cache
+def _suit_masks(deck: Any, trump: int) -> tuple[int, ...]:
+    """Per suit the cards that follow it (index 4: suitless jokers), from ``trump_order``."""
+    trumps = mask(_trump_order(deck, Suit(trump)))
+    out = [0] * 5
+    for card in range(54):
+        if trumps >> card & 1:
+            out[trump] |= 1 << card
+        elif CARDS[card].is_joker:
+            out[4] |= 1 << card
+        else:
+            out[int(CARDS[card].suit)] |= 1 << card
+    return tuple(out)
+
+
+@functools.cache
+def _trump_order(deck: Any, trump: Suit) -> tuple[int, ...]:
+    """The trumps of the pack, highest first, from RULES.md and seeds 003/004: A, off-ace,
+    K, Q, J, off-jack, jokers (below the jack), 10, off-ten, 9 .. 3, off-three, 2, off-two,
+    jokers (below the two).  Off-cards rank just below their counterparts; unranked
+    jokers (two-trump pitch) are no trumps."""
     removed = set(deck.removed_ranks)
     other = trump.partner
-    jokers = [int(BIG_JOKER), int(LITTLE_JOKER)][:deck.jokers]
+    off = {14: deck.off_ace, 11: deck.off_jack, 10: deck.off_ten, 3: deck.off_three, 2: deck.off_two}
+    jokers = [int(BIG_JOKER), int(LITTLE_JOKER)][:deck.jokers]  # a lone joker is the big one
     order: list[int] = []
     for rank in range(14, 1, -1):
-        if rank not in removed:
-            order.append(int(Card.of(rank, trump)))
-            if rank == 3 and deck.off_three:
-                order.append(int(Card.of(3, other)))
-        if rank == 11:
-            if deck.off_jack:
-                order.append(int(Card.of(11, other)))
-            if deck.joker_rank is JokerRank.BELOW_JACK:
-                order += jokers
+        if rank in removed:
+            continue
+        order.append(int(Card.of(rank, trump)))
+        if off.get(rank):
+            order.append(int(Card.of(rank, other)))
+        if rank == 11 and deck.joker_rank is JokerRank.BELOW_JACK:
+            order += jokers
     if deck.joker_rank is JokerRank.BELOW_TWO:
         order += jokers
-    return order
+    return tuple(order)
 
 
-def trick_winner(order: list[int], plays: tuple[tuple[int, int], ...]) -> int:
-    """The highest trump wins; with no trump, the highest card of the suit led."""
+def trick_winner(rules: Ruleset, order: list[int], sub: int, plays: tuple[tuple[int, int], ...]) -> int:
+    """RULES.md: the highest trump wins; with no trump, the highest card of the suit led.
+    Reverse pitch / reverse hierarchy (``lowest_wins``): the lowest trump, else the lowest
+    card of the suit led.  ``low_trump_wins``: the lowest trump of the pack wins the trick
+    it is played to.  Two-trump pitch: a sub-trump beats plain cards, an unranked joker
+    never wins, and after a joker lead the next card sets the suit."""
+    low_first = rules.play.lowest_wins
     position = {card: i for i, card in enumerate(order)}
+    if rules.play.low_trump_wins and order:
+        for seat, card in plays:
+            if card == order[-1]:
+                return seat
     trumps = [(position[c], seat) for seat, c in plays if c in position]
     if trumps:
-        return min(trumps)[1]
-    led = CARDS[plays[0][1]].suit
-    return max((CARDS[c].rank, seat) for seat, c in plays if CARDS[c].suit == led)[1]
+        return (max if low_first else min)(trumps)[1]
+
+    def by_rank(cards: list[tuple[int, int]]) -> int:
+        ranked = [(CARDS[c].rank, seat) for seat, c in cards]
+        return (min(ranked) if low_first else max(ranked))[1]
+
+    suited = [(seat, c) for seat, c in plays if not CARDS[c].is_joker]
+    subs = [(seat, c) for seat, c in suited if CARDS[c].suit == sub]
+    if subs:
+        return by_rank(subs)
+    led = CARDS[suited[0][1]].suit
+    return by_rank([(seat, c) for seat, c in suited if CARDS[c].suit == led])
+
+
+#: The single-card point categories: (rank, the card is the off-card of that rank).
+_CARD_POINTS = {
+    PointCategory.JACK: (11, False), PointCategory.OFF_JACK: (11, True), PointCategory.FIVE: (5, False),
+    PointCategory.THREE: (3, False), PointCategory.OFF_THREE: (3, True), PointCategory.ACE: (14, False),
+    PointCategory.TEN: (10, False), PointCategory.TWO: (2, False), PointCategory.NINE: (9, False),
+    PointCategory.OFF_ACE: (14, True), PointCategory.OFF_TEN: (10, True), PointCategory.OFF_TWO: (2, True),
+}
+
+
+def point_cards(rules: Ruleset, trump: Suit, order: list[int], sub: int) -> dict[Any, list[int]]:
+    """The cards each card category is earned with (those of this pack only)."""
+    out: dict[Any, list[int]] = {}
+    trumps = set(order)
+    for rule in rules.scoring.points:
+        cat = rule.category
+        if cat in _CARD_POINTS:
+            rank, is_off = _CARD_POINTS[cat]
+            card = int(Card.of(rank, trump.partner if is_off else trump))
+            out[cat] = [card] if card in trumps else []
+        elif cat is PointCategory.JOKER:
+            out[cat] = [int(BIG_JOKER), int(LITTLE_JOKER)][:rules.deck.jokers]
+        elif cat is PointCategory.SUB_JACK and sub >= 0 and 11 not in rules.deck.removed_ranks:
+            card = int(Card.of(11, Suit(sub)))
+            out[cat] = [] if card in trumps else [card]
+    return out
+
+
+def _hand_facts(rules: Ruleset, events: list[Any]) -> dict[str, Any]:
+    """What the log says about one hand: the deal, bids, trump, partner call, preparation."""
+    facts: dict[str, Any] = {"trump": None, "sub": -1, "called": None, "cokes": 0, "bid": None,
+                             "double": False, "bidder": None}
+    dealt = next(e for e in events if isinstance(e, Dealt))
+    facts["dealt"] = dealt
+    hands = list(dealt.hands)
+    burned = [0] * rules.players
+    for event in events:
+        name = type(event).__name__
+        if name == "BidMade" and event.amount:
+            facts["bid"], facts["double"], facts["bidder"] = event.amount, event.double, event.seat
+        elif isinstance(event, TrumpSet):
+            if event.sub:
+                facts["sub"] = int(event.suit)
+            else:
+                facts["trump"], facts["pitched"], facts["trump_seat"] = event.suit, event.pitched, event.seat
+        elif isinstance(event, PartnerCalled):
+            holder = next((s for s in range(rules.players) if hands[s] >> event.card & 1), -1)
+            facts["called"], facts["caller"], facts["holder"] = event.card, event.seat, holder
+        elif isinstance(event, Coked):
+            facts["cokes"] |= 1 << event.seat
+        elif isinstance(event, Exchanged):  # man-o-war may discard the lost card it takes
+            hands[event.seat] |= event.drawn
+            assert not event.discarded & ~hands[event.seat], f"seat {event.seat} discards cards it does not hold"
+            hands[event.seat] &= ~event.discarded
+        elif isinstance(event, Burned):
+            assert not event.cards & ~hands[event.seat], f"seat {event.seat} burns cards it does not hold"
+            hands[event.seat] &= ~event.cards
+            burned[event.seat] |= event.cards
+    facts["playing_hands"], facts["burned"] = hands, burned
+    return facts
+
+
+def check_preparation(rules: Ruleset, events: list[Any], facts: dict[str, Any], pitcher: int) -> None:
+    """Seed 003's hand preparation, replayed from the log: every non-trump discarded, each
+    seat from eldest refilled to ``refill_to`` from the top of the stock, the rest to the
+    bidder (or passed, unseen, to the partner), non-trumps thrown away for trump-only
+    play, then everyone above ``burn_to`` burns down to it, eldest first."""
+    bidding = rules.bidding
+    if (rules.trump.exchange is not Exchange.DISCARD_NON_TRUMPS or rules.trump.dealer_picks
+            or bidding.look_option or bidding.coke):
+        return
+    dealt = facts["dealt"]
+    n = rules.players
+    trumps = mask(trump_order(rules, facts["trump"]))
+    hands, stock = list(dealt.hands), list(dealt.stock)
+    actual = [e for e in events if isinstance(e, (Exchanged, Burned))]
+    expected: list[Any] = []
+    order = [(dealt.dealer + 1 + k) % n for k in range(n)]
+    for seat in order:
+        discarded = hands[seat] & ~trumps
+        need = max(0, rules.deal.refill_to - (hands[seat] & trumps).bit_count())
+        drawn = mask(stock[:need])
+        del stock[:need]
+        hands[seat] = hands[seat] & trumps | drawn
+        if discarded or drawn:
+            expected.append(Exchanged(seat, discarded, drawn))
+    if rules.trump.leftovers_to_bidder and stock:
+        got = actual[len(expected)] if len(actual) > len(expected) else None
+        partner = (pitcher + rules.parties) % n
+        receiver = got.seat if isinstance(got, Exchanged) and got.seat == partner != pitcher else pitcher
+        assert receiver == pitcher or rules.trump.pass_leftovers
+        expected.append(Exchanged(receiver, 0, mask(stock)))
+        hands[receiver] |= mask(stock)
+    if rules.play.trumps_only:
+        for seat in order:
+            if hands[seat] & ~trumps:
+                expected.append(Exchanged(seat, hands[seat] & ~trumps, 0))
+                hands[seat] &= trumps
+    assert actual[:len(expected)] == expected, f"hand preparation {actual} != {expected}"
+    burns = actual[len(expected):]
+    over = [seat for seat in order if rules.deal.burn_to and hands[seat].bit_count() > rules.deal.burn_to]
+    assert [e.seat for e in burns] == over and all(isinstance(e, Burned) for e in burns), \
+        f"burns {burns} != seats {over} above {rules.deal.burn_to}"
+    for event in burns:
+        assert event.cards.bit_count() == hands[event.seat].bit_count() - rules.deal.burn_to
 
 
 def check_hand_result(state: GameState, events: list[Any], result: Any) -> None:
-    """Property 4 for one scored hand: awards recomputed independently, the bid applied."""
+    """Property 4 for one scored hand: trick play, awards, sides and the bid's effect on
+    the scores recomputed from the rule text and the log alone."""
     rules = state.rules
     parties = rules.parties
+    n = rules.players
     tricks = [t for t in map(trick_of, events) if t is not None]
-    dealt = next(e for e in events if isinstance(e, Dealt))
-    assert result.trump is not None or not tricks
-    order = trump_order(rules, result.trump)
+    facts = _hand_facts(rules, events)
+    dealt = facts["dealt"]
+    auction = rules.bidding.auction
+    pitcher = facts["bidder"] if auction else (dealt.dealer + 1) % n
+    assert result.pitcher == pitcher, f"pitcher {result.pitcher} != {pitcher}"
+    pp = pitcher % parties
+    assert result.trump == facts["trump"] and result.trump is not None
+    trump: Suit = result.trump
+    sub = facts["sub"]
+    order = trump_order(rules, trump)
+    if facts.get("pitched"):
+        assert tricks and int(CARDS[tricks[0].plays[0][1]].suit) == int(trump), "trump is not the pitched suit"
+    elif auction:
+        assert facts["trump_seat"] == pitcher, "trump declared by another seat than the pitcher"
+
+    # sides: the called card's holder (at the call) partners the bidder for this hand
+    sides = None
+    if rules.seating.partner_call is not PartnerCall.NONE:
+        assert facts["called"] is not None and facts["caller"] == pitcher
+        assert facts["holder"] != pitcher, "the bidder called a card it holds"
+        team = {pp, facts["holder"] % parties if facts["holder"] >= 0 else pp}
+        sides = tuple(0 if p in team else 1 for p in range(parties))
+    assert result.sides == sides, f"sides {result.sides} != {sides}"
+    side_of = sides if sides is not None else tuple(range(parties))
+
+    check_preparation(rules, events, facts, pitcher)
+    # trick play: seats still holding cards play in turn from the leader; all cards are played
+    remaining = list(facts["playing_hands"])
     capturer: dict[int, int] = {}
     player: dict[int, int] = {}
     pips = [0] * parties
     won = [0] * parties
-    for trick in tricks:
-        assert trick.winner == trick_winner(order, trick.plays), f"wrong trick winner {trick}"
-        won[trick.winner % parties] += 1
+    first = pitcher
+    if rules.seating.partner_call is PartnerCall.LEAD and facts["holder"] not in (None, -1):
+        first = facts["holder"]  # "The 'called' card is the first played"
+    if rules.play.first_lead is FirstLead.LEFT_OF_PITCHER:
+        first = (pitcher + 1) % n
+    leader = next((s for s in ((first + k) % n for k in range(n)) if remaining[s]), -1)
+    modelled_seats = not rules.bidding.coke and not rules.trump.sub_trump
+    for index, trick in enumerate(tricks):
+        seats = [s for s, _ in trick.plays]
+        if modelled_seats:
+            assert trick.leader == leader, f"trick {index} led by {trick.leader}, expected {leader}"
+            expected_seats = [s for s in ((leader + k) % n for k in range(n)) if remaining[s]]
+            assert seats == expected_seats, f"trick {index} played by {seats}, expected {expected_seats}"
+        assert len(set(seats)) == len(seats)
+        if index == 0 and rules.seating.partner_call is PartnerCall.LEAD and facts["holder"] not in (None, -1):
+            assert trick.plays[0][1] == facts["called"], "the called card was not led first"
+        winner = trick_winner(rules, order, sub, trick.plays)
+        assert trick.winner == winner, f"trick {trick} won by {trick.winner}, expected {winner}"
+        won[winner % parties] += 1
         for seat, card in trick.plays:
-            capturer[card] = trick.winner % parties
+            assert remaining[seat] >> card & 1, f"seat {seat} played {CARDS[card]} it does not hold"
+            remaining[seat] ^= 1 << card
+            capturer[card] = winner % parties
             player[card] = seat % parties
-            pips[trick.winner % parties] += pips2(card)
-    # in play = dealt to the hands, less discards, plus draws: exactly the cards played
-    in_hands = 0
-    for hand in dealt.hands:
-        in_hands |= hand
-    for event in events:
-        if isinstance(event, Exchanged):
-            in_hands = in_hands & ~event.discarded | event.drawn
-    assert in_hands == mask(capturer), "the cards played are not the cards in play"
+            pips[winner % parties] += pips2(card)
+        leader = next((s for s in ((winner + k) % n for k in range(n)) if remaining[s]), -1)
+    assert not any(remaining), "cards in play were not played"
     assert tuple(won) == result.tricks_won
     assert tuple(p / 2 if p % 2 else p // 2 for p in pips) == result.pips
 
-    trumps_in_play = [c for c in order if c in capturer]
-    table_cards = {
-        PointCategory.JACK: Card.of(11, result.trump),
-        PointCategory.OFF_JACK: Card.of(11, result.trump.partner),
-        PointCategory.FIVE: Card.of(5, result.trump),
-        PointCategory.THREE: Card.of(3, result.trump),
-        PointCategory.OFF_THREE: Card.of(3, result.trump.partner),
-    }
-    expected: list[tuple[Any, ...]] = []
+    # awards, in the ruleset's counting order
+    burned = facts["burned"]
+    credited: dict[int, set[int]] = {}  # burned card -> the parties that may be credited
+    if rules.scoring.burned_points is BurnedPoints.OPPONENTS:
+        for seat, cards in enumerate(burned):
+            for card in range(54):
+                if cards >> card & 1:
+                    credited[card] = {p for p in range(parties) if side_of[p] != side_of[seat % parties]}
+    cards_of_point = point_cards(rules, trump, order, sub)
+    in_play_trumps = [c for c in order if c in capturer]
+    expected: list[tuple[Any, int, set[int], int | None]] = []
     for rule in rules.scoring.points:
         cat, value = rule.category, rule.value
         if cat is PointCategory.HIGH:
-            if trumps_in_play:
-                expected.append((cat, value, capturer[trumps_in_play[0]], trumps_in_play[0]))
+            if in_play_trumps:
+                expected.append((cat, value, {capturer[in_play_trumps[0]]}, in_play_trumps[0]))
         elif cat is PointCategory.LOW:
-            low = [c for c in trumps_in_play
+            low = [c for c in in_play_trumps
                    if not (CARDS[c].is_joker and rules.deck.joker_rank is JokerRank.BELOW_TWO)]
             if low:
                 owner = player if rules.scoring.low_goes_to is LowGoesTo.PLAYER else capturer
-                expected.append((cat, value, owner[low[-1]], low[-1]))
-        elif cat is PointCategory.GAME:
-            best = max(pips)
-            if pips.count(best) == 1:
-                expected.append((cat, value, pips.index(best), None))
-        elif cat is PointCategory.JOKER:
-            for joker in (int(BIG_JOKER), int(LITTLE_JOKER)):
-                if joker in capturer:
-                    expected.append((cat, value, capturer[joker], joker))
+                expected.append((cat, value, {owner[low[-1]]}, low[-1]))
+        elif cat is PointCategory.GAME:  # with called partners, per side ("earned as a team")
+            team_of = list(result.sides) if result.sides is not None else list(range(len(pips)))
+            side_pips = [sum(p for party, p in enumerate(pips) if team_of[party] == side)
+                         for side in range(max(team_of) + 1)]
+            best = max(side_pips)
+            if side_pips.count(best) == 1:
+                side = side_pips.index(best)
+                expected.append((cat, value, {p for p in range(len(pips)) if team_of[p] == side}, None))
+        elif cat in (PointCategory.SUB_HIGH, PointCategory.SUB_LOW):
+            subs = sorted((CARDS[c].rank, c) for c in capturer
+                          if sub >= 0 and not CARDS[c].is_joker and CARDS[c].suit == sub and c not in order)
+            if subs:
+                card = subs[-1][1] if cat is PointCategory.SUB_HIGH else subs[0][1]
+                expected.append((cat, value, {capturer[card]}, card))
         else:
-            card = int(table_cards[cat])
-            if card in capturer and card in order:
-                expected.append((cat, value, capturer[card], card))
+            for card in cards_of_point.get(cat, []):
+                if card in capturer:
+                    to_player = cat is PointCategory.TWO and rules.scoring.two_goes_to is LowGoesTo.PLAYER
+                    expected.append((cat, value, {(player if to_player else capturer)[card]}, card))
+                elif card in credited:
+                    expected.append((cat, value, credited[card], card))
     got = [(a.category, a.value, a.party, None if a.card is None else int(a.card)) for a in result.awards]
-    assert got == expected, f"awards {got} != expected {expected}"
-    categories = [a.category for a in result.awards]
-    for cat in set(categories):
-        limit = rules.deck.jokers if cat is PointCategory.JOKER else 1
-        assert categories.count(cat) <= limit, f"{cat} awarded {categories.count(cat)} times"
-    assert sum(a.value for a in result.awards) <= rules.points_in_play
+    assert len(got) == len(expected) and all(
+        g[0] == e[0] and g[1] == e[1] and g[3] == e[3] and g[2] in e[2] for g, e in zip(got, expected, strict=True)
+    ), f"awards {got} != expected {expected}"
+    check_points_in_play(rules, result, facts, cards_of_point, credited)
 
     points = [0] * parties
     for award in result.awards:
         points[award.party] += award.value
     assert tuple(points) == result.points_won
-    assert result.pitcher is not None and result.pitcher >= 0
-    pp = result.pitcher % parties
-    changes = list(points)
-    if rules.bidding.auction:
-        bid = result.bid
-        assert bid is not None and rules.bidding.minimum_bid <= bid
-        moon = rules.moon is not None and bid == rules.moon.moon_bid
+    side_points: dict[int, int] = {}
+    for party, value in enumerate(points):
+        side_points[side_of[party]] = side_points.get(side_of[party], 0) + value
+    side_tricks = sum(won[p] for p in range(parties) if side_of[p] == side_of[pp])
+    changes = [side_points[side_of[p]] for p in range(parties)]
+    before = state.results[-2].scores if len(state.results) > 1 else (0,) * parties
+    moon_decides = False
+    made = None
+    if auction:
+        bid = facts["bid"]
+        assert result.bid == bid and bid is not None and bid >= rules.bidding.minimum_bid
+        assert result.doubled == facts["double"]
+        stakes = 2 * bid if facts["double"] else bid
+        moon_rules = rules.moon
+        moon = moon_rules is not None and bid in (moon_rules.moon_bid, moon_rules.blind_moon_bid or -1)
         assert result.moon == moon
-        # a moon bid above the points in play (partnership smudge: 5) needs them all
-        made = points[pp] >= min(bid, rules.points_in_play)
-        if moon and rules.moon.moon_all_tricks and won[pp] != len(tricks):
+        # a moon bid above the points in play (ten-point's moon: all ten) needs them all
+        made = side_points[side_of[pp]] >= min(bid, rules.points_in_play)
+        if moon and moon_rules.moon_all_tricks and side_tricks != len(tricks):
             made = False
-        assert result.made == made, f"made={result.made} with {points[pp]} points on a bid of {bid}"
-        if moon:
-            if made and rules.moon.moon_made is MoonMade.SCORE:
-                changes[pp] = rules.moon.moon_score
-            elif not made:
-                changes[pp] = -rules.moon.moon_score
-        elif not made:
-            changes[pp] = -bid
+        assert result.made == made, f"made={result.made} with {side_points[side_of[pp]]} points on {bid}"
+        for party in range(parties):
+            if side_of[party] != side_of[pp]:
+                continue
+            if moon:
+                worth = bid if moon_rules.moon_made is MoonMade.BID else moon_rules.moon_score
+                if not made:
+                    changes[party] = -worth
+                    moon_decides = moon_rules.moon_set is MoonSet.LOSE_GAME
+                elif moon_rules.moon_made in (MoonMade.SCORE, MoonMade.BID):
+                    changes[party] = worth
+                elif moon_rules.moon_made is MoonMade.TO_TARGET:  # to 52, or to zero from the hole
+                    changes[party] = (rules.win.target if before[party] >= 0 else 0) - before[party]
+                else:  # the game itself is the prize; what the hand scores follows made_scores
+                    moon_decides = not (moon_rules.moon_blocked_in_hole and before[pp] < 0)
+                    if rules.scoring.made_scores is MadeScores.BID:
+                        changes[party] = stakes
+            elif made:
+                if rules.scoring.made_scores is MadeScores.BID:
+                    changes[party] = stakes
+            elif rules.scoring.set_penalty is SetPenalty.POOKIE:  # the score becomes -1 (or one less)
+                changes[party] = min(before[party], 0) - 1 - before[party]
+            else:
+                changes[party] = -stakes
         if rules.scoring.no_junk_points:
-            changes = [c if p == pp else 0 for p, c in enumerate(changes)]
+            changes = [c if side_of[p] == side_of[pp] else 0 for p, c in enumerate(changes)]
     else:
         assert result.bid is None and result.made is None and not result.moon
-    assert tuple(changes) == result.score_changes
-    before = state.results[-2].scores if len(state.results) > 1 else (0,) * parties
-    assert tuple(b + c for b, c in zip(before, changes, strict=False)) == result.scores
+    assert tuple(changes) == result.score_changes, f"score changes {result.score_changes} != {changes}"
+    final = tuple(b + c for b, c in zip(before, changes, strict=True))
+    assert final == result.scores
+    check_game_end(state, result, before, final, pp, made, moon_decides, side_of)
 
-    # the game ends at the hand limit at the latest; a winner by target has reached it
-    if len(state.results) >= rules.win.max_hands:
+
+def check_points_in_play(rules: Ruleset, result: Any, facts: dict[str, Any], cards_of_point: dict[Any, list[int]],
+                         credited: dict[int, set[int]]) -> None:
+    """Points awarded never exceed the points in play; where every point card necessarily
+    reaches the tricks or is burned (seed 003's family: the whole pack reaches the hands,
+    only non-trumps are thrown away), they add up exactly, less the burned ones nobody is
+    credited with."""
+    total = sum(a.value for a in result.awards)
+    assert total <= rules.points_in_play
+    categories = [a.category for a in result.awards]
+    for cat in set(categories):
+        limit = rules.deck.jokers if cat is PointCategory.JOKER else 1
+        assert categories.count(cat) <= limit, f"{cat} awarded {categories.count(cat)} times"
+    if any(cat not in cards_of_point for cat in (r.category for r in rules.scoring.points)):
+        return  # High, Low, Game...: not tied to one card
+    dealt = facts["dealt"]
+    whole_pack = not dealt.stock or (rules.trump.exchange is Exchange.DISCARD_NON_TRUMPS
+                                     and rules.trump.leftovers_to_bidder)
+    trumps = mask(trump_order(rules, result.trump))
+    only_non_trumps_leave = rules.trump.exchange in (Exchange.NONE, Exchange.DISCARD_NON_TRUMPS) and not (
+        rules.bidding.look_option or rules.bidding.coke or rules.trump.dealer_picks)
+    if not (whole_pack and only_non_trumps_leave):
+        return
+    burned = 0
+    for cards in facts["burned"]:
+        burned |= cards
+    value = {r.category: r.value for r in rules.scoring.points}
+    in_pack = sum(value[cat] for cat, cards in cards_of_point.items() for card in cards if trumps >> card & 1)
+    lost = sum(value[cat] for cat, cards in cards_of_point.items() for card in cards
+               if burned >> card & 1 and card not in credited)
+    assert total == in_pack - lost, f"{total} points awarded, {in_pack} in the pack, {lost} burned"
+
+
+def check_game_end(state: GameState, result: Any, before: tuple[int, ...], final: tuple[int, ...], pp: int,
+                   made: bool | None, moon_decides: bool, side_of: tuple[int, ...]) -> None:
+    """The end of the game, from the rule text: a decisive moon ends it first; then the
+    target (a winner has reached it, is eligible, and leads by ``win_by``); then the
+    backdoor; the hand limit at the latest."""
+    rules = state.rules
+    win = rules.win
+    reason = result.win_reason.value if result.win_reason is not None else None
+    if moon_decides:
+        assert result.game_over and reason in ("shot-the-moon", "failed-moon"), f"moon decides, got {reason}"
+        if made:
+            assert result.winner == pp
+        else:
+            assert result.winner is None or side_of[result.winner] != side_of[pp], \
+                "a party of the side that failed its moon won the game"
+        return
+    if len(state.results) >= win.max_hands:
         assert result.game_over
-    if result.game_over and result.win_reason is not None:
-        reason = result.win_reason.value
-        if reason in ("reached-target", "maker-at-target", "most-at-target"):
-            assert result.winner is not None and result.scores[result.winner] >= rules.win.target
+    if reason in ("reached-target", "maker-at-target", "most-at-target"):
+        winner = result.winner
+        assert winner is not None and final[winner] >= win.target
+        if win.who_may_win is not WhoMayWin.ANY and win.win_mode is WinMode.FIRST_TO_REACH:
+            assert side_of[winner] == side_of[pp]
+            if win.who_may_win is WhoMayWin.BID_MADE:
+                assert made
+        if win.win_by > 1 and win.win_mode is WinMode.FIRST_TO_REACH:
+            assert all(final[winner] - s >= win.win_by for p, s in enumerate(final) if p != winner)
+        return
+    line = win.backdoor_score or -win.target
+    if win.backdoor is not Backdoor.NONE and min(final) <= line:
+        assert result.game_over and reason == "backdoor", f"a score {min(final)} at the backdoor {line}, {reason}"
+        lowest = [p for p, s in enumerate(final) if s == min(final)]
+        if win.backdoor is Backdoor.DRAW:
+            assert result.winner is None
+        elif win.backdoor is Backdoor.WINS:
+            assert result.winner == (lowest[0] if len(lowest) == 1 else None)
+        else:
+            assert result.winner is None or result.winner not in lowest
+    elif reason == "backdoor":
+        raise AssertionError(f"backdoor win with scores {final} above {line}")
+    if not result.game_over and win.win_mode is WinMode.MAKER_FIRST:
+        assert final[pp] < win.target, "a maker at the target did not win"
 
 
 # --------------------------------------------------------------------------- playout

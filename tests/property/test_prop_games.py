@@ -17,6 +17,8 @@ legal actions, and checks at every step:
 
 from __future__ import annotations
 
+import random
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -29,12 +31,12 @@ from pitch_props import (
     random_rulesets,
 )
 
-from pitch_sdk.rules import preset
+from pitch_sdk.rules import GameState, Trick, preset
 
 SEEDS = st.integers(0, 2**32 - 1)
-GAMES_PER_PRESET = 140
-GAMES_PER_VARIANT = 20
-RANDOM_COMBO_GAMES = 500
+GAMES_PER_PRESET = 40
+GAMES_PER_VARIANT = 10
+RANDOM_COMBO_GAMES = 200
 
 
 def _play(rules, seed, action_seed, dealer, *, illegal=2, clone_every=30):
@@ -70,3 +72,18 @@ def test_random_games_of_random_option_combos(rules, seed, action_seed, dealer):
 def test_uncapped_games_end(name, seed, action_seed):
     """A few whole games with the preset's own hand limit: they end by a win or the limit."""
     _play(preset(name), seed, action_seed, 0, illegal=0, clone_every=0)
+
+
+def test_unranked_joker_lead_without_sub_trump():
+    """Seed 004 (two-trump pitch): "jokers are unranked and cannot be used to capture other
+    cards. When leading a joker it is considered to be suit-less, the second play of the
+    trick determines the lead suit" - also without a sub-trump: games end and no trick is
+    won by a joker."""
+    rules = preset("partnership", jokers=2, joker_rank="unranked", trump_selection="declare",
+                   joker_may_lead_first_trick=True, points=["high", "low", "jack", "joker", "game"], max_hands=3)
+    state = GameState.new(rules, seed=0)
+    rng = random.Random(0)
+    while not state.is_over:
+        state.apply(rng.choice(state.legal_actions()))
+    tricks = [event for event in state.history if isinstance(event, Trick)]
+    assert tricks and all(dict(trick.plays)[trick.winner] < 52 for trick in tricks)

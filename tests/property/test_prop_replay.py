@@ -28,9 +28,9 @@ from pitch_props import (
 from pitch_sdk.rules import CARDS, Deal, GameLog, GameState, preset, replay
 
 SEEDS = st.integers(0, 2**32 - 1)
-PRESET_GAMES = 250
-COMBO_GAMES = 150
-DEAL_GAMES = 100
+PRESET_GAMES = 120
+COMBO_GAMES = 80
+DEAL_GAMES = 50
 
 RULES = st.one_of(
     st.sampled_from(PRESET_NAMES).map(preset),

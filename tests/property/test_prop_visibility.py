@@ -32,16 +32,17 @@ from pitch_sdk.rules import (
     Card,
     CardParseError,
     GameState,
+    Phase,
     Trick,
     observe,
     preset,
 )
-from pitch_sdk.rules.events import Dealt, Exchanged, HandScored
+from pitch_sdk.rules.events import AllPassed, Burned, Coked, Dealt, Exchanged, HandScored, PartnerCalled
 from pitch_sdk.rules.observation import visible_event
 
 SEEDS = st.integers(0, 2**32 - 1)
-PRESET_GAMES = 160
-COMBO_GAMES = 80
+PRESET_GAMES = 80
+COMBO_GAMES = 40
 
 RULES = st.one_of(
     st.sampled_from(PRESET_NAMES).map(preset),
@@ -94,9 +95,19 @@ def public_cards(state: GameState) -> set[int]:
         trick = trick_of(event)
         if trick is not None:
             public.update(card for _, card in trick.plays)
+        elif isinstance(event, (Burned, Coked, PartnerCalled)):
+            public.update(shown_cards(event))
         elif type(event).__name__ == "CardPlayed":
             public.add(event.card)
     return public
+
+
+def shown_cards(event) -> set[int]:
+    """Cards an event shows the whole table: burned cards (seed 004 scores them), a coke
+    hand (the Scranton rule: "must show his six cards to all players"), the called card."""
+    if isinstance(event, PartnerCalled):
+        return {event.card}
+    return {c for c in range(54) if event.cards >> c & 1}
 
 
 def names(cards) -> list[str]:
@@ -117,11 +128,20 @@ def check_observations(state: GameState) -> None:
     for seat in range(state.players):
         obs = observe(state, seat)
         assert obs.hands is None
-        assert obs.hand == state.hand(seat)
+        # seed 004 (Abacos, blind smudge): a seat that has not looked bids without its hand
+        blind = not state.looked[seat] and state.phase in (Phase.LOOK, Phase.BIDDING)
+        assert obs.hand_hidden is blind
+        assert obs.hand == (() if blind else state.hand(seat))
         own = set(map(int, obs.hand))
         for event in exchanges:
             if event.seat == seat:
                 own |= {c for c in range(54) if (event.discarded | event.drawn) >> c & 1}
+        if seat == state.to_move and state.phase is Phase.DEALER_PICK:  # nine-five: sees the stock
+            own |= set(state.stock)
+        if seat == state.to_move and state.phase is Phase.CALL_CARD:  # naming a card shows nothing
+            own |= {int(a.card) for a in obs.legal_actions}
+        if seat == state.to_move and state.phase is Phase.OFFER:  # man-o-war: looks at a lost card
+            own.add(state.offered)
         leaked = cards_in(obs, set()) - own - public
         assert not leaked, f"seat {seat} sees other seats' cards {names(leaked)}"
         if seat == state.to_move and not state.is_over:
@@ -143,6 +163,10 @@ def check_log_visibility(state: GameState) -> None:
                 known |= {card for _, card in trick.plays}
             elif type(event).__name__ == "CardPlayed":
                 known.add(event.card)
+            elif isinstance(event, (Burned, Coked, PartnerCalled)):
+                known |= shown_cards(event)
+            elif isinstance(event, AllPassed):  # hotshot: "the cards are shown face up"
+                known |= {c for hand in event.shown for c in range(54) if hand >> c & 1}
             data = visible_event(event, viewer)
             shown = cards_named(data, set()) if data is not None else set()
             leaked = shown - known

@@ -34,7 +34,8 @@ class PileSummary(NamedTuple):
 
 
 def award_points(rules: Ruleset, table: TrumpTable, piles: Sequence[int], tricks_won: Sequence[int],
-                 played: Sequence[int] | None = None, credited_burns: Sequence[int] | None = None) -> PileSummary:
+                 played: Sequence[int] | None = None, credited_burns: Sequence[int] | None = None,
+                 sides: Sequence[int] | None = None) -> PileSummary:
     """Award every point category of ``rules`` for a finished hand, in counting order.
 
     ``piles`` holds each party's scoring pile (the cards of the tricks it won) as a bit
@@ -42,7 +43,9 @@ def award_points(rules: Ruleset, table: TrumpTable, piles: Sequence[int], tricks
     the player who held it (:func:`played_by_party`); ``credited_burns`` the burned cards
     whose points each party is given (seed 004's off-ace eleven-point).  A card is *in
     play* when it was played to a trick; it belongs to the party that won that trick,
-    except Low and the two under ``low_goes_to``/``two_goes_to=player``.
+    except Low and the two under ``low_goes_to``/``two_goes_to=player``.  With called
+    partners (``sides``: party -> side) Game goes to the side with the most pips, "earned
+    as a team" (seed 004), credited to that side's member holding the most of them.
     """
     in_play = 0
     for pile in piles:
@@ -64,9 +67,9 @@ def award_points(rules: Ruleset, table: TrumpTable, piles: Sequence[int], tricks
             high, low = table.sub_extremes(in_play)
             card = high if category is PointCategory.SUB_HIGH else low
         elif category is PointCategory.GAME:
-            best = max(pips2)
-            if pips2.count(best) == 1:
-                awards.append(PointAward(category, value, pips2.index(best), None))
+            winner = _game_winner(pips2, sides)
+            if winner is not None:
+                awards.append(PointAward(category, value, winner, None))
             continue
         elif category is PointCategory.JOKER:
             for joker in (BIG_JOKER_ID, LITTLE_JOKER_ID):
@@ -91,6 +94,22 @@ def award_points(rules: Ruleset, table: TrumpTable, piles: Sequence[int], tricks
 
 
 _JOKERS_NOT_LOW = (JokerRank.BELOW_TWO, JokerRank.UNRANKED)
+
+
+def _game_winner(pips2: Sequence[int], sides: Sequence[int] | None) -> int | None:
+    """The party earning Game: strictly the most pips, counted per side when partners are
+    called; a tie for most awards nothing."""
+    if sides is None:
+        best = max(pips2)
+        return pips2.index(best) if pips2.count(best) == 1 else None
+    side_pips = [0] * (max(sides) + 1)
+    for party, pips in enumerate(pips2):
+        side_pips[sides[party]] += pips
+    best = max(side_pips)
+    if side_pips.count(best) != 1:
+        return None
+    side = side_pips.index(best)
+    return max((p for p in range(len(pips2)) if sides[p] == side), key=lambda p: pips2[p])
 
 
 def _required(played: Sequence[int] | None, what: str) -> Sequence[int]:
@@ -182,6 +201,8 @@ def settle_hand(rules: Ruleset, pile: PileSummary, pitching_party: int | None,
                     changes[party] = (rules.win.target if before >= 0 else 0) - before
                 else:
                     moon_decides = not (rules_moon.moon_blocked_in_hole and scores_before[pitching_party] < 0)
+                    if scoring.made_scores is MadeScores.BID:  # counts if the moon does not decide
+                        changes[party] = stakes
             elif made:
                 if scoring.made_scores is MadeScores.BID:
                     changes[party] = stakes

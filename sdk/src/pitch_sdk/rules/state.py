@@ -71,6 +71,7 @@ from pitch_sdk.rules.ruleset import (
     Exchange,
     FirstLead,
     Follow,
+    JokerRank,
     LowGoesTo,
     PartnerCall,
     Ruleset,
@@ -330,7 +331,10 @@ class GameState:
         self._joker_lead_ok = rules.play.joker_may_lead_first_trick
         self._barn = rules.play.trump_must_be_broken
         self._cokes_sit_out_first = rules.bidding.coke_sits_out is CokeSitsOut.FIRST
-        self._two_trump = rules.trump.sub_trump
+        # Two-trump pitch's following rules: whenever jokers are suitless (a joker lead lets
+        # the next card set the suit), with or without a sub-trump.
+        self._two_trump = rules.trump.sub_trump or (
+            rules.deck.jokers > 0 and rules.deck.joker_rank is JokerRank.UNRANKED)
         bidding = rules.bidding
         self._bids_vary = bidding.forced_nine or bidding.coke or (
             rules.moon is not None and rules.moon.blind_moon_bid > 0)
@@ -818,7 +822,7 @@ class GameState:
         self.history.append(TrumpSet(seat, suit, False, sub=True))
 
     def _after_trump(self) -> None:
-        if self._two_trump and self.sub_trump < 0:
+        if self.rules.trump.sub_trump and self.sub_trump < 0:
             self.phase = Phase.DECLARE_SUB_TRUMP
             self.to_move = self.pitcher
         elif self.rules.seating.partner_call is PartnerCall.HOLDER:
@@ -1038,7 +1042,8 @@ class GameState:
             return hand if self.tricks and not self._barn else self._lead_mask(hand)
         if self._two_trump:
             return two_trump_follow_mask(hand, lead_suit, self._table,  # type: ignore[arg-type]
-                                         self.trick[0][1] >= LITTLE_JOKER_ID, self.rules.play.double_down_override)
+                                         self.trick[0][1] >= LITTLE_JOKER_ID, self.rules.play.double_down_override,
+                                         self._must_follow)
         return follow_mask(hand, lead_suit, self.trump, self._table, self._must_follow)  # type: ignore[arg-type]
 
     def _lead_mask(self, hand: int) -> int:
@@ -1118,7 +1123,7 @@ class GameState:
         assert self._table is not None
         played = played_by_party(self.tricks, self.parties) if self._needs_played else None
         credited = self._credited_burns() if self._burns_score else None
-        pile = award_points(rules, self._table, self._piles, self._tricks_won, played, credited)
+        pile = award_points(rules, self._table, self._piles, self._tricks_won, played, credited, self._sides)
         auction = rules.bidding.auction
         pitching_party = self.pitcher % self.parties
         contract = self.contract if auction else None

@@ -34,7 +34,7 @@ def card_power(table: TrumpTable, card: int, lead_suit: int) -> int:
 
 
 def two_trump_follow_mask(hand: int, lead_suit: int, table: TrumpTable, joker_led: bool,
-                          double_down: bool) -> int:
+                          double_down: bool, must_follow: bool = False) -> int:
     """Seed 004, two-trump pitch: "Players follow suit as in other variations; sub-trumps do
     not count as trumps for this purpose. sub-trumps may be used to 'trump in,' on non-trump
     leads ... If a sub-trump is lead, main trump can be 'trumped in'. ... When leading a
@@ -55,6 +55,8 @@ def two_trump_follow_mask(hand: int, lead_suit: int, table: TrumpTable, joker_le
     follow = hand & table.suit_masks[lead_suit]
     if not follow:
         return hand
+    if must_follow:  # follow suit, trump only when void; a joker still "at any time"
+        return follow | jokers
     allowed = follow | hand & table.trump_mask | jokers
     if lead_suit != table.sub_trump:
         allowed |= hand & table.sub_mask
