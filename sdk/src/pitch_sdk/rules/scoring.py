@@ -63,11 +63,12 @@ def award_points(rules: Ruleset, table: TrumpTable, piles: Sequence[int], tricks
             card = table.lowest(candidates)
             if scoring.low_goes_to is LowGoesTo.PLAYER:
                 owners = _required(played, "Low")
-        elif category is PointCategory.SUB_HIGH or category is PointCategory.SUB_LOW:
-            high, low = table.sub_extremes(in_play)
-            card = high if category is PointCategory.SUB_HIGH else low
         elif category is PointCategory.GAME:
-            winner = _game_winner(pips2, sides)
+            if sides is None:
+                best = max(pips2)
+                winner = pips2.index(best) if pips2.count(best) == 1 else None
+            else:
+                winner = _side_game_winner(pips2, sides)
             if winner is not None:
                 awards.append(PointAward(category, value, winner, None))
             continue
@@ -78,6 +79,9 @@ def award_points(rules: Ruleset, table: TrumpTable, piles: Sequence[int], tricks
                 elif credited_burns is not None and _held(joker, credited_burns):
                     awards.append(PointAward(category, value, _owner(joker, credited_burns), CARDS[joker]))
             continue
+        elif category is PointCategory.SUB_HIGH or category is PointCategory.SUB_LOW:
+            high, low = table.sub_extremes(in_play)
+            card = high if category is PointCategory.SUB_HIGH else low
         else:
             card = table.point_cards[category]
             if card < 0:
@@ -96,12 +100,9 @@ def award_points(rules: Ruleset, table: TrumpTable, piles: Sequence[int], tricks
 _JOKERS_NOT_LOW = (JokerRank.BELOW_TWO, JokerRank.UNRANKED)
 
 
-def _game_winner(pips2: Sequence[int], sides: Sequence[int] | None) -> int | None:
-    """The party earning Game: strictly the most pips, counted per side when partners are
-    called; a tie for most awards nothing."""
-    if sides is None:
-        best = max(pips2)
-        return pips2.index(best) if pips2.count(best) == 1 else None
+def _side_game_winner(pips2: Sequence[int], sides: Sequence[int]) -> int | None:
+    """With called partners, the party earning Game: its side has strictly the most pips
+    (a tie for most awards nothing), and it holds the most of them within the side."""
     side_pips = [0] * (max(sides) + 1)
     for party, pips in enumerate(pips2):
         side_pips[sides[party]] += pips
@@ -166,12 +167,16 @@ def settle_hand(rules: Ruleset, pile: PileSummary, pitching_party: int | None,
     points_won = [0] * parties
     for award in pile.awards:
         points_won[award.party] += award.value
-    side_of = tuple(range(parties)) if sides is None else tuple(sides)
-    side_points = points_won if sides is None else [0] * (max(side_of) + 1)
-    if sides is not None:
+    if sides is None:
+        side_of: Sequence[int] = range(parties)
+        side_points = points_won
+        changes = list(points_won)
+    else:
+        side_of = sides
+        side_points = [0] * (max(sides) + 1)
         for party, points in enumerate(points_won):
-            side_points[side_of[party]] += points
-    changes = [side_points[side_of[party]] for party in range(parties)]
+            side_points[sides[party]] += points
+        changes = [side_points[sides[party]] for party in range(parties)]
     made: bool | None = None
     moon = False
     moon_decides = False

@@ -173,10 +173,13 @@ class GameState:
         "_draws_from_stock",
         "_even_hands",
         "_exchanges_left",
+        "_first_lead_left",
+        "_first_lead_trump",
         "_joker_lead_ok",
         "_lead_suit",
         "_legal_list",
         "_legal_play",
+        "_look",
         "_lost",
         "_must_follow",
         "_must_lead",
@@ -331,6 +334,9 @@ class GameState:
         self._joker_lead_ok = rules.play.joker_may_lead_first_trick
         self._barn = rules.play.trump_must_be_broken
         self._cokes_sit_out_first = rules.bidding.coke_sits_out is CokeSitsOut.FIRST
+        self._first_lead_left = rules.play.first_lead is FirstLead.LEFT_OF_PITCHER
+        self._first_lead_trump = rules.play.first_lead_trump
+        self._look = rules.bidding.look_option
         # Two-trump pitch's following rules: whenever jokers are suitless (a joker lead lets
         # the next card set the suit), with or without a sub-trump.
         self._two_trump = rules.trump.sub_trump or (
@@ -752,7 +758,7 @@ class GameState:
             self.high_bidder = seat
         if seat != self.dealer:
             self.to_move = (seat + 1) % self.players
-            if self.rules.bidding.look_option:
+            if self._look:
                 self.phase = Phase.LOOK
             return
         if self.high_bidder < 0:  # everyone passed and the ruleset re-deals
@@ -1008,9 +1014,9 @@ class GameState:
         self._uniform_tricks = not self._two_trump and (
             self._even_hands or len({hand.bit_count() for hand in self.hands}) == 1)
         first = self.partner if self.partner >= 0 and self._must_lead >= 0 else self.pitcher
-        if self.rules.play.first_lead is FirstLead.LEFT_OF_PITCHER:
+        if self._first_lead_left:
             first = self._next_seat[self.pitcher]
-        leader = self._next_holding(first)
+        leader = first if self.hands[first] else self._next_holding(first)
         if leader < 0:  # nobody holds a card: nothing to play
             self._score_hand()
         else:
@@ -1055,7 +1061,7 @@ class GameState:
                 return 1 << must
             if not self._joker_lead_ok:
                 hand = hand & ~JOKER_MASK or hand
-            if self.rules.play.first_lead_trump and self._table is not None:
+            if self._first_lead_trump and self._table is not None:
                 hand = hand & self._table.trump_mask or hand
         if self._barn and self._table is not None:
             trumps = self._table.trump_mask

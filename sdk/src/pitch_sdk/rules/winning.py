@@ -50,9 +50,10 @@ def decide_winner(rules: Ruleset, scores_before: Sequence[int], settlement: Sett
                     and final[party] >= win.target and _leads_by(final, party, win.win_by)):
                 return party, WinReason.REACHED_TARGET
 
-    backdoor = _backdoor(rules, final)
-    if backdoor is not None:
-        return backdoor
+    if win.backdoor is not Backdoor.NONE:
+        backdoor = _backdoor(rules, final)
+        if backdoor is not None:
+            return backdoor
     if hands_played >= win.max_hands:
         return best_score(final), WinReason.HAND_LIMIT
     return None, None
@@ -62,8 +63,6 @@ def _backdoor(rules: Ruleset, final: Sequence[int]) -> tuple[int | None, WinReas
     """Seed 004: a party at or below the backdoor score (minus the target by default)
     wins (the lowest such score), loses (the best other party wins), or draws the game."""
     win = rules.win
-    if win.backdoor is Backdoor.NONE:
-        return None
     line = win.backdoor_score or -win.target
     low = min(final)
     if low > line:
