@@ -17,7 +17,19 @@ from rich.text import Text
 from pitch_sdk.display import SUIT_SYMBOLS, card_text, hand_text, party_labels, seat_labels
 from pitch_sdk.rules import GameState, HandResult, PointCategory, Ruleset, Suit, Trick
 from pitch_sdk.rules.cards import cards_of
-from pitch_sdk.rules.events import AllPassed, BidMade, Dealt, Event, Exchanged, HandScored, TrumpSet
+from pitch_sdk.rules.events import (
+    AllPassed,
+    BidMade,
+    Burned,
+    Coked,
+    Dealt,
+    Event,
+    Exchanged,
+    HandScored,
+    Looked,
+    PartnerCalled,
+    TrumpSet,
+)
 from pitch_sdk.rules.tables import PIPS2
 
 _CATEGORY_NAMES = {category: category.value.replace("-", " ").capitalize() for category in PointCategory}
@@ -71,17 +83,13 @@ class _Teller:
 
     def hand(self, events: list[Event], result: HandResult | None) -> RenderableType:
         deal = next(e for e in events if isinstance(e, Dealt))
-        trump = next((e for e in events if isinstance(e, TrumpSet)), None)
+        trump = next((e for e in events if isinstance(e, TrumpSet) and not e.sub), None)
         parts: list[RenderableType] = [
             Rule(f"Hand {deal.hand_number} · {self.seats[deal.dealer]} deals"),
             self._deal(deal, trump.suit if trump else None),
             self._bids(events, deal.dealer),
         ]
-        if trump is not None:
-            verb = "pitches" if trump.pitched else "names"
-            parts.append(Text(f"{self.seats[trump.seat]} {verb} {SUIT_SYMBOLS[trump.suit]} "
-                              f"as trump", style="bold"))
-        parts += [self._exchange(e) for e in events if isinstance(e, Exchanged)]
+        parts += [line for event in events if (line := self._preparation(event)) is not None]
         tricks = [e for e in events if isinstance(e, Trick)]
         if tricks:
             parts.append(self._tricks(tricks))
@@ -100,7 +108,12 @@ class _Teller:
         high = 0
         for event in events:
             if isinstance(event, AllPassed):
-                words.append("all passed: the same dealer deals again")
+                words.append("all passed: the deal passes left" if event.shown
+                             else "all passed: the same dealer deals again")
+            elif isinstance(event, Looked) and not event.looked:
+                words.append(f"seat {event.seat} bids blind")
+            elif isinstance(event, Coked):
+                words.append(f"seat {event.seat} declares coke")
             if not isinstance(event, BidMade):
                 continue
             if not event.amount:
@@ -110,9 +123,26 @@ class _Teller:
             elif event.seat == dealer and not high:
                 words.append(f"seat {event.seat} is forced to {event.amount}")
             else:
-                words.append(f"seat {event.seat} bids {event.amount}")
+                words.append(f"seat {event.seat} bids {event.amount}"
+                             + (f" for {2 * event.amount}" if event.double else ""))
             high = max(high, event.amount)
         return Text("Bids: " + (" · ".join(words) if words else "none (no auction)"))
+
+    def _preparation(self, event: Event) -> Text | None:
+        """One line for each thing done between the auction and the first trick: trump and
+        sub-trump, a called partner card, exchanges, refills and leftovers, burned cards."""
+        if isinstance(event, TrumpSet):
+            verb = "pitches" if event.pitched else "names"
+            what = "the sub-trump" if event.sub else "trump"
+            return Text(f"{self.seats[event.seat]} {verb} {SUIT_SYMBOLS[event.suit]} as {what}", style="bold")
+        if isinstance(event, PartnerCalled):
+            return Text.assemble(f"{self.seats[event.seat]} calls ", card_text(event.card),
+                                 ": its holder is the partner")
+        if isinstance(event, Exchanged):
+            return self._exchange(event)
+        if isinstance(event, Burned):
+            return Text.assemble(f"{self.seats[event.seat]} burns ", hand_text(cards_of(event.cards)))
+        return None
 
     def _exchange(self, event: Exchanged) -> Text:
         text = Text(f"{self.seats[event.seat]} discards ")
