@@ -6,7 +6,8 @@ Both servers run as separate processes on loopback and are driven from this proc
   between four trivial bots (hand-written on the generated stubs: every request is answered
   with legal action 0 at once), so the figure is the referee's own cost per decision; once
   with the bots receiving every event (the default), once with ``skip_events`` set;
-* ``echo``    - a bare grpc.aio bidirectional stream that echoes bytes, driven by N
+* ``echo``    - a bare grpc.aio bidirectional stream that echoes bytes (on uvloop, like the
+                referee, so both servers run the same event loop), driven by N
   concurrent streams each sending one message of the same size as an average decision
   request and waiting for the echo (one decision = one round trip), in the same run.
 
@@ -27,6 +28,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import grpc
+import uvloop
 
 from pitch_sdk.proto.pitch.v1 import arena_pb2, arena_pb2_grpc, bot_pb2, bot_pb2_grpc
 from workers.redis_server import RedisServer
@@ -160,7 +162,7 @@ def main() -> None:
     parser.add_argument("--serve-echo", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.serve_echo:
-        asyncio.run(serve_echo(args.serve_echo))
+        uvloop.run(serve_echo(args.serve_echo))  # the same event loop as the referee process
         return
     report = []
     with RedisServer() as redis_server:

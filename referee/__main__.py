@@ -1,15 +1,19 @@
 """``python -m referee`` (and ``pitch-arena referee``): run a referee (flags override
 ``PITCH_*`` environment variables).  With no Redis configured it starts a private one for
-the run and says how other processes reach it."""
+the run and says how other processes reach it.
+
+The server runs on uvloop: every decision is a few asyncio hops (the match task, the
+session writer, the answer reader), and uvloop's scheduler makes the referee about a
+quarter faster per decision (``bench/referee_throughput.py``)."""
 
 from __future__ import annotations
 
-import asyncio
 import sys
 from dataclasses import replace
 from typing import Annotated
 
 import typer
+import uvloop
 
 from referee.config import RefereeConfig
 from referee.server import configure_logging, serve
@@ -34,13 +38,13 @@ def main(
                                     bank_ms=bank_ms, max_strikes=max_strikes, reconnect_grace_s=reconnect_grace_s)
     configure_logging(json_logs)
     if config.redis_url:
-        asyncio.run(serve(config, Store.from_url(config.redis_url, config.store_prefix)))
+        uvloop.run(serve(config, Store.from_url(config.redis_url, config.store_prefix)))
         return
     with RedisServer() as private:
         print(f"no REDIS_URL: serving from a private Redis that ends with this referee; for workers and the "
               f"CLI: export REDIS_URL={private.url}", file=sys.stderr, flush=True)
         config = replace(config, redis_url=private.url)
-        asyncio.run(serve(config, Store.from_url(config.redis_url, config.store_prefix)))
+        uvloop.run(serve(config, Store.from_url(config.redis_url, config.store_prefix)))
 
 
 if __name__ == "__main__":
