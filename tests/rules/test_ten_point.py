@@ -543,6 +543,18 @@ def test_five_handed_bidder_calls_a_card_its_holder_is_partner():
     assert result.score_changes == (1, 5, 5, 1, 1)
 
 
+def test_five_handed_call_any_card_option():
+    """Seed 003 (Five-Handed): the bidder "calls for the card he/she wants to see played";
+    the preset reads it as a trump (only trumps are played) and ``call_any_card`` lets the
+    bidder call any card it does not hold."""
+    state = game(preset("five-handed", call_any_card=True), FIVE_HANDED)
+    act(state, *FIVE_BIDS)
+    assert "call 2C" in legal(state) and "call JH" in legal(state)
+    assert_illegal(state, "call AH")  # still not its own card
+    act(state, "call 2C")  # in the blind: the bidder plays alone
+    assert state.partner == -1
+
+
 def test_five_handed_blind_goes_to_the_bidder():
     """Seed 003 (Five-Handed): "The blind then goes to the bidder." (nobody is refilled)."""
     state = game(preset("five-handed"), FIVE_HANDED)

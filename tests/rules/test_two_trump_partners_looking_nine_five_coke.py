@@ -415,6 +415,21 @@ def test_man_o_war_bidder_looks_at_the_lost_cards_one_at_a_time():
     assert state.phase is Phase.PLAY
 
 
+def test_man_o_war_offer_own_lost_option():
+    """Seed 004 (Man-o-war pitch): the bidder "looks at the cards given up by players who
+    looked at their hand prior to bidding, one at a time"; by default its own lost card is
+    not among them, and ``offer_own_lost`` offers it back too (in turn from eldest hand,
+    who is the bidder here)."""
+    state = GameState.new(preset("man-o-war", offer_own_lost=True), seed=5)
+    act(state, *MAN_O_WAR_AUCTION)
+    lost = _lost(state)
+    offered = []
+    while state.phase is Phase.OFFER:
+        offered.append(CARDS[state.offered])
+        act(state, "no")
+    assert offered == [lost[1], lost[2], lost[3], lost[0]]
+
+
 def test_man_o_war_only_lookers_cards_are_offered():
     """Seed 004: "looks at the cards given up by players who looked at their hand prior to
     bidding" """

@@ -130,7 +130,8 @@ class Auction(StateFields):
                 self.hands[seat] ^= 1 << card
                 self._lost[seat] = card
                 self.history.append(Exchanged(seat, 1 << card, 0))
-                if self.rules.bidding.bidder_takes_lost and seat != self.pitcher:
+                bidding = self.rules.bidding
+                if bidding.bidder_takes_lost and (seat != self.pitcher or bidding.offer_own_lost):
                     self._offers.append(card)
 
     def _after_auction(self) -> None:

@@ -45,9 +45,12 @@ class Preparation(StateFields):
 
     def _callable_cards(self) -> list[int]:
         """Five-handed: any trump the bidder does not hold, the card "he/she wants to see
-        played" (seed 003: only trumps are played).  Call for partner: any card the bidder
-        does not hold but a joker, which has no suit to set trump with (seed 004)."""
+        played" (seed 003: only trumps are played; ``call_any_card`` allows any card).  Call
+        for partner: any card the bidder does not hold but a joker, which has no suit to set
+        trump with (seed 004)."""
         mine = self.hands[self.pitcher]
+        if self.rules.seating.call_any_card:
+            return [card for card in self._deck if not mine >> card & 1]
         if self.rules.seating.partner_call is PartnerCall.LEAD:
             return [card for card in self._deck if not mine >> card & 1 and not JOKER_MASK >> card & 1]
         assert self._table is not None

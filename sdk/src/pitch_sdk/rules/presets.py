@@ -293,7 +293,7 @@ def _five_handed() -> Ruleset:
     going to the bidder nobody is refilled; scores are kept per player and each member of a
     side scores the side's result (seed 004's call for partner: "Points are kept
     individually, though they are earned as a team"); the called card must be a trump the
-    bidder does not hold (only trumps are played)."""
+    bidder does not hold (only trumps are played; option ``call_any_card``)."""
     return _ten_point("five-handed").with_options(
         players=5, team_size=1, partner_call=PartnerCall.HOLDER, hand_size=10, refill_to=0,
         pass_leftovers=False)
@@ -503,7 +503,7 @@ def _man_o_war() -> Ruleset:
     at their hand prior to bidding, one at a time. The player with the highest bid may
     choose to take or not take each card he looks at. If he chooses to take a card, he
     discards a card of his choice."  The bidder is offered the other players' lost cards
-    (its own lost card is not offered back)."""
+    (its own lost card is not offered back; option ``offer_own_lost``)."""
     return _abacos().with_options(name="man-o-war", bidder_takes_lost=True)
 
 

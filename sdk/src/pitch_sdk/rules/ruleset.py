@@ -301,6 +301,10 @@ class Seating:
     players: int = 4
     team_size: int = 2
     partner_call: PartnerCall = PartnerCall.NONE
+    call_any_card: bool = False
+    """With ``partner_call=holder`` the bidder may call any card it does not hold, not only a
+    trump (seed 003 says "the card he/she wants to see played"; the default reads it as a
+    trump, since only trumps are played)."""
 
     @cached_property
     def parties(self) -> int:
@@ -362,6 +366,9 @@ class BiddingRules:
     bidder_takes_lost: bool = False
     """Seed 004, man-o-war: the high bidder looks at the lost cards one at a time, may take
     each, and discards a card of his choice for each one taken."""
+    offer_own_lost: bool = False
+    """Man-o-war: the bidder is also offered back the card it lost itself (the seed says
+    "the cards given up by players who looked"; by default the bidder's own is not offered)."""
     forced_nine: bool = False
     """Seed 004, nine-five: "A minimum bid of 9 is forced if a player holds the 9 and
     another card of the same suit" (a player who looked, while the high bid is below 9)."""
@@ -744,6 +751,10 @@ def _validate_hand_preparation(rules: Ruleset, fail: Callable[[str], None]) -> N
             fail(f"{option} needs trump_selection=declare (trump must be known before the first lead)")
     if seating.partner_call is PartnerCall.LEAD and declared:
         fail("partner_call=lead needs trump_selection=pitch: the called card sets trump")
+    if seating.call_any_card and seating.partner_call is not PartnerCall.HOLDER:
+        fail("call_any_card needs partner_call=holder")
+    if rules.bidding.offer_own_lost and not rules.bidding.bidder_takes_lost:
+        fail("offer_own_lost needs bidder_takes_lost=true")
     if seating.partner_call is not PartnerCall.NONE:
         if seating.team_size != 1:
             fail("partner_call needs team_size=1: partners are called each hand")
