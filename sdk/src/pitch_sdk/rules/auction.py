@@ -123,7 +123,7 @@ class Auction(StateFields):
         """Seed 004, Abacos: "each player who looked at his/her cards before acting loses one
         card, chosen at random" (drawn from the game's seed, like the deal); man-o-war
         offers the others' lost cards to the high bidder, one at a time."""
-        for seat in self._seat_order[(self.dealer + 1) % self.players]:
+        for seat in self._from_eldest():
             if self.looked[seat] and self.hands[seat]:
                 hand = cards_of(self.hands[seat])
                 card = int(shuffled(hand, self.seed, self.deal_number, 1, salt=f"lost-{seat}")[0])

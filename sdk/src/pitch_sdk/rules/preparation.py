@@ -87,7 +87,7 @@ class Preparation(StateFields):
         else:
             self.phase = Phase.EXCHANGE
             self._exchanges_left = self.players
-            self.to_move = (self.dealer + 1) % self.players
+            self.to_move = self._next_seat[self.dealer]
 
     def _exchange(self, seat: int, discarded: int) -> None:
         draw_count = min(discarded.bit_count(), len(self.stock))
@@ -108,7 +108,7 @@ class Preparation(StateFields):
         assert self._table is not None
         trumps, refill_to, stock = self._table.trump_mask, self.rules.deal.refill_to, self.stock
         picks = self.rules.trump.dealer_picks
-        for seat in self._seat_order[(self.dealer + 1) % self.players]:
+        for seat in self._from_eldest():
             hand = self.hands[seat]
             discarded = hand & ~trumps
             need = 0 if picks and seat == self.dealer else max(0, refill_to - (hand ^ discarded).bit_count())
@@ -150,14 +150,14 @@ class Preparation(StateFields):
         """Throw away what cannot be played (trump-only play), then burn down to size."""
         if self.rules.play.trumps_only:
             assert self._table is not None
-            for seat in self._seat_order[(self.dealer + 1) % self.players]:
+            for seat in self._from_eldest():
                 dead = self.hands[seat] & ~self._table.trump_mask
                 if dead:
                     self.hands[seat] ^= dead
                     self.history.append(Exchanged(seat, dead, 0))
         burn_to = self.rules.deal.burn_to
         if burn_to:
-            self._pending = [seat for seat in self._seat_order[(self.dealer + 1) % self.players]
+            self._pending = [seat for seat in self._from_eldest()
                              if self.hands[seat].bit_count() > burn_to]
         if self._pending:
             self.phase = Phase.BURN

@@ -50,6 +50,13 @@ def award_points(rules: Ruleset, table: TrumpTable, piles: Sequence[int], tricks
     in_play = 0
     for pile in piles:
         in_play |= pile
+    # Card points (not High, Low or Game, which need the card in play) also go to a burned
+    # card's credited party: its "pile" for them holds the burned cards it is given.
+    holders, counted = piles, in_play
+    if credited_burns is not None:
+        holders = [pile | burned for pile, burned in zip(piles, credited_burns, strict=True)]
+        for burned in credited_burns:
+            counted |= burned
     scoring = rules.scoring
     awards: list[PointAward] = []
     pips2 = [pips2_of(pile) for pile in piles]
@@ -74,23 +81,19 @@ def award_points(rules: Ruleset, table: TrumpTable, piles: Sequence[int], tricks
             continue
         elif category is PointCategory.JOKER:
             for joker in (BIG_JOKER_ID, LITTLE_JOKER_ID):
-                if in_play >> joker & 1:
-                    awards.append(PointAward(category, value, _owner(joker, piles), CARDS[joker]))
-                elif credited_burns is not None and _held(joker, credited_burns):
-                    awards.append(PointAward(category, value, _owner(joker, credited_burns), CARDS[joker]))
+                if counted >> joker & 1:
+                    awards.append(PointAward(category, value, _owner(joker, holders), CARDS[joker]))
             continue
         elif category is PointCategory.SUB_HIGH or category is PointCategory.SUB_LOW:
             high, low = table.sub_extremes(in_play)
             card = high if category is PointCategory.SUB_HIGH else low
         else:
             card = table.point_cards[category]
-            if card < 0:
+            if card < 0 or not counted >> card & 1:
                 continue
-            if not in_play >> card & 1:
-                if credited_burns is not None and _held(card, credited_burns):
-                    awards.append(PointAward(category, value, _owner(card, credited_burns), CARDS[card]))
-                continue
-            if category is PointCategory.TWO and scoring.two_goes_to is LowGoesTo.PLAYER:
+            owners = holders
+            if (category is PointCategory.TWO and scoring.two_goes_to is LowGoesTo.PLAYER
+                    and in_play >> card & 1):
                 owners = _required(played, "the two")
         if card >= 0:
             awards.append(PointAward(category, value, _owner(card, owners), CARDS[card]))
@@ -98,6 +101,14 @@ def award_points(rules: Ruleset, table: TrumpTable, piles: Sequence[int], tricks
 
 
 _JOKERS_NOT_LOW = (JokerRank.BELOW_TWO, JokerRank.UNRANKED)
+
+
+def side_members(party: int, parties: int, sides: Sequence[int] | None) -> list[int]:
+    """The parties on ``party``'s side this hand, in party order: only itself, unless the
+    bidder called a partner (``sides``: party -> side)."""
+    if sides is None:
+        return [party]
+    return [p for p in range(parties) if sides[p] == sides[party]]
 
 
 def _side_game_winner(pips2: Sequence[int], sides: Sequence[int]) -> int | None:
@@ -117,10 +128,6 @@ def _required(played: Sequence[int] | None, what: str) -> Sequence[int]:
     if played is None:
         raise ValueError(f"{what} goes to the player who held it: award_points needs `played`")
     return played
-
-
-def _held(card: int, masks: Sequence[int]) -> bool:
-    return any(mask >> card & 1 for mask in masks)
 
 
 def played_by_party(tricks: Sequence[Trick], parties: int) -> list[int]:
@@ -182,7 +189,7 @@ def settle_hand(rules: Ruleset, pile: PileSummary, pitching_party: int | None,
     moon_decides = False
     if pitching_party is not None and contract is not None:
         side = side_of[pitching_party]
-        team = [pitching_party] if sides is None else [p for p in range(parties) if side_of[p] == side]
+        team = side_members(pitching_party, parties, sides)
         taken = side_points[side]
         stakes = contract if stakes is None else stakes
         rules_moon = rules.moon

@@ -60,7 +60,7 @@ from pitch_sdk.rules.ruleset import (
     Ruleset,
     TrumpSelection,
 )
-from pitch_sdk.rules.scoring import award_points, played_by_party, settle_hand
+from pitch_sdk.rules.scoring import award_points, played_by_party, settle_hand, side_members
 from pitch_sdk.rules.shuffle import shuffled
 from pitch_sdk.rules.state_fields import Phase, StateFields
 from pitch_sdk.rules.tables import TrumpTable, deck_cards, trump_table
@@ -526,10 +526,9 @@ class GameState(Auction, Preparation, TrickPlay):
         if not any(self._burned):
             return None
         credited = [0] * self.parties
-        sides = self._sides if self._sides is not None else tuple(range(self.parties))
         for seat, cards in enumerate(self._burned):
-            side = sides[self.party_of(seat)]
-            opponent = next(p for p in range(self.parties) if sides[p] != side)
+            team = side_members(self.party_of(seat), self.parties, self._sides)
+            opponent = next(p for p in range(self.parties) if p not in team)
             credited[opponent] |= cards
         return credited
 

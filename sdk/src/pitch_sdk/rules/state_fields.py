@@ -225,6 +225,11 @@ class StateFields:
     _two_trump: bool
     """Two-trump pitch's following rules apply (sub-trump, or suitless jokers)."""
 
+    def _from_eldest(self) -> tuple[int, ...]:
+        """Every seat, starting left of the dealer: the order of the deal's turns (bidding,
+        refills, lost cards, burns)."""
+        return self._seat_order[self._next_seat[self.dealer]]
+
     if TYPE_CHECKING:  # one stage handing over to another; implemented by the stage it names
         def party_of(self, seat: int) -> int: ...
         def _start_deal(self) -> None: ...

@@ -12,7 +12,7 @@ from collections.abc import Collection, Sequence
 
 from pitch_sdk.rules.records import WinReason
 from pitch_sdk.rules.ruleset import Backdoor, CountOrder, Ruleset, WhoMayWin, WinMode
-from pitch_sdk.rules.scoring import Settlement
+from pitch_sdk.rules.scoring import Settlement, side_members
 
 
 def decide_winner(rules: Ruleset, scores_before: Sequence[int], settlement: Settlement,
@@ -27,9 +27,7 @@ def decide_winner(rules: Ruleset, scores_before: Sequence[int], settlement: Sett
     if settlement.moon_decides and pitching_party is not None:
         if settlement.made:
             return pitching_party, WinReason.SHOT_THE_MOON
-        losers = [p for p in range(len(final)) if (p if sides is None else sides[p]) == (
-            pitching_party if sides is None else sides[pitching_party])]
-        return best_score(final, exclude=losers), WinReason.FAILED_MOON
+        return best_score(final, exclude=side_members(pitching_party, len(final), sides)), WinReason.FAILED_MOON
 
     if max(final) < win.target:  # the usual hand: nobody can have reached the target
         pass
@@ -87,9 +85,9 @@ def counting_steps(rules: Ruleset, settlement: Settlement, pitching_party: int |
     counted first (the pitcher, then the partner), then the others in seat order."""
     changes, points_won, awards = settlement.score_changes, settlement.points_won, settlement.awards
     if sides is not None and pitching_party is not None:
-        side = sides[pitching_party]
-        order = [pitching_party] + [p for p in range(len(changes)) if sides[p] == side and p != pitching_party]
-        order += [p for p in range(len(changes)) if sides[p] != side]
+        team = side_members(pitching_party, len(changes), sides)
+        order = [pitching_party] + [p for p in team if p != pitching_party]
+        order += [p for p in range(len(changes)) if p not in team]
         return [(party, changes[party]) for party in order if changes[party]]
     steps: list[tuple[int, int]] = []
     if rules.win.count_order is CountOrder.PITCHER_FIRST and pitching_party is not None:
@@ -111,9 +109,7 @@ def _eligible(rules: Ruleset, pitching_party: int | None, made: bool | None,
         return set(range(rules.parties))
     if pitching_party is None or (who is WhoMayWin.BID_MADE and not made):
         return set()
-    if sides is not None:
-        return {p for p in range(rules.parties) if sides[p] == sides[pitching_party]}
-    return {pitching_party}
+    return set(side_members(pitching_party, rules.parties, sides))
 
 
 def _leads_by(scores: Sequence[int], party: int, margin: int) -> bool:
