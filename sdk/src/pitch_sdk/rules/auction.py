@@ -52,10 +52,10 @@ class Auction(StateFields):
     def _random_bids(self, uniform: Callable[[], float]) -> None:
         """Finish the auction with uniformly random legal bids: legal by construction, so
         they are recorded and applied without re-checking."""
-        record, menu, bidding = self.moves.append, self._bid_menu, Phase.BIDDING
+        record, bidding = self.moves.append, Phase.BIDDING
         while self.phase is bidding:
             seat = self.to_move
-            bids = self._legal_bids() if self._bids_vary else menu[seat == self.dealer, self.high_bid, self.high_double]
+            bids = self._legal_bids()
             choice = bids[int(uniform() * len(bids))]
             record((seat, choice))
             self._take_bid(seat, choice)
@@ -100,21 +100,20 @@ class Auction(StateFields):
                 self.phase = Phase.LOOK
             return
         if self.high_bidder < 0:  # everyone passed and the ruleset re-deals
-            shown = tuple(self.hands) if self.rules.bidding.all_pass is AllPass.PASS_DEAL else ()
-            self.history.append(AllPassed(self.hand_number, self.dealer, shown))
+            passes_deal = self.rules.bidding.all_pass is AllPass.PASS_DEAL  # hands shown, deal passes left
+            self.history.append(AllPassed(self.hand_number, self.dealer, tuple(self.hands) if passes_deal else ()))
             if self.deal_number >= self.rules.win.max_hands:  # bots that always pass must not loop forever
                 self._end_game(best_score(self.scores), WinReason.HAND_LIMIT)
                 return
             self.hand_number -= 1
-            if self.rules.bidding.all_pass is AllPass.PASS_DEAL:
-                self.dealer = (self.dealer + 1) % self.players
+            if passes_deal:
+                self.dealer = self._next_seat[self.dealer]
             self._start_deal()
             return
         self.pitcher = self.high_bidder
         self.contract = self.high_bid
         self.doubled = self.high_double
         self.to_move = self.pitcher
-        self.phase = Phase.BIDDING
         if self.rules.bidding.lookers_lose_card:
             self._lose_cards()
         self._after_auction()
@@ -128,7 +127,6 @@ class Auction(StateFields):
                 hand = cards_of(self.hands[seat])
                 card = int(shuffled(hand, self.seed, self.deal_number, 1, salt=f"lost-{seat}")[0])
                 self.hands[seat] ^= 1 << card
-                self._lost[seat] = card
                 self.history.append(Exchanged(seat, 1 << card, 0))
                 bidding = self.rules.bidding
                 if bidding.bidder_takes_lost and (seat != self.pitcher or bidding.offer_own_lost):
@@ -155,15 +153,11 @@ class Auction(StateFields):
             self.hands[seat] |= 1 << self.offered
             self.phase = Phase.DISCARD
         else:
-            self._next_offer()
+            self._after_auction()  # the next offer, or on to trump
 
     def _discard_for_offer(self, seat: int, discarded: int) -> None:
         self.hands[seat] ^= discarded
         self.history.append(Exchanged(seat, discarded, 1 << self.offered))
-        self._next_offer()
-
-    def _next_offer(self) -> None:
-        self.phase = Phase.BIDDING  # between decisions: _after_auction picks the next phase
         self._after_auction()
 
 

@@ -456,7 +456,6 @@ class GameState(Auction, Preparation, TrickPlay):
         self.looked = [not look] * n
         self.offered = -1
         self._offers = []
-        self._lost = [-1] * n
         self._coke_mask = 0
         self._table = None
         self._exchanges_left = 0

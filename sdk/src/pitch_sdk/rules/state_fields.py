@@ -74,7 +74,6 @@ class StateFields:
         "_legal_list",
         "_legal_play",
         "_look",
-        "_lost",
         "_must_follow",
         "_must_lead",
         "_needs_played",
@@ -139,8 +138,6 @@ class StateFields:
     offered: int
     """The lost card the high bidder is deciding on (man-o-war), -1 otherwise."""
     _offers: list[int]
-    _lost: list[int]
-    """Per seat, the card it lost for looking (Abacos), -1 if none."""
     _coke_mask: int
     """Bit per seat that declared coke this hand."""
     _bids_vary: bool
