@@ -338,7 +338,10 @@ def write_observation(message: pb.Observation, observation: Observation, with_te
         message.called_card.CopyFrom(card_to_pb(observation.called_card))
     if observation.offered is not None:
         message.offered.CopyFrom(card_to_pb(observation.offered))
-    parts = [_observation_list(field, getattr(observation, field)) for field in _OBSERVATION_LISTS]
+    # An empty list encodes to nothing: most of them are empty most of the time (exchanges,
+    # burns, cokes...), and skipping them saves a cache look-up each.
+    parts = [_observation_list(field, values) for field in _OBSERVATION_LISTS
+             if (values := getattr(observation, field))]
     if observation.last_result is not None:
         parts.append(_observation_last_result(observation.last_result))
     message.MergeFromString(b"".join(parts))

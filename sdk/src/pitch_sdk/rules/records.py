@@ -8,7 +8,9 @@ frozen dataclass costs several times more to build.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from enum import StrEnum
+from functools import partial
 from typing import Any, NamedTuple
 
 from pitch_sdk.rules.cards import CARDS, Card, Suit
@@ -26,6 +28,11 @@ class Trick(NamedTuple):
         """JSON-ready form with card names (a trick is also a log event)."""
         return {"event": "trick", "leader": self.leader, "winner": self.winner,
                 "plays": [{"seat": s, "card": CARDS[c].name} for s, c in self.plays]}
+
+
+#: ``new_trick((leader, plays, winner))`` is ``Trick(leader, plays, winner)`` built in C: a
+#: named tuple's own constructor is a Python function, and the engine makes one per trick.
+new_trick: Callable[[tuple[int, tuple[tuple[int, int], ...], int]], Trick] = partial(tuple.__new__, Trick)
 
 
 class WinReason(StrEnum):

@@ -47,9 +47,9 @@ def shuffled(cards: Sequence[int], seed: int, deal_number: int, drawn: int | Non
     i = 0
     for product, radices in _radix_groups(count, drawn):
         number, chunk = divmod(number, product)
-        for radix in radices:
-            chunk, offset = divmod(chunk, radix)
-            j = i + offset
+        for radix in radices:  # operators, not divmod(): no call per card
+            j = i + chunk % radix
+            chunk //= radix
             deck[i], deck[j] = deck[j], deck[i]
             i += 1
     return deck

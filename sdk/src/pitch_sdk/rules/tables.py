@@ -105,6 +105,10 @@ class TrumpTable:
     cut_power: int
     """The lowest power that competes whatever suit was led: ``TRUMP_BASE``, or
     ``SUB_TRUMP_BASE`` when there is a sub-trump."""
+    lead_power: tuple[tuple[int, ...], ...]
+    """Per suit led (``NO_SUIT`` last), each card's power in that trick: its ``power`` if
+    it can win (it follows the suit led, or it cuts), else -1.  One lookup per card
+    played instead of a rule evaluated per card."""
 
     def highest(self, cards: int) -> int:
         """The highest trump among ``cards`` (a bit mask); -1 if there is none."""
@@ -177,6 +181,9 @@ def trump_table(deck: DeckRules, trump: Suit, lowest_wins: bool = False,
     for joker in unranked:
         effective[joker] = NO_SUIT
         power[joker] = -1
+    cut_power = SUB_TRUMP_BASE if sub_trump >= 0 else TRUMP_BASE
+    lead_power = tuple(tuple(p if p >= cut_power or effective[card] == led else -1 for card, p in enumerate(power))
+                       for led in range(NO_SUIT + 1))
 
     def natural(rank: int) -> int:
         return -1 if rank in removed else card_id(rank, trump)
@@ -206,5 +213,6 @@ def trump_table(deck: DeckRules, trump: Suit, lowest_wins: bool = False,
         natural=list(high_to_low) == sorted(high_to_low, reverse=True),
         sub_trump=sub_trump,
         sub_mask=sub_mask,
-        cut_power=SUB_TRUMP_BASE if sub_trump >= 0 else TRUMP_BASE,
+        cut_power=cut_power,
+        lead_power=lead_power,
     )

@@ -12,10 +12,11 @@ tricks may have fewer cards than players.
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import cache
 
-from pitch_sdk.rules.actions import PLAYS
+from pitch_sdk.rules.actions import PLAYS, PlayCard
 from pitch_sdk.rules.cards import LITTLE_JOKER_ID, SUITS
-from pitch_sdk.rules.records import Trick
+from pitch_sdk.rules.records import new_trick
 from pitch_sdk.rules.state_fields import Phase, StateFields
 from pitch_sdk.rules.tables import JOKER_MASK, NO_SUIT
 from pitch_sdk.rules.tricks import card_power, follow_mask, random_card, two_trump_follow_mask
@@ -115,32 +116,33 @@ class TrickPlay(StateFields):
     def _random_tricks(self, uniform: Callable[[], float]) -> None:
         """Play the rest of the hand with random legal cards, trick by trick, keeping the
         trick in locals: the rollout hot path, built from the same pieces as :meth:`_play`."""
-        hands, record, following = self.hands, self.moves.append, self._next_seat
+        hands, record = self.hands, self.moves.append
         tricks, history = self.tricks, self.history
         piles, tricks_won, parties = self._piles, self._tricks_won, self.parties
+        moves, plays_of, followers = _play_records(self.players)
         leader = self.to_move
         card = random_card(self._legal_play_mask(leader), uniform)
         if self.trump < 0:
             self._set_trump(leader, SUITS[card // 13], pitched=True)
         table, trump, must_follow = self._table, self.trump, self._must_follow
         assert table is not None
-        power_of, suit_of, suit_masks, trumps = table.power, table.effective_suit, table.suit_masks, table.trump_mask
-        cut = table.cut_power
-        others = range(self.players - 1)
+        suit_of, suit_masks, trumps = table.effective_suit, table.suit_masks, table.trump_mask
+        lead_power = table.lead_power
         while True:
             hands[leader] ^= 1 << card
-            record((leader, PLAYS[card]))
-            plays = [(leader, card)]
+            record(moves[leader][card])
+            plays = [plays_of[leader][card]]
             taken = 1 << card
             lead_suit = suit_of[card]
-            winner = seat = leader
+            power_of = lead_power[lead_suit]
+            winner = leader
             best = power_of[card]
-            # follow_mask and card_power, inlined: this loop is the rollout hot path.  The
-            # property tests replay rollouts through apply(), which checks every card with them.
+            # follow_mask, random_card and card_power, inlined: this loop is the rollout hot
+            # path.  The property tests replay rollouts through apply(), which checks every
+            # card with them.
             led = suit_masks[lead_suit]
             strict = lead_suit == trump or must_follow
-            for _ in others:
-                seat = following[seat]
+            for seat in followers[leader]:
                 hand = hands[seat]
                 mask = hand & led
                 if not mask:
@@ -155,14 +157,11 @@ class TrickPlay(StateFields):
                 card = bit.bit_length() - 1
                 hands[seat] = hand ^ bit
                 taken |= bit
-                record((seat, PLAYS[card]))
-                plays.append((seat, card))
-                power = power_of[card]
-                if power < cut and suit_of[card] != lead_suit:
-                    continue
-                if power > best:
-                    best, winner = power, seat
-            done = Trick(leader, tuple(plays), winner)
+                record(moves[seat][card])
+                plays.append(plays_of[seat][card])
+                if power_of[card] > best:
+                    best, winner = power_of[card], seat
+            done = new_trick((leader, tuple(plays), winner))
             tricks.append(done)
             history.append(done)
             piles[winner % parties] |= taken
@@ -178,7 +177,7 @@ class TrickPlay(StateFields):
     def _finish_trick(self, plays: list[tuple[int, int]], winner: int) -> None:
         """Record a completed trick; the winner (or the next seat still holding cards)
         leads next, or the hand is scored."""
-        done = Trick(plays[0][0], tuple(plays), winner)
+        done = new_trick((plays[0][0], tuple(plays), winner))
         self.tricks.append(done)
         self.history.append(done)
         taken = 0
@@ -196,3 +195,22 @@ class TrickPlay(StateFields):
             self._score_hand()
         else:
             self._start_trick(leader)
+
+
+PlayRecords = tuple[
+    tuple[tuple[tuple[int, PlayCard], ...], ...],
+    tuple[tuple[tuple[int, int], ...], ...],
+    tuple[tuple[int, ...], ...],
+]
+
+
+@cache
+def _play_records(players: int) -> PlayRecords:
+    """For each seat and card, the move-log entry ``(seat, PlayCard)`` and the trick entry
+    ``(seat, card)``, shared instead of built per card (the rollout records every card
+    twice, and each tuple spared is also less work for the garbage collector); and for
+    each leader, the seats that follow in order."""
+    moves = tuple(tuple((seat, play) for play in PLAYS) for seat in range(players))
+    plays = tuple(tuple((seat, card) for card in range(len(PLAYS))) for seat in range(players))
+    followers = tuple(tuple((leader + k) % players for k in range(1, players)) for leader in range(players))
+    return moves, plays, followers

@@ -27,10 +27,7 @@ def follow_mask(hand: int, lead_suit: int, trump: int, table: TrumpTable, must_f
 def card_power(table: TrumpTable, card: int, lead_suit: int) -> int:
     """How strongly ``card`` competes for a trick led in ``lead_suit``: any trump beats
     every plain card, a card of the suit led beats off-suit cards, which cannot win."""
-    power = table.power[card]
-    if power < table.cut_power and table.effective_suit[card] != lead_suit:
-        return -1
-    return power
+    return table.lead_power[lead_suit][card]
 
 
 def two_trump_follow_mask(hand: int, lead_suit: int, table: TrumpTable, joker_led: bool,
