@@ -13,7 +13,7 @@ from collections.abc import Callable
 
 from pitch_sdk.rules.actions import COKE, PASS, Action, Bid, Coke, bid
 from pitch_sdk.rules.cards import cards_of, mask_of
-from pitch_sdk.rules.events import AllPassed, BidMade, Coked, Exchanged, Looked
+from pitch_sdk.rules.events import AllPassed, Coked, Exchanged, Looked, new_bid_made
 from pitch_sdk.rules.records import WinReason
 from pitch_sdk.rules.ruleset import AllPass, PartnerCall, TrumpSelection
 from pitch_sdk.rules.shuffle import shuffled
@@ -89,7 +89,7 @@ class Auction(StateFields):
 
     def _bid(self, seat: int, amount: int, double: bool = False) -> None:
         self.bids.append((seat, amount))
-        self.history.append(BidMade(seat, amount, double))
+        self.history.append(new_bid_made((seat, amount, double)))
         if amount:
             self.high_bid = amount
             self.high_double = double

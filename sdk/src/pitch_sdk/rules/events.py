@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 from pitch_sdk.rules.cards import CARDS, Suit, cards_of, format_cards
-from pitch_sdk.rules.records import HandResult, Trick
+from pitch_sdk.rules.records import HandResult, Trick, tuple_builder
 
 
 class Dealt(NamedTuple):
@@ -144,3 +144,9 @@ class HandScored(NamedTuple):
 
 Event = (Dealt | Looked | BidMade | Coked | AllPassed | TrumpSet | PartnerCalled | Exchanged | Burned | Trick
          | HandScored)
+
+
+# Built in C (see records.tuple_builder): one deal, one hand scored and several bids a hand.
+new_dealt = tuple_builder(Dealt)
+new_bid_made = tuple_builder(BidMade)
+new_hand_scored = tuple_builder(HandScored)

@@ -11,10 +11,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from enum import StrEnum
 from functools import partial
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypeVar
 
 from pitch_sdk.rules.cards import CARDS, Card, Suit
 from pitch_sdk.rules.ruleset import PointCategory
+
+T = TypeVar("T", bound=tuple[Any, ...])
 
 
 class Trick(NamedTuple):
@@ -30,9 +32,15 @@ class Trick(NamedTuple):
                 "plays": [{"seat": s, "card": CARDS[c].name} for s, c in self.plays]}
 
 
-#: ``new_trick((leader, plays, winner))`` is ``Trick(leader, plays, winner)`` built in C: a
-#: named tuple's own constructor is a Python function, and the engine makes one per trick.
-new_trick: Callable[[tuple[int, tuple[tuple[int, int], ...], int]], Trick] = partial(tuple.__new__, Trick)
+def tuple_builder(cls: type[T]) -> Callable[[tuple[Any, ...]], T]:
+    """``cls``'s constructor taking every field, in order, as one tuple, and built in C: a
+    named tuple's own constructor is a Python function, too slow for the records the
+    engine makes every trick and every hand."""
+    return partial(tuple.__new__, cls)
+
+
+#: ``new_trick((leader, plays, winner))`` is ``Trick(leader, plays, winner)``.
+new_trick = tuple_builder(Trick)
 
 
 class WinReason(StrEnum):
@@ -68,6 +76,10 @@ class PointAward(NamedTuple):
         """JSON-ready form."""
         return {"category": self.category.value, "value": self.value, "party": self.party,
                 "card": None if self.card is None else self.card.name}
+
+
+#: ``new_award((category, value, party, card))`` is ``PointAward(category, value, party, card)``.
+new_award = tuple_builder(PointAward)
 
 
 class HandResult(NamedTuple):

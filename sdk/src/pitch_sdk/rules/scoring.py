@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from typing import NamedTuple
 
 from pitch_sdk.rules.cards import BIG_JOKER_ID, CARDS, LITTLE_JOKER_ID
-from pitch_sdk.rules.records import PointAward, Trick
+from pitch_sdk.rules.records import PointAward, Trick, new_award, tuple_builder
 from pitch_sdk.rules.ruleset import (
     JokerRank,
     LowGoesTo,
@@ -58,48 +58,50 @@ def award_points(rules: Ruleset, table: TrumpTable, piles: Sequence[int], tricks
         for burned in credited_burns:
             counted |= burned
     scoring = rules.scoring
+    point_cards = table.point_cards
     awards: list[PointAward] = []
     pips2 = [pips2_of(pile) for pile in piles]
     for rule in scoring.points:
         category, value = rule.category, rule.value
+        card = point_cards.get(category, -2)  # the usual case first: a single-card point
         owners = piles
-        if category is PointCategory.HIGH:
+        if card != -2:
+            if card < 0 or not counted >> card & 1:
+                continue
+            owners = holders
+            if category is _TWO and scoring.two_goes_to is LowGoesTo.PLAYER and in_play >> card & 1:
+                owners = _required(played, "the two")
+        elif category is _HIGH:
             card = table.highest(in_play & ~JOKER_MASK if rules.deck.joker_rank is JokerRank.UNRANKED else in_play)
-        elif category is PointCategory.LOW:
-            candidates = in_play & ~JOKER_MASK if rules.deck.joker_rank in _JOKERS_NOT_LOW else in_play
-            card = table.lowest(candidates)
+        elif category is _LOW:
+            card = table.lowest(in_play & ~JOKER_MASK if rules.deck.joker_rank in _JOKERS_NOT_LOW else in_play)
             if scoring.low_goes_to is LowGoesTo.PLAYER:
                 owners = _required(played, "Low")
-        elif category is PointCategory.GAME:
+        elif category is _GAME:
             if sides is None:
                 best = max(pips2)
                 winner = pips2.index(best) if pips2.count(best) == 1 else None
             else:
                 winner = _side_game_winner(pips2, sides)
             if winner is not None:
-                awards.append(PointAward(category, value, winner, None))
+                awards.append(new_award((category, value, winner, None)))
             continue
-        elif category is PointCategory.JOKER:
+        elif category is _JOKER:
             for joker in (BIG_JOKER_ID, LITTLE_JOKER_ID):
                 if counted >> joker & 1:
-                    awards.append(PointAward(category, value, _owner(joker, holders), CARDS[joker]))
+                    awards.append(new_award((category, value, _owner(joker, holders), CARDS[joker])))
             continue
-        elif category is PointCategory.SUB_HIGH or category is PointCategory.SUB_LOW:
+        else:  # SUB_HIGH, SUB_LOW
             high, low = table.sub_extremes(in_play)
             card = high if category is PointCategory.SUB_HIGH else low
-        else:
-            card = table.point_cards[category]
-            if card < 0 or not counted >> card & 1:
-                continue
-            owners = holders
-            if (category is PointCategory.TWO and scoring.two_goes_to is LowGoesTo.PLAYER
-                    and in_play >> card & 1):
-                owners = _required(played, "the two")
         if card >= 0:
-            awards.append(PointAward(category, value, _owner(card, owners), CARDS[card]))
-    return PileSummary(tuple(awards), tuple(pips2), tuple(tricks_won))
+            awards.append(new_award((category, value, _owner(card, owners), CARDS[card])))
+    return _new_pile_summary((tuple(awards), tuple(pips2), tuple(tricks_won)))
 
 
+_new_pile_summary = tuple_builder(PileSummary)
+_HIGH, _LOW, _GAME, _JOKER, _TWO = (PointCategory.HIGH, PointCategory.LOW, PointCategory.GAME, PointCategory.JOKER,
+                                    PointCategory.TWO)
 _JOKERS_NOT_LOW = (JokerRank.BELOW_TWO, JokerRank.UNRANKED)
 
 
@@ -160,6 +162,9 @@ class Settlement(NamedTuple):
     """The point awards in counting order (they decide who reaches the target first)."""
 
 
+_new_settlement = tuple_builder(Settlement)
+
+
 def settle_hand(rules: Ruleset, pile: PileSummary, pitching_party: int | None,
                 contract: int | None, scores_before: Sequence[int], stakes: int | None = None,
                 sides: Sequence[int] | None = None) -> Settlement:
@@ -170,7 +175,7 @@ def settle_hand(rules: Ruleset, pile: PileSummary, pitching_party: int | None,
     points are earned by the side and every member of a side scores the side's result
     (seed 004, call for partner: "Points are kept individually, though they are earned as
     a team"); by default every party is its own side."""
-    parties = rules.parties
+    parties = len(scores_before)
     points_won = [0] * parties
     for award in pile.awards:
         points_won[award.party] += award.value
@@ -225,4 +230,4 @@ def settle_hand(rules: Ruleset, pile: PileSummary, pitching_party: int | None,
         if scoring.no_junk_points:
             changes = [c if side_of[p] == side else 0 for p, c in enumerate(changes)]
 
-    return Settlement(tuple(points_won), made, moon, tuple(changes), moon_decides, pile.awards)
+    return _new_settlement((tuple(points_won), made, moon, tuple(changes), moon_decides, pile.awards))

@@ -46,7 +46,7 @@ from pitch_sdk.rules.auction import Auction
 from pitch_sdk.rules.bidding import bid_menu
 from pitch_sdk.rules.cards import CARDS, Card, Suit, cards_of, format_cards, mask_of
 from pitch_sdk.rules.errors import GameOverError, IllegalActionError, InvalidDealError
-from pitch_sdk.rules.events import Dealt, HandScored
+from pitch_sdk.rules.events import new_dealt, new_hand_scored
 from pitch_sdk.rules.preparation import Preparation
 from pitch_sdk.rules.records import HandResult, WinReason
 from pitch_sdk.rules.ruleset import (
@@ -439,8 +439,7 @@ class GameState(Auction, Preparation, TrickPlay):
             stock = deck[dealt:]
         self.hands = hands
         self.stock = stock
-        self.history.append(Dealt(self.hand_number, self.dealer, tuple(hands), tuple(stock),
-                                  self.rules.bidding.look_option))
+        self.history.append(new_dealt((self.hand_number, self.dealer, tuple(hands), tuple(stock), self._look)))
         self.bids = []
         self.high_bid = 0
         self.high_double = False
@@ -512,7 +511,7 @@ class GameState(Auction, Preparation, TrickPlay):
             doubled=self.doubled, sides=self._sides,
         )
         self.results.append(result)
-        self.history.append(HandScored(result))
+        self.history.append(new_hand_scored((result,)))
         if game_over:
             self._end_game(winner, reason)
             return
