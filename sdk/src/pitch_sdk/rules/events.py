@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 from pitch_sdk.rules.cards import CARDS, Suit, cards_of, format_cards
-from pitch_sdk.rules.records import HandResult, Trick, tuple_builder
+from pitch_sdk.rules.records import HandResult, Trick, shared_builder, tuple_builder
 
 
 class Dealt(NamedTuple):
@@ -146,7 +146,9 @@ Event = (Dealt | Looked | BidMade | Coked | AllPassed | TrumpSet | PartnerCalled
          | HandScored)
 
 
-# Built in C (see records.tuple_builder): one deal, one hand scored and several bids a hand.
+# Built in C (see records.tuple_builder): one deal, one trump, several bids, one hand
+# scored a hand; bids and trumps repeat, so they are shared.
 new_dealt = tuple_builder(Dealt)
-new_bid_made = tuple_builder(BidMade)
+new_bid_made = shared_builder(BidMade)
+new_trump_set = shared_builder(TrumpSet)
 new_hand_scored = tuple_builder(HandScored)

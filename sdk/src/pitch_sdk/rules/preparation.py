@@ -10,7 +10,7 @@ burned down.  Each step is skipped when the ruleset does not use it.
 from __future__ import annotations
 
 from pitch_sdk.rules.cards import SUITS, Suit, mask_of
-from pitch_sdk.rules.events import Burned, Exchanged, PartnerCalled, TrumpSet
+from pitch_sdk.rules.events import Burned, Exchanged, PartnerCalled, TrumpSet, new_trump_set
 from pitch_sdk.rules.ruleset import Exchange, PartnerCall
 from pitch_sdk.rules.state_fields import Phase, StateFields
 from pitch_sdk.rules.tables import JOKER_MASK, trump_table
@@ -24,7 +24,7 @@ class Preparation(StateFields):
     def _set_trump(self, seat: int, suit: Suit, pitched: bool) -> None:
         self.trump = int(suit)
         self._table = self._tables[suit]
-        self.history.append(TrumpSet(seat, suit, pitched))
+        self.history.append(new_trump_set((seat, suit, pitched, False)))
 
     def _set_sub_trump(self, seat: int, suit: Suit) -> None:
         self.sub_trump = int(suit)

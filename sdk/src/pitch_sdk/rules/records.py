@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from enum import StrEnum
-from functools import partial
+from functools import cache, partial
 from typing import Any, NamedTuple, TypeVar
 
 from pitch_sdk.rules.cards import CARDS, Card, Suit
@@ -78,8 +78,17 @@ class PointAward(NamedTuple):
                 "card": None if self.card is None else self.card.name}
 
 
+def shared_builder(cls: type[T]) -> Callable[[tuple[Any, ...]], T]:
+    """Like :func:`tuple_builder`, but one shared instance per distinct field values: for
+    the small records a game makes over and over (a bid, a trump, a point award), so a long
+    log holds references to a few objects instead of new ones, which spares allocations and
+    the garbage collector's traversals of the log.  The records are immutable, so sharing
+    them is invisible."""
+    return cache(tuple_builder(cls))
+
+
 #: ``new_award((category, value, party, card))`` is ``PointAward(category, value, party, card)``.
-new_award = tuple_builder(PointAward)
+new_award = shared_builder(PointAward)
 
 
 class HandResult(NamedTuple):

@@ -58,13 +58,14 @@ def shuffled(cards: Sequence[int], seed: int, deal_number: int, drawn: int | Non
 @cache
 def _radix_groups(count: int, drawn: int) -> tuple[tuple[int, tuple[int, ...]], ...]:
     """The radices ``count, count-1, ...`` of the ``drawn`` swaps, grouped so that each
-    group's product fits a machine word: one big-number division per group, then cheap
-    small-number ones, giving exactly the digits of the mixed-radix reading."""
+    group's product fits one 30-bit digit of a Python int: one big-number division per
+    group, then small-number ones that take CPython's single-digit fast path, giving
+    exactly the digits of the mixed-radix reading (however they are grouped)."""
     groups: list[tuple[int, tuple[int, ...]]] = []
     position = 0
     while position < drawn:
         product, radices = 1, []
-        while position < drawn and product * (count - position) < 1 << 62:
+        while position < drawn and product * (count - position) < 1 << 30:
             product *= count - position
             radices.append(count - position)
             position += 1

@@ -128,6 +128,7 @@ class TrickPlay(StateFields):
         assert table is not None
         suit_of, suit_masks, trumps = table.effective_suit, table.suit_masks, table.trump_mask
         lead_power = table.lead_power
+        free_leads = not self._barn  # after the first trick any card may be led, but in barn
         while True:
             hands[leader] ^= 1 << card
             record(moves[leader][card])
@@ -169,7 +170,7 @@ class TrickPlay(StateFields):
             leader = winner
             if not hands[leader]:
                 break
-            card = random_card(self._legal_play_mask(leader), uniform)
+            card = random_card(hands[leader] if free_leads else self._legal_play_mask(leader), uniform)
         self._legal_play = -1
         self.to_move = leader
         self._score_hand()
