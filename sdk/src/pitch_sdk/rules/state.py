@@ -63,7 +63,7 @@ from pitch_sdk.rules.ruleset import (
 from pitch_sdk.rules.scoring import award_points, played_by_party, settle_hand, side_members
 from pitch_sdk.rules.shuffle import shuffled
 from pitch_sdk.rules.state_fields import Phase, StateFields
-from pitch_sdk.rules.tables import TrumpTable, deck_cards, trump_table
+from pitch_sdk.rules.tables import TrumpTable, deck_cards, play_records, trump_table
 from pitch_sdk.rules.trickplay import TrickPlay
 from pitch_sdk.rules.tricks import random_card
 from pitch_sdk.rules.winning import decide_winner
@@ -147,6 +147,7 @@ class GameState(Auction, Preparation, TrickPlay):
         self.moves = []
         self._deal_seats = _deal_seats(rules)
         self._bid_menu = bid_menu(rules)
+        self._records = play_records(rules.players)
         self._next_seat = tuple((seat + 1) % rules.players for seat in range(rules.players))
         self._seat_order = tuple(tuple((seat + k) % rules.players for k in range(rules.players))
                                  for seat in range(rules.players))
@@ -330,7 +331,7 @@ class GameState(Auction, Preparation, TrickPlay):
                 legal = self._legal_play_mask(seat)
             if not legal >> action.card & 1:
                 self.verify(action)
-            self.moves.append((seat, action))
+            self.moves.append(self._records[0][seat][action.card])
             self._play(seat, action.card)
             return
         self.verify(action)

@@ -19,7 +19,7 @@ from pitch_sdk.rules.cards import Suit
 from pitch_sdk.rules.events import Event
 from pitch_sdk.rules.records import HandResult, Trick, WinReason
 from pitch_sdk.rules.ruleset import Ruleset
-from pitch_sdk.rules.tables import TrumpTable
+from pitch_sdk.rules.tables import PlayRecords, TrumpTable
 
 if TYPE_CHECKING:
     from pitch_sdk.rules.state import Deal
@@ -81,6 +81,7 @@ class StateFields:
         "_offers",
         "_pending",
         "_piles",
+        "_records",
         "_scripted_deals",
         "_seat_order",
         "_sides",
@@ -173,6 +174,8 @@ class StateFields:
     _lead_suit: int
     _legal_play: int
     _legal_list: tuple[Action, ...] | None
+    _records: PlayRecords
+    """Shared move-log and trick entries of every seat and card, and each leader's followers."""
     _deal_seats: tuple[tuple[int, ...], ...]
     _bid_menu: Mapping[tuple[bool, int, bool], tuple[Action, ...]]
     _draws_from_stock: bool

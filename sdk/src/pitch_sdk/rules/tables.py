@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cache
 
+from pitch_sdk.rules.actions import PLAYS, PlayCard
 from pitch_sdk.rules.cards import (
     ACE,
     BIG_JOKER_ID,
@@ -216,3 +217,22 @@ def trump_table(deck: DeckRules, trump: Suit, lowest_wins: bool = False,
         cut_power=cut_power,
         lead_power=lead_power,
     )
+
+
+PlayRecords = tuple[
+    tuple[tuple[tuple[int, PlayCard], ...], ...],
+    tuple[tuple[tuple[int, int], ...], ...],
+    tuple[tuple[int, ...], ...],
+]
+
+
+@cache
+def play_records(players: int) -> PlayRecords:
+    """For each seat and card, the move-log entry ``(seat, PlayCard)`` and the trick entry
+    ``(seat, card)``, shared instead of built per card (the rollout records every card
+    twice, and each tuple spared is also less work for the garbage collector); and for
+    each leader, the seats that follow in order."""
+    moves = tuple(tuple((seat, play) for play in PLAYS) for seat in range(players))
+    plays = tuple(tuple((seat, card) for card in range(len(PLAYS))) for seat in range(players))
+    followers = tuple(tuple((leader + k) % players for k in range(1, players)) for leader in range(players))
+    return moves, plays, followers

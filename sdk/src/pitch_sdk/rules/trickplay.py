@@ -12,9 +12,7 @@ tricks may have fewer cards than players.
 from __future__ import annotations
 
 from collections.abc import Callable
-from functools import cache
 
-from pitch_sdk.rules.actions import PLAYS, PlayCard
 from pitch_sdk.rules.cards import LITTLE_JOKER_ID, SUITS
 from pitch_sdk.rules.records import new_trick
 from pitch_sdk.rules.state_fields import Phase, StateFields
@@ -107,7 +105,7 @@ class TrickPlay(StateFields):
             self._lead_suit = table.effective_suit[card]  # type: ignore[union-attr]
             self._trick_best = table.power[card]  # type: ignore[union-attr]
             self._trick_winner = seat
-        trick.append((seat, card))
+        trick.append(self._records[1][seat][card])
         if len(trick) < len(self._trick_seats):
             self.to_move = self._trick_seats[len(trick)]
         else:
@@ -119,7 +117,7 @@ class TrickPlay(StateFields):
         hands, record = self.hands, self.moves.append
         tricks, history = self.tricks, self.history
         piles, tricks_won, parties = self._piles, self._tricks_won, self.parties
-        moves, plays_of, followers = _play_records(self.players)
+        moves, plays_of, followers = self._records
         leader = self.to_move
         card = random_card(self._legal_play_mask(leader), uniform)
         if self.trump < 0:
@@ -197,21 +195,3 @@ class TrickPlay(StateFields):
         else:
             self._start_trick(leader)
 
-
-PlayRecords = tuple[
-    tuple[tuple[tuple[int, PlayCard], ...], ...],
-    tuple[tuple[tuple[int, int], ...], ...],
-    tuple[tuple[int, ...], ...],
-]
-
-
-@cache
-def _play_records(players: int) -> PlayRecords:
-    """For each seat and card, the move-log entry ``(seat, PlayCard)`` and the trick entry
-    ``(seat, card)``, shared instead of built per card (the rollout records every card
-    twice, and each tuple spared is also less work for the garbage collector); and for
-    each leader, the seats that follow in order."""
-    moves = tuple(tuple((seat, play) for play in PLAYS) for seat in range(players))
-    plays = tuple(tuple((seat, card) for card in range(len(PLAYS))) for seat in range(players))
-    followers = tuple(tuple((leader + k) % players for k in range(1, players)) for leader in range(players))
-    return moves, plays, followers
