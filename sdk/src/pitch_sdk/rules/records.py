@@ -134,3 +134,7 @@ class HandResult(NamedTuple):
             "win_reason": None if self.win_reason is None else self.win_reason.value,
             "doubled": self.doubled, "sides": None if self.sides is None else list(self.sides),
         }
+
+
+#: ``new_hand_result((hand_number, dealer, ..., sides))``: every field of :class:`HandResult`, in order.
+new_hand_result = tuple_builder(HandResult)

@@ -48,7 +48,7 @@ from pitch_sdk.rules.cards import CARDS, Card, Suit, cards_of, format_cards, mas
 from pitch_sdk.rules.errors import GameOverError, IllegalActionError, InvalidDealError
 from pitch_sdk.rules.events import new_dealt, new_hand_scored
 from pitch_sdk.rules.preparation import Preparation
-from pitch_sdk.rules.records import HandResult, WinReason
+from pitch_sdk.rules.records import WinReason, new_hand_result
 from pitch_sdk.rules.ruleset import (
     BurnedPoints,
     CokeSitsOut,
@@ -503,16 +503,12 @@ class GameState(Auction, Preparation, TrickPlay):
                                        self._sides)
         self.scores = [s + c for s, c in zip(self.scores, settlement.score_changes, strict=True)]
         game_over = reason is not None
-        result = HandResult(
-            hand_number=self.hand_number, dealer=self.dealer, pitcher=self.pitcher,
-            bid=contract, trump=self._table.trump, awards=pile.awards,
-            pips=tuple([p / 2 if p % 2 else p // 2 for p in pile.pips2]),
-            tricks_won=pile.tricks_won, points_won=settlement.points_won,
-            made=settlement.made, moon=settlement.moon,
-            score_changes=settlement.score_changes, scores=tuple(self.scores),
-            winner=winner, win_reason=reason, game_over=game_over,
-            doubled=self.doubled, sides=self._sides,
-        )
+        result = new_hand_result((  # HandResult's fields, in order (a keyword call costs 3x)
+            self.hand_number, self.dealer, self.pitcher, contract, self._table.trump, pile.awards,
+            tuple([p / 2 if p % 2 else p // 2 for p in pile.pips2]), pile.tricks_won,
+            settlement.points_won, settlement.made, settlement.moon, settlement.score_changes,
+            tuple(self.scores), winner, reason, game_over, self.doubled, self._sides,
+        ))
         self.results.append(result)
         self.history.append(new_hand_scored((result,)))
         if game_over:
