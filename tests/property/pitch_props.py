@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import math
 import random
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -234,11 +235,31 @@ def random_rulesets(draw: Callable[..., Any]) -> Ruleset:
             })
     else:
         options["who_may_win"] = draw(st.sampled_from(["any", "pitching-party"]))
+    options["burn_to"] = _affordable_burn(options, deck_size)
     try:
         return base.with_options(options)
     except InvalidRulesetError:
         assume(False)
         raise
+
+
+#: The most card sets a burn may offer in a random game: ``legal_actions()`` lists every
+#: one, and a bidder given a whole stock of leftovers (refill_to 0) burning 40-odd cards
+#: down to 6 would be offered millions.
+_MAX_BURN_SETS = 5000
+
+
+def _affordable_burn(options: dict[str, Any], deck_size: int) -> int:
+    """``burn_to`` lowered (to 3, 1 or off) until the biggest hand that may burn offers at
+    most ``_MAX_BURN_SETS`` choices: the bidder's hand plus every card left in the stock."""
+    players, hand_size, burn_to = options["players"], options["hand_size"], options["burn_to"]
+    biggest = hand_size
+    if options["leftovers_to_bidder"]:
+        biggest += max(0, deck_size - players * hand_size)
+    for allowed in (burn_to, 3, 1, 0):
+        if allowed <= burn_to and math.comb(biggest, allowed) <= _MAX_BURN_SETS:
+            return allowed
+    return 0
 
 
 def capped(rules: Ruleset, max_hands: int) -> Ruleset:
@@ -397,9 +418,8 @@ def check_legal_list(state: GameState, legal: list[Any], rng: random.Random) -> 
         if expected_rule is not None:
             got = (mask(rule.allowed), mask(rule.required), rule.min_count, rule.max_count)
             assert got == expected_rule, f"card-set rule {got} != the rule text's {expected_rule}"
-        from math import comb
         optional = len(rule.allowed) - len(rule.required)
-        expected = sum(comb(optional, k - len(rule.required))
+        expected = sum(math.comb(optional, k - len(rule.required))
                        for k in range(rule.min_count, rule.max_count + 1))
         assert len(legal) == expected, "legal exchanges are not every set the card-set rule allows"
     if decision.kind is DecisionKind.PLAY:
@@ -659,6 +679,8 @@ def trick_winner(rules: Ruleset, order: list[int], sub: int, plays: tuple[tuple[
         return (min(ranked) if low_first else max(ranked))[1]
 
     suited = [(seat, c) for seat, c in plays if not CARDS[c].is_joker]
+    if not suited:  # only suitless jokers, which capture nothing: no suit was set, the lead stands
+        return plays[0][0]
     subs = [(seat, c) for seat, c in suited if CARDS[c].suit == sub]
     if subs:
         return by_rank(subs)
@@ -952,8 +974,9 @@ def check_points_in_play(rules: Ruleset, result: Any, facts: dict[str, Any], car
                          credited: dict[int, set[int]]) -> None:
     """Points awarded never exceed the points in play; where every point card necessarily
     reaches the tricks or is burned (seed 003's family: the whole pack reaches the hands,
-    only non-trumps are thrown away), they add up exactly, less the burned ones nobody is
-    credited with."""
+    only non-trumps are thrown away), they add up exactly: every point card kept in play
+    (held for the tricks or burned; a suitless joker may be either, or thrown away), less
+    the burned ones nobody is credited with."""
     total = sum(a.value for a in result.awards)
     assert total <= rules.points_in_play
     categories = [a.category for a in result.awards]
@@ -970,14 +993,21 @@ def check_points_in_play(rules: Ruleset, result: Any, facts: dict[str, Any], car
         rules.bidding.look_option or rules.bidding.coke or rules.trump.dealer_picks)
     if not (whole_pack and only_non_trumps_leave):
         return
-    burned = 0
+    burned = held = 0
     for cards in facts["burned"]:
         burned |= cards
+    for cards in facts["playing_hands"]:
+        held |= cards
+    kept = held | burned  # what stayed in play after the discards
     value = {r.category: r.value for r in rules.scoring.points}
-    in_pack = sum(value[cat] for cat, cards in cards_of_point.items() for card in cards if trumps >> card & 1)
+    point_mask = mask(card for cards in cards_of_point.values() for card in cards)
+    assert not point_mask & trumps & ~kept, f"trump point cards {CARDS_OF(point_mask & trumps & ~kept)} left play"
+    # a suitless (unranked) joker is no trump: thrown away with the non-trumps, or kept
+    # (the bidder's leftovers) and then played or burned like any card in play
+    in_pack = sum(value[cat] for cat, cards in cards_of_point.items() for card in cards if kept >> card & 1)
     lost = sum(value[cat] for cat, cards in cards_of_point.items() for card in cards
                if burned >> card & 1 and card not in credited)
-    assert total == in_pack - lost, f"{total} points awarded, {in_pack} in the pack, {lost} burned"
+    assert total == in_pack - lost, f"{total} points awarded, {in_pack} in play, {lost} burned"
 
 
 def check_game_end(state: GameState, result: Any, before: tuple[int, ...], final: tuple[int, ...], pp: int,

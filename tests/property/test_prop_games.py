@@ -20,7 +20,7 @@ from __future__ import annotations
 import random
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from pitch_props import (
     PRESET_NAMES,
@@ -60,8 +60,25 @@ def test_random_games_of_named_variants(variant, seed, action_seed, dealer, hand
     _play(capped(build_variant(*variant), hands), seed, action_seed, dealer)
 
 
+# Combos that random seeds found (the derandomized CI profile did not): with one card each
+# and no refill, the bidder takes the whole stock as leftovers, unranked joker included.
+_LONE_BIDDER = {"players": 3, "hand_size": 1, "deal_batch": 1, "jokers": 1, "joker_rank": "unranked",
+                "trump_selection": "declare", "exchange": "discard-non-trumps", "refill_to": 0,
+                "leftovers_to_bidder": True, "minimum_bid": 1, "maximum_bid": 1, "lowest_wins": True,
+                "low_trump_wins": True, "trump_must_be_broken": True, "target": 1, "max_hands": 1}
+#: the bidder burns the joker and every trump point card: nothing is awarded
+BURNED_SUITLESS_JOKER = preset("ipitch").without_moon().with_options(
+    {**_LONE_BIDDER, "off_ace": True, "off_ten": True, "off_two": True, "burn_to": 1,
+     "points": ["jack", "off-ace", "joker", "ace", "ten"]})
+#: the bidder plays alone: one trick is the suitless joker by itself
+LONE_SUITLESS_JOKER_TRICK = preset("ipitch").without_moon().with_options(
+    {**_LONE_BIDDER, "points": ["jack", "ace", "ten", "two"]})
+
+
 @settings(max_examples=RANDOM_COMBO_GAMES)
 @given(rules=random_rulesets(), seed=SEEDS, action_seed=SEEDS, dealer=st.integers(0, 7))
+@example(rules=BURNED_SUITLESS_JOKER, seed=0, action_seed=0, dealer=0)
+@example(rules=LONE_SUITLESS_JOKER_TRICK, seed=0, action_seed=0, dealer=0)
 def test_random_games_of_random_option_combos(rules, seed, action_seed, dealer):
     _play(rules, seed, action_seed, dealer)
 
