@@ -215,7 +215,7 @@ class SeatRunner:
 
     def _fallback(self, state: GameState, decision_id: str, reason: int, message: str) -> Action:
         """Play the first legal action for the seat; strike it unless it was away."""
-        action = state.legal_actions()[0]
+        action = state.default_action()
         spec = self.match.spec
         if reason != bot_pb2.STRIKE_REASON_DISCONNECTED:
             self.strikes += 1

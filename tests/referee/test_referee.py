@@ -418,3 +418,24 @@ def test_skip_events_bot_gets_requests_but_no_event_messages(redis_url: str) -> 
     skipping, default = run(scenario())
     assert skipping == {"welcome", "match_started", "decision_request", "match_ended"}
     assert "events" in default
+
+
+def test_a_burn_among_millions_of_sets_is_sent_as_a_rule(redis_url: str) -> None:
+    """Seed 003: "Any cards remaining are given to the bidder"; with two-card hands and no
+    refill the bidder then burns all but six of most of the pack, a choice among millions
+    of sets.  The referee asks it by the card-set rule without a list (listing would take
+    minutes and gigabytes), the SDK offers the sets lazily, and the match completes."""
+    options = {"players": 3, "hand_size": 2, "deal_batch": 1, "exchange": "discard-non-trumps",
+               "refill_to": 0, "leftovers_to_bidder": True, "burn_to": 6, "trump_selection": "declare",
+               "target": 3}
+
+    async def scenario() -> None:
+        async with running_arena(redis_url) as arena:
+            bots = [(await arena.connect(FirstLegalBot))[0] for _ in range(3)]
+            result = (await asyncio.wait_for(arena.run_match(
+                "ipitch", bots, seed=1, options_json=json.dumps(options)), 60)).result
+            assert result.completed and not result.forfeited
+            assert [s.status for s in result.seats] == [game_pb2.SEAT_STATUS_OK] * 3
+            assert all(s.strikes == 0 for s in result.seats)
+
+    run(scenario())

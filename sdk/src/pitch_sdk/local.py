@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from pitch_sdk.bot import Bot
 from pitch_sdk.rules import Action, GameState, HandResult, Ruleset, observe
+from pitch_sdk.rules.cardsets import CardSetChoices
 from pitch_sdk.stats import wilson_interval
 
 
@@ -48,6 +49,8 @@ def play_game(ruleset: Ruleset, bots: Sequence[Bot], seed: int, dealer: int = 0,
         seat = state.to_move
         bot = bots[seat]
         observation = observe(state, seat)
+        if not observation.legal_actions:  # a card-set decision too large to list
+            observation = replace(observation, legal_actions=_card_set_choices(state))
         legal = observation.legal_actions
         action = _call(bot, seat, "act", bot.act, observation, legal)
         if action not in legal:
@@ -187,3 +190,11 @@ def _call(bot: Bot, seat: int, method: str, function: Callable[..., Any], *args:
     except Exception as exc:
         raise BotError(f"bot {bot.name!r} at seat {seat} raised in {method}(): "
                        f"{type(exc).__name__}: {exc}", bot.name, seat) from exc
+
+
+def _card_set_choices(state: GameState) -> Sequence[Action]:
+    """A card-set decision too large to list (``GameState.listed_actions``), offered as a
+    lazy sequence, as the SDK's remote runner does."""
+    card_set = state.decision().card_set
+    assert card_set is not None, "only card-set decisions go unlisted"
+    return CardSetChoices(card_set)

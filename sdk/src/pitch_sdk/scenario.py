@@ -158,7 +158,7 @@ def _report(state: GameState, applied: int, error: dict[str, Any] | None = None)
     if not state.is_over:
         report["hand_number"] = state.hand_number
         report["to_move"] = state.to_move
-        report["legal_actions"] = [str(action) for action in state.legal_actions()]
+        report["legal_actions"] = [str(action) for action in state.listed_actions()]
     if error is not None:
         report["error"] = error
     return report

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from functools import lru_cache
-from itertools import combinations
 from typing import Any
 
 from pitch_sdk.encoding import DENSE_LAYOUT, encode_observation
@@ -41,6 +40,7 @@ from pitch_sdk.rules import (
 )
 from pitch_sdk.rules.actions import CALLS, COKE, PASS, PLAYS, Coke, bid, choose_cards
 from pitch_sdk.rules.cards import cards_of
+from pitch_sdk.rules.cardsets import CardSetChoices
 from pitch_sdk.rules.events import (
     AllPassed,
     BidMade,
@@ -191,14 +191,12 @@ def kind_from_pb(value: int) -> DecisionKind:
         raise ActionParseError(f"unknown decision kind {value}") from None
 
 
-def card_set_actions(rule: pb.CardSetRule) -> list[Action]:
-    """Every ``ChooseCards`` a card-set constraint allows (for requests sent without a list)."""
-    required = [card_from_pb(c) for c in rule.required]
-    optional = [c for c in (card_from_pb(c) for c in rule.allowed) if c not in required]
-    actions: list[Action] = []
-    for size in range(max(rule.min_count - len(required), 0), rule.max_count - len(required) + 1):
-        actions.extend(choose_cards([*required, *combo]) for combo in combinations(optional, size))
-    return actions
+def card_set_actions(rule: pb.CardSetRule) -> Sequence[Action]:
+    """Every ``ChooseCards`` a card-set constraint allows (for requests sent without a
+    list), as a lazy sequence: the constraint may admit millions of sets."""
+    return CardSetChoices(CardSetRule(tuple(card_from_pb(c) for c in rule.allowed),
+                                      tuple(card_from_pb(c) for c in rule.required),
+                                      rule.min_count, rule.max_count))
 
 
 def card_set_rule_to_pb(rule: CardSetRule) -> pb.CardSetRule:
@@ -378,7 +376,7 @@ def observation_from_pb(message: pb.Observation, ruleset: Ruleset,
         my_discards=tuple(card_from_pb(c) for c in message.my_discards),
         my_draws=tuple(card_from_pb(c) for c in message.my_draws),
         last_result=hand_result_from_pb(message.last_result, auction) if message.HasField("last_result") else None,
-        legal_actions=tuple(legal_actions),
+        legal_actions=legal_actions if isinstance(legal_actions, CardSetChoices) else tuple(legal_actions),
         sub_trump=suit_from_pb(message.sub_trump), doubled=message.doubled,
         called_card=card_from_pb(message.called_card) if message.HasField("called_card") else None,
         partner=message.partner if message.has_partner else None, looked=tuple(message.looked),

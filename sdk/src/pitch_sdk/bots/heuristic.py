@@ -32,6 +32,7 @@ from pitch_sdk.rules import (
     Bid,
     CallCard,
     Card,
+    CardSetChoices,
     Choose,
     ChooseCards,
     DeclareTrump,
@@ -41,6 +42,7 @@ from pitch_sdk.rules import (
     PlayCard,
     Ruleset,
 )
+from pitch_sdk.rules.actions import choose_cards
 from pitch_sdk.rules.cards import ACE, TEN
 
 #: Points to spare before a double bid ("6 for 12"): it wins twice and loses twice.
@@ -146,6 +148,12 @@ class HeuristicBot(Bot):
             rank = Card(card).rank or 0
             return -0.5 if rank in (ACE, TEN) else 1.0 - rank / 100
 
+        if isinstance(legal_actions, CardSetChoices):  # too many sets to score one by one
+            rule = legal_actions.rule
+            optional = sorted((c for c in rule.allowed if c not in rule.required), key=junk, reverse=True)
+            wanted = sum(1 for c in optional if junk(c) > 0)  # the best score of the max() below
+            size = min(max(wanted, rule.min_count - len(rule.required)), rule.max_count - len(rule.required))
+            return choose_cards([*rule.required, *optional[:size]])
         sets = [a for a in legal_actions if isinstance(a, ChooseCards)]
         return max(sets, key=lambda a: (sum(junk(c) for c in a.cards), -len(a.cards)))
 
@@ -155,17 +163,22 @@ class HeuristicBot(Bot):
         (then the least valuable, weakest ones)."""
         assert observation.trump is not None, "burning comes after trump is named"
         info = self.sense.of(observation)
-        sets = [a for a in legal_actions if isinstance(a, ChooseCards)]
-        count = len(next(iter(sets)).cards)
+        first = legal_actions[0]
+        assert isinstance(first, ChooseCards)
+        count = len(first.cards)
 
         def keep(card: int) -> tuple[bool, float, int]:
             return info.is_trump(card), info.keep_value(card), info.table.power[card]
 
-        burn = frozenset(sorted(observation.hand, key=keep)[:count])
-        chosen = next((a for a in sets if a.cards == burn), None)
-        if chosen is not None:
-            return chosen
+        burn = choose_cards(sorted(observation.hand, key=keep)[:count])
+        if burn in legal_actions:
+            return burn
+        if isinstance(legal_actions, CardSetChoices):  # e.g. a called card that must stay
+            rule = legal_actions.rule
+            optional = sorted((c for c in rule.allowed if c not in rule.required), key=keep)
+            return choose_cards([*rule.required, *optional[:rule.min_count - len(rule.required)]])
         # The rules allow other sets (e.g. a burn of another size): the cheapest one.
+        sets = [a for a in legal_actions if isinstance(a, ChooseCards)]
         return min(sets, key=lambda a: sorted((keep(c) for c in a.cards), reverse=True))
 
     def play(self, observation: Observation, legal_actions: Sequence[Action]) -> Action:

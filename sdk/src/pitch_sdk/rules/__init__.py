@@ -24,6 +24,7 @@ from pitch_sdk.rules.actions import (
     parse_action,
 )
 from pitch_sdk.rules.cards import BIG_JOKER, CARDS, LITTLE_JOKER, Card, Suit, parse_cards
+from pitch_sdk.rules.cardsets import CardSetChoices
 from pitch_sdk.rules.errors import (
     ActionParseError,
     CardParseError,
@@ -55,6 +56,7 @@ __all__ = [
     "CallCard",
     "Card",
     "CardParseError",
+    "CardSetChoices",
     "CardSetRule",
     "Choose",
     "ChooseCards",

@@ -12,6 +12,7 @@ played, except from its holder.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -59,8 +60,10 @@ class Observation:
     my_discards: tuple[Card, ...]
     my_draws: tuple[Card, ...]
     last_result: HandResult | None
-    legal_actions: tuple[Action, ...]
-    """The viewer's legal actions when it is to move, else empty."""
+    legal_actions: Sequence[Action]
+    """The viewer's legal actions when it is to move, else empty; for a card-set decision
+    too large to list (``GameState.listed_actions``), empty from :func:`observe` and a
+    lazy :class:`~pitch_sdk.rules.cardsets.CardSetChoices` where a bot receives it."""
     sub_trump: Suit | None = None
     """The sub-trump suit (two-trump pitch)."""
     doubled: bool = False
@@ -111,7 +114,7 @@ def observe(state: GameState, viewer: int) -> Observation:
         elif isinstance(event, Coked):
             cokes.append((event.seat, cards_of(event.cards)))
     over = state.is_over
-    legal = tuple(state.legal_actions()) if not over and viewer == state.to_move else ()
+    legal = state.listed_actions() if not over and viewer == state.to_move else ()
     hidden = viewer >= 0 and not state.looked[viewer] and state.phase in (Phase.LOOK, Phase.BIDDING)
     return Observation(
         viewer=viewer,

@@ -66,6 +66,6 @@ def replay(log: GameLog) -> GameState:
         if seat != state.to_move:
             raise IllegalActionError(
                 f"move {index} ({action}) is logged for seat {seat} but seat {state.to_move} is to move",
-                action, state.legal_actions())
+                action, list(state.listed_actions()))
         state.apply(action)
     return state

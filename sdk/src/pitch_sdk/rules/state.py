@@ -25,7 +25,6 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
-from itertools import combinations
 
 from pitch_sdk.rules.actions import (
     CALLS,
@@ -40,11 +39,11 @@ from pitch_sdk.rules.actions import (
     DecisionKind,
     DeclareTrump,
     PlayCard,
-    choose_cards,
 )
 from pitch_sdk.rules.auction import Auction
 from pitch_sdk.rules.bidding import bid_menu
 from pitch_sdk.rules.cards import CARDS, Card, Suit, cards_of, format_cards, mask_of
+from pitch_sdk.rules.cardsets import MAX_LISTED_CARD_SETS, CardSetChoices, CardSetRule
 from pitch_sdk.rules.errors import GameOverError, IllegalActionError, InvalidDealError
 from pitch_sdk.rules.events import new_dealt, new_hand_scored
 from pitch_sdk.rules.preparation import Preparation
@@ -73,6 +72,7 @@ __all__ = ["CardSetRule", "Deal", "Decision", "GameState", "Phase"]
 # Module aliases for the per-card paths: on Python 3.11 ``Phase.PLAY`` costs ~0.1 us per
 # lookup (``EnumType`` defines ``__getattr__``, which slows every class attribute read).
 _PLAY, _GAME_OVER, _BIDDING = Phase.PLAY, Phase.GAME_OVER, Phase.BIDDING
+_CARD_SET_PHASES = frozenset({Phase.EXCHANGE, Phase.BURN, Phase.DISCARD, Phase.DEALER_PICK})
 _PHASE_DECISION = {
     Phase.LOOK: DecisionKind.CHOICE,
     Phase.BIDDING: DecisionKind.BID,
@@ -98,24 +98,14 @@ class Deal:
 
 
 @dataclass(frozen=True, slots=True)
-class CardSetRule:
-    """The constraint on a card-set decision, for when listing every set would explode:
-    choose between ``min_count`` and ``max_count`` cards from ``allowed``, including all
-    of ``required``."""
-
-    allowed: tuple[Card, ...]
-    required: tuple[Card, ...]
-    min_count: int
-    max_count: int
-
-
-@dataclass(frozen=True, slots=True)
 class Decision:
     """What the player to move must decide, with every legal answer."""
 
     seat: int
     kind: DecisionKind
     legal_actions: tuple[Action, ...]
+    """Every legal answer, except for a card-set decision admitting more than
+    ``MAX_LISTED_CARD_SETS`` sets: then none, and ``card_set`` describes them."""
     card_set: CardSetRule | None = None
 
 
@@ -225,7 +215,25 @@ class GameState(Auction, Preparation, TrickPlay):
         if self.phase is _GAME_OVER:
             raise GameOverError("the game is over: no decision is pending")
         card_set = self._card_set_rule() if _PHASE_DECISION[self.phase] is DecisionKind.CHOOSE_CARDS else None
-        return Decision(self.to_move, _PHASE_DECISION[self.phase], tuple(self.legal_actions()), card_set)
+        return Decision(self.to_move, _PHASE_DECISION[self.phase], self.listed_actions(), card_set)
+
+    def listed_actions(self) -> tuple[Action, ...]:
+        """:meth:`legal_actions`, unless the decision is a card set admitting more than
+        ``MAX_LISTED_CARD_SETS`` sets (a bidder holding the whole stock burns): then none,
+        since listing them could take minutes and gigabytes; :meth:`decision`'s
+        ``card_set`` describes them and :meth:`is_legal` checks them by that rule."""
+        if self._is_card_set_phase() and len(CardSetChoices(self._card_set_rule())) > MAX_LISTED_CARD_SETS:
+            return ()
+        return tuple(self.legal_actions())
+
+    def default_action(self) -> Action:
+        """The first of :meth:`legal_actions`, without listing them (the referee's fallback)."""
+        if self._is_card_set_phase():
+            return CardSetChoices(self._card_set_rule())[0]
+        return self.legal_actions()[0]
+
+    def _is_card_set_phase(self) -> bool:
+        return self.phase in _CARD_SET_PHASES
 
     def legal_actions(self) -> list[Action]:
         """Every legal action of the player to move, sorted; empty only when the game is over."""
@@ -251,8 +259,8 @@ class GameState(Auction, Preparation, TrickPlay):
                 self._legal_list = tuple(CALLS[card] for card in self._callable_cards())
             elif phase is Phase.PASS_LEFTOVERS:
                 self._legal_list = (NO, YES)
-            elif phase in (Phase.EXCHANGE, Phase.BURN, Phase.DISCARD, Phase.DEALER_PICK):
-                self._legal_list = tuple(choose_cards(m) for m in self._legal_card_set_masks())
+            elif phase in _CARD_SET_PHASES:
+                self._legal_list = tuple(CardSetChoices(self._card_set_rule()))
             else:
                 return []
         return list(self._legal_list)
@@ -261,6 +269,8 @@ class GameState(Auction, Preparation, TrickPlay):
         """Whether ``action`` may be applied now."""
         if self.phase is _PLAY:
             return type(action) is PlayCard and bool(self._legal_play_mask(self.to_move) >> action.card & 1)
+        if self._is_card_set_phase():  # by the rule: the sets may be too many to list
+            return action in CardSetChoices(self._card_set_rule())
         legal = self._legal_list if self._legal_list is not None else self.legal_actions()
         return action in legal
 
@@ -270,11 +280,12 @@ class GameState(Auction, Preparation, TrickPlay):
         if self.phase is Phase.GAME_OVER:
             raise GameOverError(f"{action} rejected: the game is over", action)
         if not self.is_legal(action):
-            legal = self.legal_actions()
+            legal = list(self.listed_actions())
+            shown = ", ".join(map(str, legal)) if legal else f"any {self._card_set_rule()}"
             raise IllegalActionError(
                 f"{action} is not legal for seat {self.to_move} in {self.phase} "
                 f"(hand {format_cards(cards_of(self.hands[self.to_move]))}"
-                f"{self._trick_context()}); legal: {', '.join(map(str, legal))}",
+                f"{self._trick_context()}); legal: {shown}",
                 action, legal)
 
     def _trick_context(self) -> str:
@@ -312,15 +323,6 @@ class GameState(Auction, Preparation, TrickPlay):
         if count > limit:  # the stock cannot refill: discard only as many as it replaces
             return CardSetRule(cards_of(non_trumps), (), limit, limit)
         return CardSetRule(cards_of(non_trumps), cards_of(non_trumps), count, count)
-
-    def _legal_card_set_masks(self) -> list[int]:
-        rule = self._card_set_rule()
-        required = mask_of(rule.required)
-        optional = [c for c in rule.allowed if c not in rule.required]
-        masks: list[int] = []
-        for size in range(rule.min_count - len(rule.required), rule.max_count - len(rule.required) + 1):
-            masks.extend(required | mask_of(combo) for combo in combinations(optional, size))
-        return sorted(masks, key=lambda m: (m.bit_count(), sorted(cards_of(m))))
 
     # ------------------------------------------------------------------ apply
     def apply(self, action: Action) -> None:
@@ -391,6 +393,9 @@ class GameState(Auction, Preparation, TrickPlay):
                 return
             if phase is _BIDDING:
                 self._random_bids(uniform)
+            elif phase in _CARD_SET_PHASES:  # a random set by its index: no list to build
+                choices = CardSetChoices(self._card_set_rule())
+                self.apply(choices[int(uniform() * len(choices))])
             elif phase is not _PLAY:
                 legal = self.legal_actions()
                 self.apply(legal[int(uniform() * len(legal))])
