@@ -236,7 +236,10 @@ class GameState(Auction, Preparation, TrickPlay):
         return self.phase in _CARD_SET_PHASES
 
     def legal_actions(self) -> list[Action]:
-        """Every legal action of the player to move, sorted; empty only when the game is over."""
+        """Every legal action of the player to move, sorted; empty only when the game is over.
+
+        A card-set decision may admit millions of sets: code that must not build such a
+        list uses :meth:`listed_actions`, or ``CardSetChoices(decision().card_set)``."""
         phase = self.phase
         if phase is _PLAY:
             mask = self._legal_play = self._legal_play_mask(self.to_move)
