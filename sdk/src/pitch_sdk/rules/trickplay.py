@@ -140,14 +140,10 @@ class TrickPlay(StateFields):
             # path.  The property tests replay rollouts through apply(), which checks every
             # card with them.
             led = suit_masks[lead_suit]
-            strict = lead_suit == trump or must_follow
+            allowed = led if lead_suit == trump or must_follow else led | trumps  # when not void
             for seat in followers[leader]:
                 hand = hands[seat]
-                mask = hand & led
-                if not mask:
-                    mask = hand
-                elif not strict:
-                    mask |= hand & trumps
+                mask = hand & allowed if hand & led else hand
                 skip = int(uniform() * mask.bit_count())
                 while skip:
                     mask &= mask - 1
