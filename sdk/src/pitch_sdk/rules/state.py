@@ -25,6 +25,7 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
+from operator import add
 
 from pitch_sdk.rules.actions import (
     CALLS,
@@ -509,7 +510,7 @@ class GameState(Auction, Preparation, TrickPlay):
         settlement = settle_hand(rules, pile, pitching_party, contract, self.scores, stakes, self._sides)
         winner, reason = decide_winner(rules, self.scores, settlement, pitching_party, len(self.results) + 1,
                                        self._sides)
-        self.scores = [s + c for s, c in zip(self.scores, settlement.score_changes, strict=True)]
+        self.scores = list(map(add, self.scores, settlement.score_changes))
         game_over = reason is not None
         result = new_hand_result((  # HandResult's fields, in order (a keyword call costs 3x)
             self.hand_number, self.dealer, self.pitcher, contract, self._table.trump, pile.awards,

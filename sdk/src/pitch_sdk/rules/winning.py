@@ -9,10 +9,13 @@ non-maker with the most points at the target.
 from __future__ import annotations
 
 from collections.abc import Collection, Sequence
+from operator import add
 
 from pitch_sdk.rules.records import WinReason
 from pitch_sdk.rules.ruleset import Backdoor, CountOrder, Ruleset, WhoMayWin, WinMode
 from pitch_sdk.rules.scoring import Settlement, side_members
+
+_NO_BACKDOOR = Backdoor.NONE  # per hand: an Enum member lookup costs ~0.1 us on Python 3.11
 
 
 def decide_winner(rules: Ruleset, scores_before: Sequence[int], settlement: Settlement,
@@ -22,7 +25,7 @@ def decide_winner(rules: Ruleset, scores_before: Sequence[int], settlement: Sett
     when play continues.  ``sides`` (party -> side) when the bidder called a partner: the
     partner belongs to the pitching side, and is counted right after the pitcher."""
     win = rules.win
-    final = [s + c for s, c in zip(scores_before, settlement.score_changes, strict=True)]
+    final = list(map(add, scores_before, settlement.score_changes))
 
     if settlement.moon_decides and pitching_party is not None:
         if settlement.made:
@@ -48,7 +51,7 @@ def decide_winner(rules: Ruleset, scores_before: Sequence[int], settlement: Sett
                     and final[party] >= win.target and _leads_by(final, party, win.win_by)):
                 return party, WinReason.REACHED_TARGET
 
-    if win.backdoor is not Backdoor.NONE:
+    if win.backdoor is not _NO_BACKDOOR:
         backdoor = _backdoor(rules, final)
         if backdoor is not None:
             return backdoor
