@@ -1,7 +1,7 @@
 """Card-set decisions (exchange, burn, discard, dealer pick) without listing every set.
 
 A card-set rule can admit millions of sets: a bidder given the whole stock as leftovers
-(seed 003) and burning down to six chooses among C(46, 40) of them.  Listing them would
+(seed 003) and burning down to six may choose among C(47, 41) = 10.7 million.  Listing them would
 hang a referee, so the engine counts, ranks and checks sets arithmetically instead, and
 :class:`CardSetChoices` offers them as a lazy sequence of actions: ``len``, indexing (a
 random choice needs no list), ``in`` and iteration, in ``legal_actions()``' order.
