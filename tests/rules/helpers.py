@@ -136,6 +136,14 @@ def legal(state: GameState) -> list[str]:
     return [str(a) for a in state.legal_actions()]
 
 
+def play_out(state: GameState) -> GameState:
+    """Finish the current hand with the first legal action each time (deterministic)."""
+    hands = len(state.results)
+    while len(state.results) == hands:
+        state.apply(state.legal_actions()[0])
+    return state
+
+
 # --------------------------------------------------------------------------- stock hands
 # Each is six tricks, one card per seat in seat order.  Unless noted, seat 0 deals, seat 1
 # (eldest hand) wins the bid and pitches hearts with the first card of the first trick.

@@ -21,6 +21,7 @@ from helpers import (
     game,
     legal,
     play_hand,
+    play_out,
     play_tricks,
 )
 
@@ -36,12 +37,6 @@ from pitch_sdk.rules import (
     parse_action,
     preset,
 )
-
-
-def _play_first_legal_hand(state: GameState) -> None:
-    hands = len(state.results)
-    while len(state.results) == hands:
-        state.apply(state.legal_actions()[0])
 
 
 def test_every_preset_is_registered_with_its_seed():
@@ -71,7 +66,7 @@ def test_ipitch_three_to_seven_players_each_alone(players):
     assert state.parties == players
     assert all(len(state.hand(s)) == 6 for s in range(players))
     assert len(state.stock) == 52 - 6 * players
-    _play_first_legal_hand(state)
+    play_out(state)
     assert len(state.results[0].scores) == players
 
 
@@ -166,7 +161,7 @@ def test_partnership_six_players_teams_spaced_evenly(team_size, teams):
     players can play by the same principle.)"; RULES.md: "members spaced evenly"."""
     state = GameState.new(preset("partnership", players=6, team_size=team_size), seed=4)
     assert [[s for s in range(6) if state.party_of(s) == p] for p in range(state.parties)] == teams
-    _play_first_legal_hand(state)
+    play_out(state)
     result = state.results[0]
     assert len(result.scores) == len(teams) and sum(result.tricks_won) == 6
 

@@ -22,6 +22,7 @@ from helpers import (
     hand_tricks,
     legal,
     names,
+    play_out,
     play_tricks,
 )
 
@@ -29,14 +30,6 @@ from pitch_sdk.rules import CARDS, Deal, GameState, Phase, WinReason, observe, p
 from pitch_sdk.rules.cards import cards_of
 from pitch_sdk.rules.events import AllPassed, Burned, Coked, Dealt, Exchanged, Looked, PartnerCalled, TrumpSet
 from pitch_sdk.rules.observation import visible_event
-
-
-def play_out(state: GameState) -> GameState:
-    """Finish the current hand with the first legal action each time (deterministic)."""
-    hands = len(state.results)
-    while len(state.results) == hands:
-        state.apply(state.legal_actions()[0])
-    return state
 
 
 def trick_seats(state: GameState) -> list[list[int]]:

@@ -9,12 +9,12 @@ random choice needs no list), ``in`` and iteration, in ``legal_actions()``' orde
 ``legal_actions()`` orders sets by size, then by their cards in id order.  For two sets
 of one size, that order is decided by the lowest card in only one of them, which is the
 same whether or not the required cards are counted: so the order of the sets is the
-lexicographic order of their optional parts, which :func:`nth_set` unranks.
+lexicographic order of their optional parts, which :func:`_unrank` unranks.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from itertools import combinations
 from math import comb
@@ -44,42 +44,6 @@ class CardSetRule:
         return f"{text}, including {format_cards(self.required)}" if self.required else text
 
 
-def _optional(rule: CardSetRule) -> list[int]:
-    required = set(rule.required)
-    return sorted(int(card) for card in rule.allowed if card not in required)
-
-
-def _sizes(rule: CardSetRule) -> range:
-    """How many optional cards a legal set may add to the required ones."""
-    return range(max(rule.min_count - len(rule.required), 0), rule.max_count - len(rule.required) + 1)
-
-
-def count_sets(rule: CardSetRule) -> int:
-    """How many sets ``rule`` admits."""
-    optional = len(_optional(rule))
-    return sum(comb(optional, size) for size in _sizes(rule))
-
-
-def all_sets(rule: CardSetRule) -> Iterator[int]:
-    """Every set ``rule`` admits, as bit masks, in ``legal_actions()`` order."""
-    required, optional = mask_of(rule.required), _optional(rule)
-    for size in _sizes(rule):
-        for combo in combinations(optional, size):
-            yield required | mask_of(combo)
-
-
-def nth_set(rule: CardSetRule, index: int) -> int:
-    """The set at ``index`` (0-based) of :func:`all_sets`, as a bit mask, found without
-    listing the ones before it."""
-    optional = _optional(rule)
-    for size in _sizes(rule):
-        here = comb(len(optional), size)
-        if index < here:
-            return mask_of(rule.required) | _unrank(optional, size, index)
-        index -= here
-    raise IndexError(f"card-set index {index} is beyond the last set")
-
-
 def _unrank(items: list[int], size: int, index: int) -> int:
     """The ``index``-th ``size``-combination of ``items`` in lexicographic order."""
     mask, start = 0, 0
@@ -94,21 +58,20 @@ def _unrank(items: list[int], size: int, index: int) -> int:
     return mask
 
 
-def allows(rule: CardSetRule, cards: Iterable[int]) -> bool:
-    """Whether ``cards`` (no card twice) is a set ``rule`` admits."""
-    chosen = list(cards)
-    picked = mask_of(chosen)
-    return (len(chosen) == picked.bit_count() and rule.min_count <= len(chosen) <= rule.max_count
-            and not picked & ~mask_of(rule.allowed) and not mask_of(rule.required) & ~picked)
-
-
 class CardSetChoices(Sequence[Action]):
     """Every ``ChooseCards`` a rule admits, in ``legal_actions()`` order, computed on
     demand: what a bot is offered when a card-set decision is too large to list."""
 
     def __init__(self, rule: CardSetRule) -> None:
         self.rule = rule
-        self._count = count_sets(rule)
+        self._required = mask_of(rule.required)
+        self._allowed = mask_of(rule.allowed)
+        self._optional = sorted(int(card) for card in rule.allowed if not self._required >> card & 1)
+        # How many optional cards a legal set adds to the required ones, and how many
+        # sets there are of each such size.
+        sizes = range(max(rule.min_count - len(rule.required), 0), rule.max_count - len(rule.required) + 1)
+        self._per_size = [(size, comb(len(self._optional), size)) for size in sizes]
+        self._count = sum(count for _, count in self._per_size)
 
     def __len__(self) -> int:
         return self._count
@@ -120,19 +83,30 @@ class CardSetChoices(Sequence[Action]):
     def __getitem__(self, index: slice) -> Sequence[Action]: ...
 
     def __getitem__(self, index: int | slice) -> Action | Sequence[Action]:
+        """The set at ``index``, found without listing the ones before it."""
         if isinstance(index, slice):
             return [self[i] for i in range(*index.indices(self._count))]
         if index < 0:
             index += self._count
         if not 0 <= index < self._count:
             raise IndexError(f"card-set choice {index} of {self._count}")
-        return choose_cards(nth_set(self.rule, index))
+        for size, count in self._per_size:
+            if index < count:
+                return choose_cards(self._required | _unrank(self._optional, size, index))
+            index -= count
+        raise AssertionError("the per-size counts add up to the length")
 
     def __contains__(self, action: object) -> bool:
-        return isinstance(action, ChooseCards) and allows(self.rule, action.cards)
+        if not isinstance(action, ChooseCards):
+            return False
+        picked = mask_of(action.cards)
+        return (self.rule.min_count <= len(action.cards) <= self.rule.max_count
+                and not picked & ~self._allowed and not self._required & ~picked)
 
     def __iter__(self) -> Iterator[Action]:
-        return (choose_cards(mask) for mask in all_sets(self.rule))
+        for size, _ in self._per_size:
+            for combo in combinations(self._optional, size):
+                yield choose_cards(self._required | mask_of(combo))
 
     def __repr__(self) -> str:
         return f"CardSetChoices({self._count} sets of {self.rule})"

@@ -215,7 +215,7 @@ class GameState(Auction, Preparation, TrickPlay):
         """The decision the player to move faces, with its legal actions."""
         if self.phase is _GAME_OVER:
             raise GameOverError("the game is over: no decision is pending")
-        card_set = self._card_set_rule() if _PHASE_DECISION[self.phase] is DecisionKind.CHOOSE_CARDS else None
+        card_set = self._card_set_choices().rule if self._is_card_set_phase() else None
         return Decision(self.to_move, _PHASE_DECISION[self.phase], self.listed_actions(), card_set)
 
     def listed_actions(self) -> tuple[Action, ...]:
@@ -223,18 +223,25 @@ class GameState(Auction, Preparation, TrickPlay):
         ``MAX_LISTED_CARD_SETS`` sets (a bidder holding the whole stock burns): then none,
         since listing them could take minutes and gigabytes; :meth:`decision`'s
         ``card_set`` describes them and :meth:`is_legal` checks them by that rule."""
-        if self._is_card_set_phase() and len(CardSetChoices(self._card_set_rule())) > MAX_LISTED_CARD_SETS:
+        if self._is_card_set_phase() and len(self._card_set_choices()) > MAX_LISTED_CARD_SETS:
             return ()
         return tuple(self.legal_actions())
 
     def default_action(self) -> Action:
         """The first of :meth:`legal_actions`, without listing them (the referee's fallback)."""
         if self._is_card_set_phase():
-            return CardSetChoices(self._card_set_rule())[0]
+            return self._card_set_choices()[0]
         return self.legal_actions()[0]
 
     def _is_card_set_phase(self) -> bool:
         return self.phase in _CARD_SET_PHASES
+
+    def _card_set_choices(self) -> CardSetChoices:
+        """The pending card-set decision's choices, built once per decision (``apply``
+        and each deal forget them, with the legal-action list)."""
+        if self._choices is None:
+            self._choices = CardSetChoices(self._card_set_rule())
+        return self._choices
 
     def legal_actions(self) -> list[Action]:
         """Every legal action of the player to move, sorted; empty only when the game is over.
@@ -264,7 +271,7 @@ class GameState(Auction, Preparation, TrickPlay):
             elif phase is Phase.PASS_LEFTOVERS:
                 self._legal_list = (NO, YES)
             elif phase in _CARD_SET_PHASES:
-                self._legal_list = tuple(CardSetChoices(self._card_set_rule()))
+                self._legal_list = tuple(self._card_set_choices())
             else:
                 return []
         return list(self._legal_list)
@@ -274,7 +281,7 @@ class GameState(Auction, Preparation, TrickPlay):
         if self.phase is _PLAY:
             return type(action) is PlayCard and bool(self._legal_play_mask(self.to_move) >> action.card & 1)
         if self._is_card_set_phase():  # by the rule: the sets may be too many to list
-            return action in CardSetChoices(self._card_set_rule())
+            return action in self._card_set_choices()
         legal = self._legal_list if self._legal_list is not None else self.legal_actions()
         return action in legal
 
@@ -285,7 +292,7 @@ class GameState(Auction, Preparation, TrickPlay):
             raise GameOverError(f"{action} rejected: the game is over", action)
         if not self.is_legal(action):
             legal = list(self.listed_actions())
-            shown = ", ".join(map(str, legal)) if legal else f"any {self._card_set_rule()}"
+            shown = ", ".join(map(str, legal)) if legal else f"any {self._card_set_choices().rule}"
             raise IllegalActionError(
                 f"{action} is not legal for seat {self.to_move} in {self.phase} "
                 f"(hand {format_cards(cards_of(self.hands[self.to_move]))}"
@@ -345,6 +352,7 @@ class GameState(Auction, Preparation, TrickPlay):
         self.verify(action)
         self.moves.append((seat, action))
         self._legal_list = None
+        self._choices = None
         if phase is Phase.BIDDING:
             self._take_bid(seat, action)
         elif phase is Phase.LOOK:
@@ -398,7 +406,7 @@ class GameState(Auction, Preparation, TrickPlay):
             if phase is _BIDDING:
                 self._random_bids(uniform)
             elif phase in _CARD_SET_PHASES:  # a random set by its index: no list to build
-                choices = CardSetChoices(self._card_set_rule())
+                choices = self._card_set_choices()
                 self.apply(choices[int(uniform() * len(choices))])
             elif phase is not _PLAY:
                 legal = self.legal_actions()
@@ -479,6 +487,7 @@ class GameState(Auction, Preparation, TrickPlay):
         self._lead_suit = -1
         self._legal_play = -1
         self._legal_list = None
+        self._choices = None
         self.tricks = []
         self._piles = [0] * self.parties
         self._tricks_won = [0] * self.parties

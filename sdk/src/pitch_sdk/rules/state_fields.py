@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from pitch_sdk.rules.actions import Action
 from pitch_sdk.rules.cards import Suit
+from pitch_sdk.rules.cardsets import CardSetChoices
 from pitch_sdk.rules.events import Event
 from pitch_sdk.rules.records import HandResult, Trick, WinReason
 from pitch_sdk.rules.ruleset import Ruleset
@@ -60,6 +61,7 @@ class StateFields:
         "_bids_vary",
         "_burned",
         "_burns_score",
+        "_choices",
         "_coke_mask",
         "_cokes_sit_out_first",
         "_deal_seats",
@@ -174,6 +176,8 @@ class StateFields:
     _lead_suit: int
     _legal_play: int
     _legal_list: tuple[Action, ...] | None
+    _choices: CardSetChoices | None
+    """The pending card-set decision's choices, once asked for (reset with ``_legal_list``)."""
     _records: PlayRecords
     """Shared move-log and trick entries of every seat and card, and each leader's followers."""
     _deal_seats: tuple[tuple[int, ...], ...]
