@@ -13,8 +13,10 @@ the environment.
   hand a running match to a second worker (if it did, the second would join the same
   referee match and find the outcome recorded: wasteful, never wrong).
 * JSON only: task arguments are ids, results are small dicts; no pickle from the network.
-* beat: one entry per preset of ``PITCH_AUTO_PRESETS``, every ``PITCH_AUTO_INTERVAL_S``;
-  a tick nobody ran before the next one expires (workers down do not pile them up).
+* beat: one entry per preset of ``PITCH_AUTO_PRESETS``, every ``PITCH_AUTO_INTERVAL_S``,
+  and the sweep that sends again matches whose task the broker lost, every
+  ``PITCH_REQUEUE_INTERVAL_S``; a tick nobody ran before the next one expires (workers
+  down do not pile them up).
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from celery import Celery
 from workers.config import WorkerConfig
 
 AUTO_ROUND_ROBIN = "pitch.auto_round_robin"
+REQUEUE_LOST = "pitch.requeue_lost"
 
 
 def make_app(config: WorkerConfig) -> Celery:
@@ -48,9 +51,11 @@ def make_app(config: WorkerConfig) -> Celery:
         result_backend_transport_options={"global_keyprefix": config.celery_prefix},
         result_expires=24 * 3600,
         beat_schedule={
-            f"round-robin-{preset}": {"task": AUTO_ROUND_ROBIN, "schedule": config.auto_interval_s,
-                                      "args": (preset,), "options": {"expires": config.auto_interval_s}}
-            for preset in config.presets
+            "requeue-lost": {"task": REQUEUE_LOST, "schedule": config.requeue_interval_s,
+                             "options": {"expires": config.requeue_interval_s}},
+            **{f"round-robin-{preset}": {"task": AUTO_ROUND_ROBIN, "schedule": config.auto_interval_s,
+                                         "args": (preset,), "options": {"expires": config.auto_interval_s}}
+               for preset in config.presets},
         },
     )
     return celery

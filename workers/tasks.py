@@ -14,7 +14,7 @@ from typing import Any
 from celery import Task
 
 from workers import tournament
-from workers.celery_app import AUTO_ROUND_ROBIN, app, config
+from workers.celery_app import AUTO_ROUND_ROBIN, REQUEUE_LOST, app, config
 from workers.leaderboard import record_match
 from workers.referee_client import RefereeClient
 from workers.store import Store
@@ -74,3 +74,9 @@ def auto_round_robin(preset: str) -> str | None:
     schedule = tournament.start_automatic(app, tournaments(), preset, referee().connected_bots(),
                                           games=config.auto_games)
     return None if schedule is None else schedule.tournament_id
+
+
+@app.task(name=REQUEUE_LOST)
+def requeue_lost() -> dict[str, list[int]]:
+    """Beat's sweep: send again the matches whose task the broker lost (by tournament)."""
+    return tournament.requeue_lost(app, tournaments())

@@ -10,6 +10,12 @@ The final step is not a Celery chord: the Redis chord counter counts task execut
 re-delivered duplicate would fire it early, and a resumed launch would need a second chord.
 Instead each match task, once every match has an outcome, sends the final task, which is
 idempotent (the table is written once).
+
+A message can still vanish: kombu's Redis transport loses the task a worker took the very
+moment it was killed (see :mod:`workers.broker`).  Beat therefore runs
+:func:`requeue_lost` every ``requeue_interval_s``, which sends again exactly the matches
+that have no outcome and no task in the broker, and finishes a tournament whose final task
+went the same way.
 """
 
 from __future__ import annotations
@@ -24,6 +30,7 @@ from typing import Any
 import grpc
 from celery import Celery, group
 
+from workers.broker import held_task_args
 from workers.referee_client import TRANSIENT, RefereeClient
 from workers.schedule import Schedule, ScheduleError, round_robin
 from workers.store import Store
@@ -86,11 +93,46 @@ def launch(app: Celery, tournaments: TournamentStore, tournament_id: str, *, ret
     recorded = tournaments.outcomes(tournament_id)
     pending = [m.index for m in schedule.matches if m.index not in recorded]
     if pending:
-        group(app.signature(PLAY_MATCH, (tournament_id, index), immutable=True) for index in pending).apply_async()
+        _send_matches(app, tournament_id, pending)
     elif tournaments.table(tournament_id) is None:
         app.signature(FINISH_TOURNAMENT, (tournament_id,), immutable=True).apply_async()
     log.info("tournament %s launched: %d of %d matches pending", tournament_id, len(pending), len(schedule.matches))
     return len(pending)
+
+
+def _send_matches(app: Celery, tournament_id: str, indices: Sequence[int]) -> None:
+    group(app.signature(PLAY_MATCH, (tournament_id, index), immutable=True) for index in indices).apply_async()
+
+
+def requeue_lost(app: Celery, tournaments: TournamentStore, *, confirm_after_s: float = 1.0) -> dict[str, list[int]]:
+    """Send again every match of an unfinished tournament that has no outcome and whose task
+    the broker no longer holds (neither queued nor taken by a worker); write the table of a
+    tournament whose every match has an outcome.  Returns the matches sent, by tournament.
+
+    The broker is read twice, ``confirm_after_s`` apart, and a match counts as lost only if
+    both looks miss it: a worker holds a message in memory for a moment between taking it
+    and marking it taken, and a launch may be sending right now.  Outcomes are read after
+    the second look, so a match that finished meanwhile is not sent again.  A needless
+    resend would be harmless anyway (the first outcome wins, the referee runs a match id
+    once); the two looks only keep it rare."""
+    open_ids = [tid for tid in tournaments.tournament_ids() if tournaments.table(tid) is None]
+    if not open_ids:
+        return {}
+    held = held_task_args(app, PLAY_MATCH)
+    time.sleep(confirm_after_s)
+    held |= held_task_args(app, PLAY_MATCH)
+    resent: dict[str, list[int]] = {}
+    for tournament_id in open_ids:
+        schedule = tournaments.plan(tournament_id)
+        outcomes = tournaments.outcomes(tournament_id)
+        lost = [m.index for m in schedule.matches if m.index not in outcomes and (tournament_id, m.index) not in held]
+        if lost:
+            log.warning("tournament %s: the broker lost matches %s; sending them again", tournament_id, lost)
+            _send_matches(app, tournament_id, lost)
+            resent[tournament_id] = lost
+        elif len(outcomes) == len(schedule.matches):
+            finish(tournaments, tournament_id)
+    return resent
 
 
 def progress(tournaments: TournamentStore, tournament_id: str) -> Progress:

@@ -96,14 +96,18 @@ class ArenaThread:
 
 
 class WorkerProcess:
-    """``celery -A workers.celery_app worker`` in its own process group, logging to a file."""
+    """``celery -A workers.celery_app worker`` in its own process group, logging to a file;
+    with ``beat``, the worker also runs beat (``-B``: the sweep for lost matches)."""
 
-    def __init__(self, config: WorkerConfig, name: str, log_dir: Path, concurrency: int = 2) -> None:
+    def __init__(self, config: WorkerConfig, name: str, log_dir: Path, concurrency: int = 2,
+                 beat: bool = False) -> None:
         self.log_path = log_dir / f"{name}.log"
         self._log: IO[bytes] = self.log_path.open("wb")
+        with_beat = ["-B", "--schedule", str(log_dir / f"{name}-beat-schedule")] if beat else []
         self.process = subprocess.Popen(
             [str(CELERY), "-A", "workers.celery_app", "worker", "--pool=prefork", f"--concurrency={concurrency}",
-             "--loglevel=INFO", "-n", f"{name}@%h", "--without-gossip", "--without-mingle", "--without-heartbeat"],
+             "--loglevel=INFO", "-n", f"{name}@%h", "--without-gossip", "--without-mingle", "--without-heartbeat",
+             *with_beat],
             env={**os.environ, **config.to_env()}, cwd=ROOT, stdout=self._log, stderr=subprocess.STDOUT,
             start_new_session=True)
 

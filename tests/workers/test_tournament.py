@@ -8,6 +8,8 @@ reuse it), and a match that cannot be played is recorded as not played, never dr
 
 from __future__ import annotations
 
+import base64
+import json
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -34,7 +36,7 @@ def worker_config(redis_url: str, prefix: str, referee: str = "127.0.0.1:1") -> 
     """Settings for quick tests: short timeouts, fast retries, dead workers noticed in ~5 s."""
     return WorkerConfig(redis_url=redis_url, store_prefix=prefix, referee=referee, admin_token="test-admin",
                         match_timeout_s=4, match_retries=2, retry_backoff_s=0.2, retry_backoff_max_s=0.5,
-                        visibility_timeout_s=5, restore_interval_s=0.5)
+                        visibility_timeout_s=5, restore_interval_s=0.5, requeue_interval_s=1)
 
 
 def queued(app: Celery) -> int:
@@ -83,7 +85,8 @@ def test_config_from_environment_and_celery_urls() -> None:
         WorkerConfig.from_env({"PITCH_MATCH_RETRIES": "many"})
     beat = make_app(WorkerConfig(auto_presets="cutthroat", auto_interval_s=60)).conf.beat_schedule
     assert beat == {"round-robin-cutthroat": {"task": "pitch.auto_round_robin", "schedule": 60.0,
-                                              "args": ("cutthroat",), "options": {"expires": 60.0}}}
+                                              "args": ("cutthroat",), "options": {"expires": 60.0}},
+                    "requeue-lost": {"task": "pitch.requeue_lost", "schedule": 60.0, "options": {"expires": 60.0}}}
 
 
 def test_launch_sends_only_matches_without_outcome(redis_url: str) -> None:
@@ -126,6 +129,45 @@ def test_launch_sends_only_matches_without_outcome(redis_url: str) -> None:
     finally:
         for key in tournaments.client.scan_iter(f"{config.store_prefix}*"):
             tournaments.client.delete(key)
+
+
+def test_requeue_lost_sends_again_only_what_the_broker_lost(redis_url: str) -> None:
+    """A task a worker took and lost before marking it taken (kombu's window between BRPOP
+    and its unacked hash) is sent again; a queued task, a task taken and unacknowledged, and
+    a match with an outcome are not; a tournament whose every match has an outcome gets its
+    table even when its final task was lost."""
+    config = worker_config(redis_url, f"test-{uuid.uuid4().hex[:8]}:")
+    tournaments = TournamentStore(Store.from_url(redis_url, config.store_prefix))
+    app = make_app(config)
+    try:
+        schedule = tournament.create(tournaments, "cutthroat", ["a", "b", "c", "d"], tournament_id="lossy")
+        assert tournament.launch(app, tournaments, "lossy") == 12
+        assert tournament.requeue_lost(app, tournaments, confirm_after_s=0) == {}
+        with app.connection_for_write() as connection:
+            client = connection.default_channel.client
+            taken = json.loads(client.rpop("celery"))       # taken, then marked taken (unacked)
+            client.hset("unacked", "tag-1", json.dumps([taken, "", "celery"]))
+            lost = broker_args(client.rpop("celery"))        # taken, and the worker died
+            finished = broker_args(client.rpop("celery"))    # played: outcome recorded, acknowledged
+        tournaments.record_outcome("lossy", finished[1], {"status": PLAYED, "result": {}})
+        assert queued(app) == 9
+        assert tournament.requeue_lost(app, tournaments, confirm_after_s=0) == {"lossy": [lost[1]]}
+        assert queued(app) == 10 and tournament.requeue_lost(app, tournaments, confirm_after_s=0) == {}
+        for match in schedule.matches:
+            tournaments.record_outcome("lossy", match.index, {"status": PLAYED, "result": {}})
+        wipe_broker(tournaments, config)  # the final task is lost too
+        assert tournament.requeue_lost(app, tournaments, confirm_after_s=0) == {}
+        assert tournament.progress(tournaments, "lossy").finished
+    finally:
+        for key in tournaments.client.scan_iter(f"{config.store_prefix}*"):
+            tournaments.client.delete(key)
+
+
+def broker_args(raw: bytes) -> tuple[str, int]:
+    """The (tournament id, match index) of a raw play_match message from the queue."""
+    message = json.loads(raw)
+    args, _kwargs, _embed = json.loads(base64.b64decode(message["body"]))
+    return args[0], args[1]
 
 
 # --------------------------------------------------------------------------- with workers
@@ -222,7 +264,9 @@ def test_killed_worker_loses_no_match_and_plays_none_twice(arena: ArenaThread, r
     """SIGKILL a worker (and its pool) while it runs matches; a new worker gets the killed
     worker's tasks back after the visibility timeout and the tournament ends with every
     match recorded exactly once: the matches that were running were finished by the
-    referee and reused, not played again."""
+    referee and reused, not played again.  The new worker runs beat, whose sweep sends
+    again a task the kill caught between the broker's BRPOP and its unacked record (the
+    task is then lost to Redis: CI once saw a tournament hang on that)."""
     config, tournaments, app, workers = rig.config, rig.tournaments, rig.app, rig.workers
     bots = [arena.connect(spec) for spec in SPECS]
     schedule = tournament.create(tournaments, "partnership", bots, games=3, seed=3)
@@ -230,15 +274,15 @@ def test_killed_worker_loses_no_match_and_plays_none_twice(arena: ArenaThread, r
     workers.append(WorkerProcess(config, "doomed", tmp_path))
     tid = schedule.tournament_id
 
-    def running_and_recorded() -> bool:
+    def running_and_recorded() -> bool:  # both pool processes busy, so one is still running after the kill
         now = tournament.progress(tournaments, tid)
-        return now.played >= 1 and now.in_progress >= 1
+        return now.played >= 1 and now.in_progress >= 2
 
-    wait_until(running_and_recorded, 30, "a recorded match and a running one")
+    wait_until(running_and_recorded, 30, "a recorded match and two running ones")
     workers[0].kill()
     interrupted = set(tournaments.started(tid)) - set(tournaments.outcomes(tid))
     assert interrupted
-    workers.append(WorkerProcess(config, "survivor", tmp_path))
+    workers.append(WorkerProcess(config, "survivor", tmp_path, beat=True))
     wait_until(lambda: tournament.progress(tournaments, tid).finished, 60, "the tournament to finish")
     assert_each_match_once(arena, tournaments, schedule)
     outcomes = tournaments.outcomes(tid)
