@@ -11,6 +11,10 @@ Both servers run as separate processes on loopback and are driven from this proc
   concurrent streams each sending one message of the same size as an average decision
   request and waiting for the echo (one decision = one round trip), in the same run.
 
+Besides the rates, each phase reports the CPU time per decision (round trip) of the server
+process and of this (client) process, read from ``/proc``: on a shared 2-core machine the
+rates swing with whatever else runs, the CPU cost per decision much less.
+
 Run: ``.venv/bin/python bench/referee_throughput.py [--concurrency 1 16] [--seconds 8]``.
 Target (issue 3): referee/echo >= 0.5 at the same concurrency (goal 0.7).
 """
@@ -24,8 +28,9 @@ import os
 import subprocess
 import sys
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Coroutine
 from pathlib import Path
+from typing import Any
 
 import grpc
 import uvloop
@@ -145,6 +150,22 @@ async def referee_rate(address: str, concurrency: int, seconds: float, sizes: li
         return decisions / elapsed
 
 
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time a process has used so far (Linux ``/proc``)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def measured(phase: Coroutine[Any, Any, float], seconds: float, server: subprocess.Popen[bytes]) -> dict[str, float]:
+    """Run one phase: its rate, and the server's and this process's CPU microseconds per
+    unit of that rate (decision or round trip)."""
+    server_before, client_before = cpu_seconds(server.pid), time.process_time()
+    rate = asyncio.run(phase)
+    units = rate * seconds
+    return {"rate": rate, "server_us": (cpu_seconds(server.pid) - server_before) / units * 1e6,
+            "client_us": (time.process_time() - client_before) / units * 1e6}
+
+
 def spawn(args: list[str], env: dict[str, str]) -> subprocess.Popen[bytes]:
     """Start a server process and give it a moment to bind."""
     process = subprocess.Popen([sys.executable, *args], env={**os.environ, **env}, cwd=ROOT,
@@ -174,16 +195,23 @@ def main() -> None:
             for concurrency in args.concurrency:
                 sizes: list[int] = []
                 address = f"127.0.0.1:{referee_port}"
-                with_events = asyncio.run(referee_rate(address, concurrency, args.seconds, sizes, events=True))
-                without_events = asyncio.run(referee_rate(address, concurrency, args.seconds, [], events=False))
+                with_events = measured(referee_rate(address, concurrency, args.seconds, sizes, events=True),
+                                       args.seconds, referee)
+                without_events = measured(referee_rate(address, concurrency, args.seconds, [], events=False),
+                                          args.seconds, referee)
                 payload = round(sum(sizes) / len(sizes))
-                round_trips = asyncio.run(echo_rate(echo_port, concurrency, payload, args.seconds))
-                report.append({"concurrency": concurrency, "echo_round_trips_per_s": round(round_trips),
-                               "payload_bytes": payload,
-                               "referee_decisions_per_s": round(with_events),
-                               "ratio": round(with_events / round_trips, 3),
-                               "referee_skip_events_decisions_per_s": round(without_events),
-                               "ratio_skip_events": round(without_events / round_trips, 3)})
+                echoed = measured(echo_rate(echo_port, concurrency, payload, args.seconds), args.seconds, echo)
+                report.append({"concurrency": concurrency, "payload_bytes": payload,
+                               "echo_round_trips_per_s": round(echoed["rate"]),
+                               "referee_decisions_per_s": round(with_events["rate"]),
+                               "ratio": round(with_events["rate"] / echoed["rate"], 3),
+                               "referee_skip_events_decisions_per_s": round(without_events["rate"]),
+                               "ratio_skip_events": round(without_events["rate"] / echoed["rate"], 3),
+                               "cpu_us_per_decision": {
+                                   "echo_server": round(echoed["server_us"]),
+                                   "echo_client": round(echoed["client_us"]),
+                                   "referee": round(with_events["server_us"]),
+                                   "referee_bots": round(with_events["client_us"])}})
         finally:
             for process in (referee, echo):
                 process.terminate()
