@@ -5,7 +5,9 @@ Both servers run as separate processes on loopback and are driven from this proc
 * ``referee`` - a real referee (private Redis) running N concurrent ``partnership`` matches
   between four trivial bots (hand-written on the generated stubs: every request is answered
   with legal action 0 at once), so the figure is the referee's own cost per decision; once
-  with the bots receiving every event (the default), once with ``skip_events`` set;
+  with one message per write each way (as the echo), once with ``batching`` set in the
+  bots' hello (the referee sends what is ready at once as one batch, and the bots answer
+  a batch with one batch: what the SDK does);
 * ``echo``    - a bare grpc.aio bidirectional stream that echoes bytes (on uvloop, like the
                 referee, so both servers run the same event loop), driven by N
   concurrent streams each sending one message of the same size as an average decision
@@ -85,29 +87,39 @@ async def echo_rate(port: int, concurrency: int, payload_size: int, seconds: flo
 
 # ----------------------------------------------------------------------------- referee
 async def trivial_bot(address: str, token: str, ready: asyncio.Event, sizes: list[int],
-                      stop: asyncio.Event, events: bool) -> None:
+                      stop: asyncio.Event, batching: bool) -> None:
     """A bot on the raw stubs that answers every request with legal action 0 at once.
 
     It drives its stream the way the echo client does (``write`` / ``read`` on the call,
     no request generator), so the two sides of the comparison pay the same client-side
-    gRPC cost and the difference is the referee's."""
+    gRPC cost and the difference is the referee's.  With ``batching`` it takes the
+    referee's batches and answers each with one batch."""
     async with grpc.aio.insecure_channel(address) as channel:
         metadata = (("authorization", f"Bearer {token}"),)
         call = bot_pb2_grpc.BotServiceStub(channel).Connect(metadata=metadata)
         await call.write(bot_pb2.BotMessage(hello=bot_pb2.Hello(
-            bot_name="trivial", protocol_versions=["pitch.v1"], capacity=64, skip_events=not events)))
+            bot_name="trivial", protocol_versions=["pitch.v1"], capacity=64, batching=batching)))
         stop_task = asyncio.create_task(stop.wait())
         stop_task.add_done_callback(lambda _: call.cancel())
+
+        def answer(request: bot_pb2.DecisionRequest) -> bot_pb2.BotMessage:
+            if len(sizes) < 2000:
+                sizes.append(request.ByteSize())
+            return bot_pb2.BotMessage(decision=bot_pb2.Decision(
+                match_id=request.match_id, decision_id=request.decision_id, legal_action_index=0))
+
         try:
             while (message := await call.read()) is not grpc.aio.EOF:
-                if message.HasField("welcome"):
+                kind = message.WhichOneof("message")
+                if kind == "welcome":
                     ready.set()
-                elif message.HasField("decision_request"):
-                    request = message.decision_request
-                    if len(sizes) < 2000:
-                        sizes.append(request.ByteSize())
-                    await call.write(bot_pb2.BotMessage(decision=bot_pb2.Decision(
-                        match_id=request.match_id, decision_id=request.decision_id, legal_action_index=0)))
+                elif kind == "decision_request":
+                    await call.write(answer(message.decision_request))
+                elif kind == "batch":
+                    answers = [answer(m.decision_request) for m in message.batch.messages
+                               if m.HasField("decision_request")]
+                    if answers:
+                        await call.write(bot_pb2.BotMessage(batch=bot_pb2.BotMessages(messages=answers)))
         except asyncio.CancelledError:
             pass
         except grpc.aio.AioRpcError as exc:
@@ -115,7 +127,7 @@ async def trivial_bot(address: str, token: str, ready: asyncio.Event, sizes: lis
                 raise
 
 
-async def referee_rate(address: str, concurrency: int, seconds: float, sizes: list[int], events: bool) -> float:
+async def referee_rate(address: str, concurrency: int, seconds: float, sizes: list[int], batching: bool) -> float:
     """Decisions per second with ``concurrency`` matches kept running for ``seconds``."""
     metadata = (("authorization", f"Bearer {ADMIN}"),)
     async with grpc.aio.insecure_channel(address) as channel:
@@ -124,9 +136,9 @@ async def referee_rate(address: str, concurrency: int, seconds: float, sizes: li
         bots, tasks = [], []
         for i in range(4):
             registered = await admin.RegisterBot(
-                arena_pb2.RegisterBotRequest(name=f"trivial-{concurrency}-{events}-{i}"), metadata=metadata)
+                arena_pb2.RegisterBotRequest(name=f"trivial-{concurrency}-{batching}-{i}"), metadata=metadata)
             ready = asyncio.Event()
-            tasks.append(asyncio.create_task(trivial_bot(address, registered.token, ready, sizes, stop, events)))
+            tasks.append(asyncio.create_task(trivial_bot(address, registered.token, ready, sizes, stop, batching)))
             await asyncio.wait_for(ready.wait(), 10)
             bots.append(registered.bot_id)
         decisions = 0
@@ -195,23 +207,25 @@ def main() -> None:
             for concurrency in args.concurrency:
                 sizes: list[int] = []
                 address = f"127.0.0.1:{referee_port}"
-                with_events = measured(referee_rate(address, concurrency, args.seconds, sizes, events=True),
-                                       args.seconds, referee)
-                without_events = measured(referee_rate(address, concurrency, args.seconds, [], events=False),
-                                          args.seconds, referee)
+                single = measured(referee_rate(address, concurrency, args.seconds, sizes, batching=False),
+                                  args.seconds, referee)
+                batched = measured(referee_rate(address, concurrency, args.seconds, [], batching=True),
+                                   args.seconds, referee)
                 payload = round(sum(sizes) / len(sizes))
                 echoed = measured(echo_rate(echo_port, concurrency, payload, args.seconds), args.seconds, echo)
                 report.append({"concurrency": concurrency, "payload_bytes": payload,
                                "echo_round_trips_per_s": round(echoed["rate"]),
-                               "referee_decisions_per_s": round(with_events["rate"]),
-                               "ratio": round(with_events["rate"] / echoed["rate"], 3),
-                               "referee_skip_events_decisions_per_s": round(without_events["rate"]),
-                               "ratio_skip_events": round(without_events["rate"] / echoed["rate"], 3),
+                               "referee_decisions_per_s": round(single["rate"]),
+                               "ratio": round(single["rate"] / echoed["rate"], 3),
+                               "referee_batching_decisions_per_s": round(batched["rate"]),
+                               "ratio_batching": round(batched["rate"] / echoed["rate"], 3),
                                "cpu_us_per_decision": {
                                    "echo_server": round(echoed["server_us"]),
                                    "echo_client": round(echoed["client_us"]),
-                                   "referee": round(with_events["server_us"]),
-                                   "referee_bots": round(with_events["client_us"])}})
+                                   "referee": round(single["server_us"]),
+                                   "referee_bots": round(single["client_us"]),
+                                   "referee_batching": round(batched["server_us"]),
+                                   "referee_batching_bots": round(batched["client_us"])}})
         finally:
             for process in (referee, echo):
                 process.terminate()

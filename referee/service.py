@@ -250,13 +250,21 @@ class BotServicer(bot_pb2_grpc.BotServiceServicer):
             message = await context.read()
             if message is grpc.aio.EOF:
                 return
-            kind = message.WhichOneof("message")
-            if kind == "decision":
-                presence.resolve(message.decision)
-            elif kind == "practice":
-                self.arena.start_practice(presence, message.practice)
+            if message.WhichOneof("message") == "batch":
+                for inner in message.batch.messages:
+                    self._handle(inner, presence)
             else:
-                presence.ignored_answers += 1
+                self._handle(message, presence)
+
+    def _handle(self, message: bot_pb2.BotMessage, presence: Presence) -> None:
+        """Act on one message of a bot (a hello or a batch here is out of place: counted)."""
+        kind = message.WhichOneof("message")
+        if kind == "decision":
+            presence.resolve(message.decision)
+        elif kind == "practice":
+            self.arena.start_practice(presence, message.practice)
+        else:
+            presence.ignored_answers += 1
 
 
 class ArenaServicer(arena_pb2_grpc.ArenaServiceServicer):

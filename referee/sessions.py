@@ -35,8 +35,22 @@ class Session:
             self.outbox.put_nowait(message)
 
     async def next_message(self) -> bot_pb2.RefereeMessage | None:
-        """The oldest queued message; ``None`` once the stream is closed."""
-        return await self.outbox.get()
+        """The next thing to write: the oldest queued message or, for a bot that takes
+        batches, every message queued by now as one batch; ``None`` once the stream is
+        closed (messages queued before the close are written first)."""
+        message = await self.outbox.get()
+        if message is None or not self.hello.batching or self.outbox.empty():
+            return message
+        batch = bot_pb2.RefereeMessage()
+        ready = batch.batch.messages
+        ready.append(message)
+        while not self.outbox.empty():
+            more = self.outbox.get_nowait()
+            if more is None:
+                self.outbox.put_nowait(None)  # the close comes after what was queued before it
+                break
+            ready.append(more)
+        return batch
 
     def close(self) -> None:
         """Stop the stream's writer."""

@@ -420,6 +420,55 @@ def test_skip_events_bot_gets_requests_but_no_event_messages(redis_url: str) -> 
     assert "events" in default
 
 
+def test_batching_bot_gets_ready_messages_as_one_batch_and_may_answer_in_one(redis_url: str) -> None:
+    """A hello with ``batching`` lets the referee send the messages that are ready at once
+    as one ``batch`` (a bot in all four seats gets the four ``match_started`` together);
+    the bot answers each batch with one batch of decisions, in which a hello and an
+    unknown decision id are ignored and counted; the match plays exactly as the same seed
+    does for a bot without the flag, which never receives a batch."""
+
+    async def scenario() -> None:
+        async with running_arena(redis_url) as arena:
+            sizes: list[int] = []
+
+            def answer_in_batches(bot: RawBot, message: bot_pb2.RefereeMessage) -> bool | None:
+                inner = list(message.batch.messages) if message.HasField("batch") else [message]
+                if message.HasField("batch"):
+                    sizes.append(len(inner))
+                assert not any(m.HasField("batch") for m in inner), "a batch inside a batch"
+                answers = [bot_pb2.BotMessage(decision=bot_pb2.Decision(
+                    match_id=m.decision_request.match_id, decision_id=m.decision_request.decision_id,
+                    legal_action_index=0)) for m in inner if m.HasField("decision_request")]
+                if answers:
+                    junk = [bot_pb2.BotMessage(hello=bot_pb2.Hello(bot_name="again")),
+                            bot_pb2.BotMessage(decision=bot_pb2.Decision(decision_id="no-such-id"))]
+                    bot.send(bot_pb2.BotMessage(batch=bot_pb2.BotMessages(messages=[*answers, *junk])))
+                if any(m.HasField("match_ended") for m in inner):
+                    bot.close()
+                return None
+
+            results, kinds = [], []
+            for batching, handler in ((True, answer_in_batches), (False, answer_first)):
+                registered = await arena.register()
+                raw = await RawBot(arena, registered.token, bot_pb2.Hello(
+                    bot_name="raw", protocol_versions=["pitch.v1"], capacity=4, batching=batching),
+                    handler).started()
+                results.append((await arena.run_match("partnership", [registered.bot_id] * 4, seed=5,
+                                                      options_json='{"target": 5}')).result)
+                await asyncio.wait_for(raw.task, 10)
+                kinds.append(raw.kinds)
+            batched, single = results
+            assert sizes and max(sizes) >= 4, sizes
+            assert "batch" in kinds[0] and "batch" not in kinds[1]
+            assert batched.completed and batched.games and all(s.status == game_pb2.SEAT_STATUS_OK and s.strikes == 0
+                                             for s in batched.seats)
+            assert [g.scores for g in batched.games] == [g.scores for g in single.games]
+            assert sum(s.decisions for s in batched.seats) == sum(s.decisions for s in single.seats)
+            assert batched.seats[0].ignored_answers > 0 and single.seats[0].ignored_answers == 0
+
+    run(scenario())
+
+
 def test_a_burn_among_millions_of_sets_is_sent_as_a_rule(redis_url: str) -> None:
     """Seed 003: "Any cards remaining are given to the bidder"; with two-card hands and no
     refill the bidder then burns all but six of most of the pack, a choice among millions

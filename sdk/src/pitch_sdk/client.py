@@ -74,7 +74,7 @@ class BotClient:
         return bot_pb2.BotMessage(hello=bot_pb2.Hello(
             bot_name=self._sample.name, bot_version=getattr(self._sample, "version", "0"),
             sdk=f"pitch-sdk {__version__}", protocol_versions=[PROTOCOL_VERSION], rulesets=list(self.rulesets),
-            capacity=self.capacity, observation_tensor=self.observation_tensor))
+            capacity=self.capacity, observation_tensor=self.observation_tensor, batching=True))
 
     async def run(self, stop: asyncio.Event | None = None) -> None:
         """Stay connected until ``stop`` is set, reconnecting with jittered backoff."""
@@ -103,47 +103,19 @@ class BotClient:
         outbox: asyncio.Queue[bot_pb2.BotMessage | None] = asyncio.Queue()
         outbox.put_nowait(self.hello())
 
-        async def requests() -> AsyncIterator[bot_pb2.BotMessage]:
-            while (message := await outbox.get()) is not None:
-                yield message
-
         async with grpc.aio.insecure_channel(self.address) as channel:
             call = bot_pb2_grpc.BotServiceStub(channel).Connect(
-                requests(), metadata=(("authorization", f"Bearer {self.token}"),))
+                _coalesced(outbox), metadata=(("authorization", f"Bearer {self.token}"),))
             stopper = asyncio.create_task(stop.wait())
             stopper.add_done_callback(lambda _: call.cancel())
             tasks: set[asyncio.Task[None]] = set()
             try:
                 async for message in call:
-                    kind = message.WhichOneof("message")
-                    if kind == "refusal":
-                        raise ConnectionRefused(f"referee refused the bot: {message.refusal.message}")
-                    if kind == "welcome":
-                        log.info("connected to %s as %s (session %s)", self.address, self._sample.name,
-                                 message.welcome.session_id)
-                        self.connected.set()
-                        for request in self.practice:  # asked once: a reconnection resumes them
-                            outbox.put_nowait(bot_pb2.BotMessage(practice=request))
-                        self.practice = []
-                    elif kind == "match_started":
-                        self._start_seat(message.match_started)
-                    elif kind == "decision_request":
-                        task = asyncio.create_task(self._decide(message.decision_request, outbox))
-                        tasks.add(task)
-                        task.add_done_callback(tasks.discard)
-                    elif kind == "events":
-                        self._on_events(message.events)
-                    elif kind == "strike":
-                        strike = message.strike
-                        self.strikes.append(strike)
-                        log.warning("strike %d in match %s seat %d: %s (referee played %s)", strike.strikes,
-                                    strike.match_id, strike.seat, strike.message, strike.fallback.text)
-                    elif kind == "match_ended":
-                        self.results.append(message.match_ended.result)
-                        self._end_match(message.match_ended.match_id)
-                    elif kind == "error":
-                        log.error("referee refused a request: %s", message.error.message)
-                        self.errors.append(message.error.message)
+                    if message.WhichOneof("message") == "batch":
+                        for inner in message.batch.messages:
+                            self._dispatch(inner, outbox, tasks)
+                    else:
+                        self._dispatch(message, outbox, tasks)
             except asyncio.CancelledError:
                 if not stop.is_set():
                     raise
@@ -155,6 +127,39 @@ class BotClient:
                 for task in tasks:
                     task.cancel()
                 outbox.put_nowait(None)
+
+    def _dispatch(self, message: bot_pb2.RefereeMessage, outbox: asyncio.Queue[bot_pb2.BotMessage | None],
+                  tasks: set[asyncio.Task[None]]) -> None:
+        """Act on one referee message (decisions run as tasks, answering through ``outbox``)."""
+        kind = message.WhichOneof("message")
+        if kind == "refusal":
+            raise ConnectionRefused(f"referee refused the bot: {message.refusal.message}")
+        if kind == "welcome":
+            log.info("connected to %s as %s (session %s)", self.address, self._sample.name,
+                     message.welcome.session_id)
+            self.connected.set()
+            for request in self.practice:  # asked once: a reconnection resumes them
+                outbox.put_nowait(bot_pb2.BotMessage(practice=request))
+            self.practice = []
+        elif kind == "match_started":
+            self._start_seat(message.match_started)
+        elif kind == "decision_request":
+            task = asyncio.create_task(self._decide(message.decision_request, outbox))
+            tasks.add(task)
+            task.add_done_callback(tasks.discard)
+        elif kind == "events":
+            self._on_events(message.events)
+        elif kind == "strike":
+            strike = message.strike
+            self.strikes.append(strike)
+            log.warning("strike %d in match %s seat %d: %s (referee played %s)", strike.strikes,
+                        strike.match_id, strike.seat, strike.message, strike.fallback.text)
+        elif kind == "match_ended":
+            self.results.append(message.match_ended.result)
+            self._end_match(message.match_ended.match_id)
+        elif kind == "error":
+            log.error("referee refused a request: %s", message.error.message)
+            self.errors.append(message.error.message)
 
     def _start_seat(self, started: bot_pb2.MatchStarted) -> None:
         key = (started.match_id, started.seat)
@@ -204,6 +209,23 @@ class BotClient:
         for key in [k for k in self.seats if k[0] == match_id]:
             del self.seats[key]
         log.info("match %s ended", match_id)
+
+
+async def _coalesced(outbox: asyncio.Queue[bot_pb2.BotMessage | None]) -> AsyncIterator[bot_pb2.BotMessage]:
+    """The stream's messages: each as it is queued, or, when several are ready at once
+    (answers of several seats), one batch of them all; ends at ``None``."""
+    message = await outbox.get()
+    while message is not None:
+        if outbox.empty() or message.HasField("hello"):
+            yield message
+            message = await outbox.get()
+            continue
+        ready = [message]
+        while not outbox.empty() and (message := outbox.get_nowait()) is not None:
+            ready.append(message)
+        yield bot_pb2.BotMessage(batch=bot_pb2.BotMessages(messages=ready))
+        if message is not None:  # the queue ran dry, not into the end
+            message = await outbox.get()
 
 
 def run_bot(bot_factory: Callable[[], Bot], address: str, token: str, **options: object) -> None:

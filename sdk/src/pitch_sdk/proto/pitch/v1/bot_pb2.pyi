@@ -22,6 +22,10 @@ Conversation, in order:
    within the referee's grace window it resumes its seats where they were: the referee
    sends `match_started` again for every match in progress, then the decisions still
    pending. A new stream with the same token replaces the old one.
+7. Batches (optional): a bot whose hello sets `batching` may get several messages that
+   were ready at the same moment in one `RefereeMessage.batch`; any bot may send
+   several answers in one `BotMessage.batch`. Either side handles a batch's messages
+   in order, exactly as if they had come one by one.
 """
 
 from collections import abc as _abc
@@ -110,6 +114,7 @@ class BotMessage(_message.Message):
     HELLO_FIELD_NUMBER: _builtins.int
     DECISION_FIELD_NUMBER: _builtins.int
     PRACTICE_FIELD_NUMBER: _builtins.int
+    BATCH_FIELD_NUMBER: _builtins.int
     @_builtins.property
     def hello(self) -> Global___Hello:
         """The first message of every stream."""
@@ -122,22 +127,53 @@ class BotMessage(_message.Message):
     def practice(self) -> Global___PracticeRequest:
         """Ask for a practice match against the referee's house bots."""
 
+    @_builtins.property
+    def batch(self) -> Global___BotMessages:
+        """Several messages at once (answers to several decision requests, typically), handled
+        in order as if sent one by one. Any bot may send one; a hello inside is ignored.
+        """
+
     def __init__(
         self,
         *,
         hello: Global___Hello | None = ...,
         decision: Global___Decision | None = ...,
         practice: Global___PracticeRequest | None = ...,
+        batch: Global___BotMessages | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["decision", b"decision", "hello", b"hello", "message", b"message", "practice", b"practice"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["batch", b"batch", "decision", b"decision", "hello", b"hello", "message", b"message", "practice", b"practice"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["decision", b"decision", "hello", b"hello", "message", b"message", "practice", b"practice"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["batch", b"batch", "decision", b"decision", "hello", b"hello", "message", b"message", "practice", b"practice"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_message: _TypeAlias = _typing.Literal["hello", "decision", "practice"]  # noqa: Y015
+    _WhichOneofReturnType_message: _TypeAlias = _typing.Literal["hello", "decision", "practice", "batch"]  # noqa: Y015
     _WhichOneofArgType_message: _TypeAlias = _typing.Literal["message", b"message"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_message) -> _WhichOneofReturnType_message | None: ...
 
 Global___BotMessage: _TypeAlias = BotMessage  # noqa: Y015
+
+@_typing.final
+class BotMessages(_message.Message):
+    """Bot messages sent as one (see `BotMessage.batch`)."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    MESSAGES_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def messages(self) -> _containers.RepeatedCompositeFieldContainer[Global___BotMessage]:
+        """The messages, in order; none of them is itself a batch."""
+
+    def __init__(
+        self,
+        *,
+        messages: _abc.Iterable[Global___BotMessage] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["messages", b"messages"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___BotMessages: _TypeAlias = BotMessages  # noqa: Y015
 
 @_typing.final
 class PracticeRequest(_message.Message):
@@ -217,6 +253,7 @@ class RefereeMessage(_message.Message):
     STRIKE_FIELD_NUMBER: _builtins.int
     MATCH_ENDED_FIELD_NUMBER: _builtins.int
     ERROR_FIELD_NUMBER: _builtins.int
+    BATCH_FIELD_NUMBER: _builtins.int
     @_builtins.property
     def welcome(self) -> Global___Welcome:
         """The referee accepts the hello."""
@@ -251,6 +288,12 @@ class RefereeMessage(_message.Message):
     def error(self) -> Global___RequestError:
         """A request of the bot was refused."""
 
+    @_builtins.property
+    def batch(self) -> Global___RefereeMessages:
+        """Several messages at once, to a bot whose hello set `batching`: handle them in
+        order, as if they had come one by one.
+        """
+
     def __init__(
         self,
         *,
@@ -262,16 +305,44 @@ class RefereeMessage(_message.Message):
         strike: Global___Strike | None = ...,
         match_ended: Global___MatchEnded | None = ...,
         error: Global___RequestError | None = ...,
+        batch: Global___RefereeMessages | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["decision_request", b"decision_request", "error", b"error", "events", b"events", "match_ended", b"match_ended", "match_started", b"match_started", "message", b"message", "refusal", b"refusal", "strike", b"strike", "welcome", b"welcome"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["batch", b"batch", "decision_request", b"decision_request", "error", b"error", "events", b"events", "match_ended", b"match_ended", "match_started", b"match_started", "message", b"message", "refusal", b"refusal", "strike", b"strike", "welcome", b"welcome"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["decision_request", b"decision_request", "error", b"error", "events", b"events", "match_ended", b"match_ended", "match_started", b"match_started", "message", b"message", "refusal", b"refusal", "strike", b"strike", "welcome", b"welcome"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["batch", b"batch", "decision_request", b"decision_request", "error", b"error", "events", b"events", "match_ended", b"match_ended", "match_started", b"match_started", "message", b"message", "refusal", b"refusal", "strike", b"strike", "welcome", b"welcome"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_message: _TypeAlias = _typing.Literal["welcome", "refusal", "match_started", "events", "decision_request", "strike", "match_ended", "error"]  # noqa: Y015
+    _WhichOneofReturnType_message: _TypeAlias = _typing.Literal["welcome", "refusal", "match_started", "events", "decision_request", "strike", "match_ended", "error", "batch"]  # noqa: Y015
     _WhichOneofArgType_message: _TypeAlias = _typing.Literal["message", b"message"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_message) -> _WhichOneofReturnType_message | None: ...
 
 Global___RefereeMessage: _TypeAlias = RefereeMessage  # noqa: Y015
+
+@_typing.final
+class RefereeMessages(_message.Message):
+    """Referee messages sent as one (see `RefereeMessage.batch`): when several messages for
+    the bot are ready at the same moment (it plays in many matches at once), one stream
+    write carries them all, which saves both sides a round of per-message overhead.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    MESSAGES_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def messages(self) -> _containers.RepeatedCompositeFieldContainer[Global___RefereeMessage]:
+        """The messages, in order; none of them is itself a batch."""
+
+    def __init__(
+        self,
+        *,
+        messages: _abc.Iterable[Global___RefereeMessage] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["messages", b"messages"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___RefereeMessages: _TypeAlias = RefereeMessages  # noqa: Y015
 
 @_typing.final
 class Hello(_message.Message):
@@ -287,6 +358,7 @@ class Hello(_message.Message):
     CAPACITY_FIELD_NUMBER: _builtins.int
     OBSERVATION_TENSOR_FIELD_NUMBER: _builtins.int
     SKIP_EVENTS_FIELD_NUMBER: _builtins.int
+    BATCHING_FIELD_NUMBER: _builtins.int
     bot_name: _builtins.str
     """The bot's display name."""
     bot_version: _builtins.str
@@ -303,6 +375,11 @@ class Hello(_message.Message):
     """Do not send `events` to this bot: every decision request already carries the full
     observation, so bots that only act on requests can save the referee (and themselves)
     the extra messages. `match_started` and `match_ended` are always sent.
+    """
+    batching: _builtins.bool
+    """The bot understands `RefereeMessage.batch`: the referee may then send the messages
+    that are ready at the same moment as one batch (answering them in one
+    `BotMessage.batch` is the matching saving on the bot's side, but not required).
     """
     @_builtins.property
     def protocol_versions(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
@@ -323,10 +400,11 @@ class Hello(_message.Message):
         capacity: _builtins.int = ...,
         observation_tensor: _builtins.bool = ...,
         skip_events: _builtins.bool = ...,
+        batching: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot_name", b"bot_name", "bot_version", b"bot_version", "capacity", b"capacity", "observation_tensor", b"observation_tensor", "protocol_versions", b"protocol_versions", "rulesets", b"rulesets", "sdk", b"sdk", "skip_events", b"skip_events"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["batching", b"batching", "bot_name", b"bot_name", "bot_version", b"bot_version", "capacity", b"capacity", "observation_tensor", b"observation_tensor", "protocol_versions", b"protocol_versions", "rulesets", b"rulesets", "sdk", b"sdk", "skip_events", b"skip_events"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

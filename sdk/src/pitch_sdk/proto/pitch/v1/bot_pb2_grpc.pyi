@@ -22,6 +22,10 @@ Conversation, in order:
    within the referee's grace window it resumes its seats where they were: the referee
    sends `match_started` again for every match in progress, then the decisions still
    pending. A new stream with the same token replaces the old one.
+7. Batches (optional): a bot whose hello sets `batching` may get several messages that
+   were ready at the same moment in one `RefereeMessage.batch`; any bot may send
+   several answers in one `BotMessage.batch`. Either side handles a batch's messages
+   in order, exactly as if they had come one by one.
 """
 
 from collections import abc as _abc
