@@ -267,6 +267,20 @@ class BotServicer(bot_pb2_grpc.BotServiceServicer):
             presence.ignored_answers += 1
 
 
+def add_bot_service(servicer: BotServicer, server: grpc.aio.Server) -> None:
+    """Register ``BotService`` like the generated ``add_BotServiceServicer_to_server``, but
+    with a serializer that also takes already encoded messages (a session queues bytes)."""
+    handler = grpc.stream_stream_rpc_method_handler(
+        servicer.Connect, request_deserializer=bot_pb2.BotMessage.FromString, response_serializer=_encoded)
+    handlers = {"Connect": handler}
+    server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler("pitch.v1.BotService", handlers),))
+    server.add_registered_method_handlers("pitch.v1.BotService", handlers)
+
+
+def _encoded(message: bot_pb2.RefereeMessage | bytes) -> bytes:
+    return message if isinstance(message, bytes) else message.SerializeToString()
+
+
 class ArenaServicer(arena_pb2_grpc.ArenaServiceServicer):
     """``ArenaService``: admin calls, each checked against the admin token."""
 

@@ -21,42 +21,68 @@ log = logging.getLogger("pitch.referee.sessions")
 
 
 class Session:
-    """One open stream: messages queued here are written to the bot in order."""
+    """One open stream: messages queued here are written to the bot in order.
+
+    Messages are queued encoded, so that a batch is the concatenation of its members'
+    encodings (protobuf would otherwise copy each member into the batch message and encode
+    it all again); the stream's serializer passes bytes through (see
+    :func:`referee.service.add_bot_service`)."""
 
     def __init__(self, hello: bot_pb2.Hello) -> None:
         self.session_id = uuid.uuid4().hex[:16]
         self.hello = hello
-        self.outbox: asyncio.Queue[bot_pb2.RefereeMessage | None] = asyncio.Queue()
+        self.outbox: asyncio.Queue[bytes | None] = asyncio.Queue()
         self.open = True
 
     def send(self, message: bot_pb2.RefereeMessage) -> None:
         """Queue a message (dropped silently once the stream has closed)."""
         if self.open:
-            self.outbox.put_nowait(message)
+            self.outbox.put_nowait(message.SerializeToString())
 
-    async def next_message(self) -> bot_pb2.RefereeMessage | None:
-        """The next thing to write: the oldest queued message or, for a bot that takes
-        batches, every message queued by now as one batch; ``None`` once the stream is
-        closed (messages queued before the close are written first)."""
+    async def next_message(self) -> bytes | None:
+        """The next encoded ``RefereeMessage`` to write: the oldest queued one or, for a bot
+        that takes batches, every one queued by now as one batch; ``None`` once the stream
+        is closed (messages queued before the close are written first)."""
         message = await self.outbox.get()
         if message is None or not self.hello.batching or self.outbox.empty():
             return message
-        batch = bot_pb2.RefereeMessage()
-        ready = batch.batch.messages
-        ready.append(message)
+        ready = [message]
         while not self.outbox.empty():
             more = self.outbox.get_nowait()
             if more is None:
                 self.outbox.put_nowait(None)  # the close comes after what was queued before it
                 break
             ready.append(more)
-        return batch
+        return encode_batch(ready) if len(ready) > 1 else message
 
     def close(self) -> None:
         """Stop the stream's writer."""
         if self.open:
             self.open = False
             self.outbox.put_nowait(None)
+
+
+#: Wire tags (field number << 3 | length-delimited): ``RefereeMessage.batch`` = 9 and
+#: ``RefereeMessages.messages`` = 1.
+_BATCH_TAG = bytes([9 << 3 | 2])
+_MEMBER_TAG = bytes([1 << 3 | 2])
+
+
+def encode_batch(encoded: list[bytes]) -> bytes:
+    """The encoding of ``RefereeMessage(batch=RefereeMessages(messages=...))`` whose members
+    have the given encodings, built by concatenation."""
+    body = b"".join([part for message in encoded for part in (_MEMBER_TAG, _varint(len(message)), message)])
+    return _BATCH_TAG + _varint(len(body)) + body
+
+
+def _varint(value: int) -> bytes:
+    """Protobuf's base-128 varint of a non-negative ``value``."""
+    out = bytearray()
+    while value > 0x7F:
+        out.append(value & 0x7F | 0x80)
+        value >>= 7
+    out.append(value)
+    return bytes(out)
 
 
 @dataclass
