@@ -17,7 +17,11 @@ Besides the rates, each phase reports the CPU time per decision (round trip) of 
 process and of this (client) process, read from ``/proc``: on a shared 2-core machine the
 rates swing with whatever else runs, the CPU cost per decision much less.
 
-Run: ``.venv/bin/python bench/referee_throughput.py [--concurrency 1 16] [--seconds 8]``.
+Each concurrency runs ``--rounds`` rounds of the three phases (referee, batched referee,
+echo) and reports medians; each ratio is taken within its round, against the echo of the
+same round, since this machine's speed drifts from one minute to the next.
+
+Run: ``.venv/bin/python bench/referee_throughput.py [--concurrency 1 16] [--seconds 4] [--rounds 3]``.
 Target (issue 3): referee/echo >= 0.5 at the same concurrency (goal 0.7).
 """
 
@@ -27,9 +31,11 @@ import argparse
 import asyncio
 import json
 import os
+import statistics
 import subprocess
 import sys
 import time
+import uuid
 from collections.abc import AsyncIterator, Coroutine
 from pathlib import Path
 from typing import Any
@@ -63,8 +69,8 @@ async def serve_echo(port: int) -> None:
     await server.wait_for_termination()
 
 
-async def echo_rate(port: int, concurrency: int, payload_size: int, seconds: float) -> float:
-    """Round trips per second over ``concurrency`` streams."""
+async def echo_rate(port: int, concurrency: int, payload_size: int, seconds: float) -> tuple[int, float]:
+    """Round trips over ``concurrency`` streams, and the seconds they took."""
     payload = b"x" * payload_size
     async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
         call_factory = channel.stream_stream(ECHO_METHOD)
@@ -82,7 +88,7 @@ async def echo_rate(port: int, concurrency: int, payload_size: int, seconds: flo
 
         start = time.perf_counter()
         await asyncio.gather(*(one_stream() for _ in range(concurrency)))
-        return count / (time.perf_counter() - start)
+        return count, time.perf_counter() - start
 
 
 # ----------------------------------------------------------------------------- referee
@@ -127,16 +133,18 @@ async def trivial_bot(address: str, token: str, ready: asyncio.Event, sizes: lis
                 raise
 
 
-async def referee_rate(address: str, concurrency: int, seconds: float, sizes: list[int], batching: bool) -> float:
-    """Decisions per second with ``concurrency`` matches kept running for ``seconds``."""
+async def referee_rate(address: str, concurrency: int, seconds: float, sizes: list[int], batching: bool
+                       ) -> tuple[int, float]:
+    """Decisions made with ``concurrency`` matches kept running for ``seconds``, and the
+    seconds they took (the matches running at the deadline are finished)."""
     metadata = (("authorization", f"Bearer {ADMIN}"),)
     async with grpc.aio.insecure_channel(address) as channel:
         admin = arena_pb2_grpc.ArenaServiceStub(channel)
         stop = asyncio.Event()
         bots, tasks = [], []
-        for i in range(4):
+        for _ in range(4):
             registered = await admin.RegisterBot(
-                arena_pb2.RegisterBotRequest(name=f"trivial-{concurrency}-{batching}-{i}"), metadata=metadata)
+                arena_pb2.RegisterBotRequest(name=f"trivial-{uuid.uuid4().hex[:12]}"), metadata=metadata)
             ready = asyncio.Event()
             tasks.append(asyncio.create_task(trivial_bot(address, registered.token, ready, sizes, stop, batching)))
             await asyncio.wait_for(ready.wait(), 10)
@@ -159,7 +167,7 @@ async def referee_rate(address: str, concurrency: int, seconds: float, sizes: li
         elapsed = time.perf_counter() - start
         stop.set()
         await asyncio.gather(*tasks)
-        return decisions / elapsed
+        return decisions, elapsed
 
 
 def cpu_seconds(pid: int) -> float:
@@ -168,14 +176,36 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def measured(phase: Coroutine[Any, Any, float], seconds: float, server: subprocess.Popen[bytes]) -> dict[str, float]:
+def measured(phase: Coroutine[Any, Any, tuple[int, float]], server: subprocess.Popen[bytes]) -> dict[str, float]:
     """Run one phase: its rate, and the server's and this process's CPU microseconds per
-    unit of that rate (decision or round trip)."""
+    unit (decision or round trip)."""
     server_before, client_before = cpu_seconds(server.pid), time.process_time()
-    rate = asyncio.run(phase)
-    units = rate * seconds
-    return {"rate": rate, "server_us": (cpu_seconds(server.pid) - server_before) / units * 1e6,
+    units, elapsed = asyncio.run(phase)
+    return {"rate": units / elapsed, "server_us": (cpu_seconds(server.pid) - server_before) / units * 1e6,
             "client_us": (time.process_time() - client_before) / units * 1e6}
+
+
+def summary(concurrency: int, payload: int, rounds: list[dict[str, dict[str, float]]]) -> dict[str, Any]:
+    """One concurrency's report: medians over the rounds, each ratio taken within its round
+    (the machine's speed drifts between rounds, much less within one)."""
+
+    def median_of(phase: str, key: str) -> int:
+        return round(statistics.median(r[phase][key] for r in rounds))
+
+    def ratios(phase: str) -> list[float]:
+        return [round(r[phase]["rate"] / r["echo"]["rate"], 3) for r in rounds]
+
+    return {"concurrency": concurrency, "payload_bytes": payload, "rounds": len(rounds),
+            "echo_round_trips_per_s": median_of("echo", "rate"),
+            "referee_decisions_per_s": median_of("single", "rate"),
+            "referee_batching_decisions_per_s": median_of("batched", "rate"),
+            "ratio": statistics.median(ratios("single")), "ratios": ratios("single"),
+            "ratio_batching": statistics.median(ratios("batched")), "ratios_batching": ratios("batched"),
+            "cpu_us_per_decision": {
+                "echo_server": median_of("echo", "server_us"), "echo_client": median_of("echo", "client_us"),
+                "referee": median_of("single", "server_us"), "referee_bots": median_of("single", "client_us"),
+                "referee_batching": median_of("batched", "server_us"),
+                "referee_batching_bots": median_of("batched", "client_us")}}
 
 
 def spawn(args: list[str], env: dict[str, str]) -> subprocess.Popen[bytes]:
@@ -191,7 +221,8 @@ def spawn(args: list[str], env: dict[str, str]) -> subprocess.Popen[bytes]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--concurrency", type=int, nargs="+", default=[1, 16])
-    parser.add_argument("--seconds", type=float, default=8.0)
+    parser.add_argument("--seconds", type=float, default=4.0, help="length of each phase")
+    parser.add_argument("--rounds", type=int, default=3, help="rounds of the three phases per concurrency")
     parser.add_argument("--serve-echo", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.serve_echo:
@@ -204,28 +235,17 @@ def main() -> None:
                         {"REDIS_URL": redis_server.url, "PITCH_ADMIN_TOKEN": ADMIN, "PITCH_STORE_PREFIX": "bench:"})
         echo = spawn([__file__, "--serve-echo", str(echo_port)], {})
         try:
+            address = f"127.0.0.1:{referee_port}"
             for concurrency in args.concurrency:
                 sizes: list[int] = []
-                address = f"127.0.0.1:{referee_port}"
-                single = measured(referee_rate(address, concurrency, args.seconds, sizes, batching=False),
-                                  args.seconds, referee)
-                batched = measured(referee_rate(address, concurrency, args.seconds, [], batching=True),
-                                   args.seconds, referee)
-                payload = round(sum(sizes) / len(sizes))
-                echoed = measured(echo_rate(echo_port, concurrency, payload, args.seconds), args.seconds, echo)
-                report.append({"concurrency": concurrency, "payload_bytes": payload,
-                               "echo_round_trips_per_s": round(echoed["rate"]),
-                               "referee_decisions_per_s": round(single["rate"]),
-                               "ratio": round(single["rate"] / echoed["rate"], 3),
-                               "referee_batching_decisions_per_s": round(batched["rate"]),
-                               "ratio_batching": round(batched["rate"] / echoed["rate"], 3),
-                               "cpu_us_per_decision": {
-                                   "echo_server": round(echoed["server_us"]),
-                                   "echo_client": round(echoed["client_us"]),
-                                   "referee": round(single["server_us"]),
-                                   "referee_bots": round(single["client_us"]),
-                                   "referee_batching": round(batched["server_us"]),
-                                   "referee_batching_bots": round(batched["client_us"])}})
+                rounds = []
+                for _ in range(args.rounds):
+                    single = measured(referee_rate(address, concurrency, args.seconds, sizes, batching=False), referee)
+                    batched = measured(referee_rate(address, concurrency, args.seconds, [], batching=True), referee)
+                    payload = round(sum(sizes) / len(sizes))
+                    echoed = measured(echo_rate(echo_port, concurrency, payload, args.seconds), echo)
+                    rounds.append({"single": single, "batched": batched, "echo": echoed})
+                report.append(summary(concurrency, payload, rounds))
         finally:
             for process in (referee, echo):
                 process.terminate()
