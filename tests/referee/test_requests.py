@@ -24,7 +24,10 @@ from workers.store import BotRecord
 def test_observation_lists_merged_from_cached_parts_are_the_direct_encoding(name: str) -> None:
     """Every list field of every seat's observation, at every step of random games (short
     ones: to 5 points), is what converting and setting that list directly gives, and the
-    last hand's result is its message: the cached parts merge into the same message."""
+    last hand's result is its message: the cached parts (whole lists, or items) merge into
+    the same message."""
+    repeated = {f.name for f in pb.Observation.DESCRIPTOR.fields if f.is_repeated}
+    assert repeated == set(wire._OBSERVATION_LISTS) | set(wire._OBSERVATION_ITEMS), "a list the referee never sends"
     rules = preset(name, {"target": 5})
     for seed in range(2):
         rng = random.Random(seed)
@@ -38,6 +41,10 @@ def test_observation_lists_merged_from_cached_parts_are_the_direct_encoding(name
                 for field, convert in wire._OBSERVATION_LISTS.items():
                     direct = pb.Observation()
                     getattr(direct, field).extend(convert(getattr(observation, field)))
+                    assert getattr(message, field) == getattr(direct, field), field
+                for field, convert_item in wire._OBSERVATION_ITEMS.items():
+                    direct = pb.Observation()
+                    getattr(direct, field).extend(convert_item(item) for item in getattr(observation, field))
                     assert getattr(message, field) == getattr(direct, field), field
                 if observation.last_result is None:
                     assert not message.HasField("last_result")
