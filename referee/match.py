@@ -375,7 +375,7 @@ class Match:
         listeners = [runner for runner in self.seats if runner.wants_events()]
         if not listeners:
             return
-        public = [_event_part(wire.event_to_pb(item, SPECTATOR, game)) for item in items]
+        public = [_public_part(item, game) for item in items]
         dealt = any(isinstance(item, Dealt) for item in items)
         for runner in listeners:
             if dealt:  # a deal's event differs per seat: each sees its own hand
@@ -445,6 +445,15 @@ def _legal_action_part(action: Action) -> bytes:
     order, so a request's legal actions and held events are joined from such parts by one
     parse in C; an action's part is built once (actions are immutable, games repeat them)."""
     return bot_pb2.DecisionRequest(legal_actions=[wire.action_to_pb(action)]).SerializeToString()
+
+
+@lru_cache(maxsize=8192, typed=True)
+def _public_part(item: Event | tuple[int, Action], game: int) -> bytes:
+    """The request part of an event as every seat and spectator sees it: the same plays,
+    bids and tricks recur from hand to hand and match to match, so each is encoded once.
+    Typed, because events are named tuples, and a bid (seat, amount, double) equals an
+    exchange with the same three numbers."""
+    return _event_part(wire.event_to_pb(item, SPECTATOR, game))
 
 
 def _event_part(event: bot_pb2.MatchEvent) -> bytes:
