@@ -34,12 +34,15 @@ from pitch_sdk.rules import (
     observe,
 )
 from pitch_sdk.rules.events import Dealt, Event
+from referee.protowire import field_tag, length_delimited
 from referee.sessions import PendingDecision, Presence
 
 log = logging.getLogger("pitch.referee.match")
 
 #: Card-set decisions with more legal sets than this are sent as a constraint only.
 MAX_LISTED_ACTIONS = 256
+_DECISION_REQUEST = field_tag(bot_pb2.RefereeMessage, "decision_request")
+_OBSERVATION = field_tag(bot_pb2.DecisionRequest, "observation")
 _STATUS_RANK: dict[int, int] = {  # the worst thing that happened to a seat decides its status
     game_pb2.SEAT_STATUS_OK: 0, game_pb2.SEAT_STATUS_TIMED_OUT: 1, game_pb2.SEAT_STATUS_ILLEGAL: 2,
     game_pb2.SEAT_STATUS_DISCONNECTED: 3, game_pb2.SEAT_STATUS_FORFEITED: 4,
@@ -100,12 +103,12 @@ class SeatRunner:
         decision = state.decision()
         legal = decision.legal_actions
         decision_id = f"{spec.match_id}:{self.match.next_decision()}"
-        request = self._request(state, decision, decision_id, game)
+        request, listed = self._request(state, decision, decision_id, game)
         loop = asyncio.get_running_loop()
         pending = PendingDecision(request, loop.create_future())
         self.presence.pending[decision_id] = pending
         try:
-            self.presence.send(request)
+            self.presence.send_encoded(request)
             answer = await self._await_answer(pending)
         finally:
             del self.presence.pending[decision_id]
@@ -117,7 +120,6 @@ class SeatRunner:
         which = answer.WhichOneof("answer")
         try:
             if which == "legal_action_index":
-                listed = len(request.decision_request.legal_actions)
                 if answer.legal_action_index >= listed:
                     raise ActionParseError(f"legal_action_index {answer.legal_action_index} is out of "
                                            f"range: {listed} actions")
@@ -134,30 +136,26 @@ class SeatRunner:
         self.decisions += 1
         return action
 
-    def _request(self, state: GameState, decision: Decision, decision_id: str, game: int) -> bot_pb2.RefereeMessage:
-        """The seat's decision request, carrying (and releasing) its held events.
+    def _request(self, state: GameState, decision: Decision, decision_id: str, game: int) -> tuple[bytes, int]:
+        """The seat's encoded decision request, carrying (and releasing) its held events,
+        and how many legal actions it lists.
 
-        The request is filled in place (a nested message passed to a constructor is copied),
-        and the parts that are lists of messages (legal actions, events) are merged in one
-        parse of their cached encodings rather than built message by message."""
+        The request is joined from encoded parts (see :mod:`referee.protowire`): its own
+        scalars, the observation (itself joined from cached parts), one cached part per
+        listed legal action and the held events, each already encoded once."""
         spec = self.match.spec
         legal = decision.legal_actions
-        message = bot_pb2.RefereeMessage()
-        request = message.decision_request
-        request.match_id = spec.match_id
-        request.decision_id = decision_id
-        request.seat = self.seat
-        request.game = game + 1
-        request.kind = wire.kind_to_pb(decision.kind)
-        request.time_budget_ms = spec.per_decision_ms
-        request.time_bank_ms = int(self.bank_ms)
-        wire.write_observation(request.observation, observe(state, self.seat), self._wants_tensor())
+        head = bot_pb2.DecisionRequest(
+            match_id=spec.match_id, decision_id=decision_id, seat=self.seat, game=game + 1,
+            kind=wire.kind_to_pb(decision.kind), time_budget_ms=spec.per_decision_ms, time_bank_ms=int(self.bank_ms))
         if decision.card_set:
-            request.card_set.CopyFrom(wire.card_set_rule_to_pb(decision.card_set))
+            head.card_set.CopyFrom(wire.card_set_rule_to_pb(decision.card_set))
+        observation = wire.observation_bytes(observe(state, self.seat), self._wants_tensor())
         listed = [_legal_action_part(action) for action in legal] if len(legal) <= MAX_LISTED_ACTIONS else []
-        request.MergeFromString(b"".join(listed + self.held))
+        request = b"".join([head.SerializeToString(), length_delimited(_OBSERVATION, observation), *listed,
+                            *self.held])
         self.held = []
-        return message
+        return length_delimited(_DECISION_REQUEST, request), len(listed)
 
     def _wants_tensor(self) -> bool:
         session = self.presence.session

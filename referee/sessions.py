@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from pitch_sdk.proto.pitch.v1 import bot_pb2
+from referee.protowire import field_tag, length_delimited
 from workers.store import BotRecord
 
 log = logging.getLogger("pitch.referee.sessions")
@@ -34,10 +35,10 @@ class Session:
         self.outbox: asyncio.Queue[bytes | None] = asyncio.Queue()
         self.open = True
 
-    def send(self, message: bot_pb2.RefereeMessage) -> None:
-        """Queue a message (dropped silently once the stream has closed)."""
+    def send(self, encoded: bytes) -> None:
+        """Queue an encoded ``RefereeMessage`` (dropped silently once the stream has closed)."""
         if self.open:
-            self.outbox.put_nowait(message.SerializeToString())
+            self.outbox.put_nowait(encoded)
 
     async def next_message(self) -> bytes | None:
         """The next encoded ``RefereeMessage`` to write: the oldest queued one or, for a bot
@@ -62,34 +63,22 @@ class Session:
             self.outbox.put_nowait(None)
 
 
-#: Wire tags (field number << 3 | length-delimited): ``RefereeMessage.batch`` = 9 and
-#: ``RefereeMessages.messages`` = 1.
-_BATCH_TAG = bytes([9 << 3 | 2])
-_MEMBER_TAG = bytes([1 << 3 | 2])
+_BATCH = field_tag(bot_pb2.RefereeMessage, "batch")
+_MEMBER = field_tag(bot_pb2.RefereeMessages, "messages")
 
 
 def encode_batch(encoded: list[bytes]) -> bytes:
     """The encoding of ``RefereeMessage(batch=RefereeMessages(messages=...))`` whose members
     have the given encodings, built by concatenation."""
-    body = b"".join([part for message in encoded for part in (_MEMBER_TAG, _varint(len(message)), message)])
-    return _BATCH_TAG + _varint(len(body)) + body
-
-
-def _varint(value: int) -> bytes:
-    """Protobuf's base-128 varint of a non-negative ``value``."""
-    out = bytearray()
-    while value > 0x7F:
-        out.append(value & 0x7F | 0x80)
-        value >>= 7
-    out.append(value)
-    return bytes(out)
+    return length_delimited(_BATCH, b"".join([length_delimited(_MEMBER, message) for message in encoded]))
 
 
 @dataclass
 class PendingDecision:
     """A decision request waiting for the bot's answer."""
 
-    request: bot_pb2.RefereeMessage
+    request: bytes
+    """The encoded ``RefereeMessage`` (sent again if the bot reconnects)."""
     answer: asyncio.Future[bot_pb2.Decision | None]
     """The bot's answer, or ``None`` once the referee stopped waiting."""
 
@@ -123,9 +112,13 @@ class Presence:
 
     def send(self, message: bot_pb2.RefereeMessage) -> bool:
         """Send on the current stream; ``False`` when disconnected."""
+        return self.send_encoded(message.SerializeToString())
+
+    def send_encoded(self, encoded: bytes) -> bool:
+        """Send an encoded ``RefereeMessage`` (the hot path's requests are built encoded)."""
         if not self.connected:
             return False
-        self.session.send(message)  # type: ignore[union-attr]
+        self.session.send(encoded)  # type: ignore[union-attr]
         return True
 
     def resolve(self, decision: bot_pb2.Decision) -> bool:
@@ -167,7 +160,7 @@ class Registry:
         session = Session(hello)
         presence.session = session
         for message in presence.resume_messages.values():
-            session.send(message)
+            session.send(message.SerializeToString())
         for pending in presence.pending.values():
             if not pending.answer.done():
                 session.send(pending.request)
@@ -199,7 +192,8 @@ class HousePresence(Presence):
     def wants_events(self) -> bool:
         return False  # house bots read nothing but the requests
 
-    def send(self, message: bot_pb2.RefereeMessage) -> bool:
+    def send_encoded(self, encoded: bytes) -> bool:
+        message = bot_pb2.RefereeMessage.FromString(encoded)
         if message.HasField("decision_request"):
             request = message.decision_request
             self.resolve(bot_pb2.Decision(match_id=request.match_id, decision_id=request.decision_id,

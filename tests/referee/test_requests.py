@@ -65,7 +65,8 @@ class RecordingPresence(Presence):
     def connected(self) -> bool:
         return True
 
-    def send(self, message: bot_pb2.RefereeMessage) -> bool:
+    def send_encoded(self, encoded: bytes) -> bool:
+        message = bot_pb2.RefereeMessage.FromString(encoded)
         self.received.append(message)
         if message.HasField("decision_request"):
             request = message.decision_request

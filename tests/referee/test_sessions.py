@@ -12,6 +12,10 @@ def strike(text: str) -> bot_pb2.RefereeMessage:
     return bot_pb2.RefereeMessage(strike=bot_pb2.Strike(match_id="m", message=text))
 
 
+def encoded_strike(text: str) -> bytes:
+    return strike(text).SerializeToString()
+
+
 def test_concatenated_batch_parses_as_the_batch_protobuf_builds() -> None:
     """bot.proto: a batch is a ``RefereeMessage.batch`` whose ``messages`` are handled in
     order.  The concatenated encoding parses to exactly the message protobuf builds, with
@@ -31,13 +35,13 @@ def test_a_batching_session_sends_what_is_queued_as_one_batch_and_then_closes() 
     async def drain(hello: bot_pb2.Hello) -> list[bot_pb2.RefereeMessage]:
         session = Session(hello)
         for text in ("a", "b", "c"):
-            session.send(strike(text))
+            session.send(encoded_strike(text))
         written = [await session.next_message()]
-        session.send(strike("d"))
+        session.send(encoded_strike("d"))
         written.append(await session.next_message())
-        session.send(strike("e"))
+        session.send(encoded_strike("e"))
         session.close()
-        session.send(strike("dropped"))
+        session.send(encoded_strike("dropped"))
         while (encoded := await session.next_message()) is not None:
             written.append(encoded)
         return [bot_pb2.RefereeMessage.FromString(w or b"") for w in written]

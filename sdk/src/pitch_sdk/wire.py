@@ -325,48 +325,38 @@ def _observation_last_result(result: HandResult) -> bytes:
     return pb.Observation(last_result=hand_result_to_pb(result)).SerializeToString()
 
 
-def write_observation(message: pb.Observation, observation: Observation, with_tensor: bool = True) -> None:
-    """Fill the empty ``message`` with a seat's observation, with the dense tensor encoding
-    if asked (in place, so a request's ``observation`` field is filled without a copy)."""
-    message.seat = observation.viewer
-    message.players = observation.players
-    message.parties = observation.parties
-    message.hand_number = observation.hand_number
-    message.dealer = observation.dealer
-    message.phase = _PHASE_TO_PB[observation.phase]
-    message.to_move = max(observation.to_move, 0)
-    message.has_pitcher = observation.pitcher is not None
-    message.pitcher = observation.pitcher or 0
-    message.bid = observation.bid or 0
-    message.trump = suit_to_pb(observation.trump)
-    message.stock_size = observation.stock_size
-    message.sub_trump = suit_to_pb(observation.sub_trump)
-    message.doubled = observation.doubled
-    message.hand_hidden = observation.hand_hidden
-    message.has_partner = observation.partner is not None
-    message.partner = observation.partner or 0
+def observation_bytes(observation: Observation, with_tensor: bool = True) -> bytes:
+    """A seat's observation as an encoded ``Observation``, with the dense tensor encoding if
+    asked: its scalars encoded together, its lists joined from cached parts (above)."""
+    scalars = pb.Observation(
+        seat=observation.viewer, players=observation.players, parties=observation.parties,
+        hand_number=observation.hand_number, dealer=observation.dealer, phase=_PHASE_TO_PB[observation.phase],
+        to_move=max(observation.to_move, 0), has_pitcher=observation.pitcher is not None,
+        pitcher=observation.pitcher or 0, bid=observation.bid or 0, trump=suit_to_pb(observation.trump),
+        stock_size=observation.stock_size, sub_trump=suit_to_pb(observation.sub_trump),
+        doubled=observation.doubled, hand_hidden=observation.hand_hidden,
+        has_partner=observation.partner is not None, partner=observation.partner or 0)
     if observation.called_card is not None:
-        message.called_card.CopyFrom(card_to_pb(observation.called_card))
+        scalars.called_card.CopyFrom(card_to_pb(observation.called_card))
     if observation.offered is not None:
-        message.offered.CopyFrom(card_to_pb(observation.offered))
+        scalars.offered.CopyFrom(card_to_pb(observation.offered))
     # An empty list encodes to nothing: most of them are empty most of the time (exchanges,
     # burns, cokes...), and skipping them saves a cache look-up each.
-    parts = [_observation_list(field, values) for field in _OBSERVATION_LISTS
-             if (values := getattr(observation, field))]
+    parts = [scalars.SerializeToString()]
+    parts += [_observation_list(field, values) for field in _OBSERVATION_LISTS
+              if (values := getattr(observation, field))]
     parts += [_observation_item(field, value) for field in _OBSERVATION_ITEMS for value in getattr(observation, field)]
     if observation.last_result is not None:
         parts.append(_observation_last_result(observation.last_result))
-    message.MergeFromString(b"".join(parts))
     if with_tensor:
-        message.tensor.layout = DENSE_LAYOUT
-        message.tensor.values.extend(encode_observation(observation))
+        parts.append(pb.Observation(tensor=pb.ObservationTensor(
+            layout=DENSE_LAYOUT, values=encode_observation(observation))).SerializeToString())
+    return b"".join(parts)
 
 
 def observation_to_pb(observation: Observation, with_tensor: bool = True) -> pb.Observation:
     """A seat's observation as a message, with the dense tensor encoding if asked."""
-    message = pb.Observation()
-    write_observation(message, observation, with_tensor)
-    return message
+    return pb.Observation.FromString(observation_bytes(observation, with_tensor))
 
 
 def observation_from_pb(message: pb.Observation, ruleset: Ruleset,
