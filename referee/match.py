@@ -440,8 +440,8 @@ def _legal_action_part(action: Action) -> bytes:
     """A serialized ``DecisionRequest`` listing only ``action``.
 
     Protobuf parses concatenated messages as their merge, repeated fields appended in
-    order, so a request's legal actions and held events are joined from such parts by one
-    parse in C; an action's part is built once (actions are immutable, games repeat them)."""
+    order, so a request's legal actions and held events are such parts, concatenated; an
+    action's part is built once (actions are immutable, games repeat them)."""
     return bot_pb2.DecisionRequest(legal_actions=[wire.action_to_pb(action)]).SerializeToString()
 
 

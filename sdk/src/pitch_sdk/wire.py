@@ -279,11 +279,11 @@ def ruleset_from_pb(message: pb.Ruleset) -> Ruleset:
 # the bids, the seats that looked, ...) are the same from one decision to the next.  Each
 # such list is therefore encoded once, as a serialized ``Observation`` holding only that
 # field, and cached by value; protobuf parses concatenated messages as their merge
-# (repeated fields append in order), so one parse in C joins the parts.  The lists that
-# change at nearly every decision (a seat's hand, the trick being played, the tricks so far)
-# would miss such a cache more often than not on fresh deals, so they are joined from cached
-# encodings of their items instead (a card, a play, a finished trick).  The result is the
-# message built field by field, with the same content, at about half the cost.
+# (repeated fields append in order), so the encoded observation is the concatenation of
+# such parts.  The lists that change at nearly every decision (a seat's hand, the trick
+# being played, the tricks so far) would miss such a cache more often than not on fresh
+# deals, so they are joined from cached encodings of their items instead (a card, a play,
+# a finished trick).  The result parses to the message built field by field.
 _OBSERVATION_LISTS: dict[str, Callable[[Any], list[Any]]] = {
     "scores": list,
     "hand_sizes": list,
