@@ -24,6 +24,7 @@ ENVIRONMENT = {
     "reconnect_grace_s": "PITCH_RECONNECT_GRACE_S",
     "hello_timeout_s": "PITCH_HELLO_TIMEOUT_S",
     "max_matches": "PITCH_MAX_MATCHES",
+    "finished_matches_kept": "PITCH_FINISHED_MATCHES_KEPT",
     "shutdown_grace_s": "PITCH_SHUTDOWN_GRACE_S",
     "store_prefix": "PITCH_STORE_PREFIX",
 }
@@ -51,13 +52,17 @@ class RefereeConfig:
     """How long a new stream may take to send its hello."""
     max_matches: int = 256
     """Matches run at once; more are refused with RESOURCE_EXHAUSTED."""
+    finished_matches_kept: int = 256
+    """Finished matches kept in memory (for StreamMatchEvents) for up to ten minutes, the
+    newest first; older ones are only in the store (GetMatchLog).  Bounded so that memory
+    and garbage-collection pauses do not grow with the rate of matches."""
     shutdown_grace_s: float = 10.0
     """On shutdown, how long running matches may take to finish before they are aborted."""
     store_prefix: str = "pitch:"
     """Prefix of every Redis key this arena uses."""
 
     def __post_init__(self) -> None:
-        for name in ("per_decision_ms", "bank_ms", "max_strikes", "max_matches"):
+        for name in ("per_decision_ms", "bank_ms", "max_strikes", "max_matches", "finished_matches_kept"):
             if getattr(self, name) < 0:
                 raise ValueError(f"{name} must not be negative, got {getattr(self, name)}")
         if self.per_decision_ms == 0:

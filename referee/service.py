@@ -11,6 +11,7 @@ import asyncio
 import json
 import logging
 import uuid
+from collections import OrderedDict
 from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
@@ -55,6 +56,9 @@ class Arena:
         self.store = store
         self.registry = Registry()
         self.matches: dict[str, Match] = {}
+        """Running matches."""
+        self.finished: OrderedDict[str, Match] = OrderedDict()
+        """The newest finished matches, oldest first (see :meth:`_keep_finished`)."""
         self.tasks: dict[str, asyncio.Task[bot_pb2.MatchResult]] = {}
         self.accepting = True
         self.house = BotRecord("house", "house", "referee", "plays the first legal action", 0.0)
@@ -138,13 +142,33 @@ class Arena:
         task = asyncio.create_task(run_and_record(), name=f"match-{spec.match_id}")
         self.matches[spec.match_id] = match
         self.tasks[spec.match_id] = task
-        task.add_done_callback(lambda _: self.tasks.pop(spec.match_id, None))
-        # Finished matches stay streamable for a while, then only their record remains.
-        task.add_done_callback(lambda _: asyncio.get_running_loop().call_later(
-            FINISHED_MATCH_TTL_S, self.matches.pop, spec.match_id, None))
+        task.add_done_callback(lambda _: self._keep_finished(match))
         log.info("match %s started: %s, %d game(s), seats %s", spec.match_id, spec.ruleset.name,
                  spec.games, [p.bot.name for p in spec.seats])
         return task
+
+    def match(self, match_id: str) -> Match | None:
+        """A running match, or a recently finished one still kept in memory."""
+        return self.matches.get(match_id) or self.finished.get(match_id)
+
+    def _keep_finished(self, match: Match) -> None:
+        """Move an ended match to :attr:`finished`: streamable for ``FINISHED_MATCH_TTL_S``,
+        but only the newest ``finished_matches_kept`` are kept, since each holds its whole
+        event log and at a high match rate ten minutes of them would grow memory (and every
+        full garbage collection) without bound.  Afterwards only the store's record remains."""
+        match_id = match.spec.match_id
+        self.tasks.pop(match_id, None)
+        if self.matches.get(match_id) is match:
+            del self.matches[match_id]
+        self.finished.pop(match_id, None)
+        self.finished[match_id] = match
+        while len(self.finished) > self.config.finished_matches_kept:
+            self.finished.popitem(last=False)
+        asyncio.get_running_loop().call_later(FINISHED_MATCH_TTL_S, self._forget, match)
+
+    def _forget(self, match: Match) -> None:
+        if self.finished.get(match.spec.match_id) is match:
+            del self.finished[match.spec.match_id]
 
     def start_practice(self, presence: Presence, request: bot_pb2.PracticeRequest) -> None:
         """Start a practice match for a connected bot against house bots (not recorded)."""
@@ -327,7 +351,7 @@ class ArenaServicer(arena_pb2_grpc.ArenaServiceServicer):
         recorded = await asyncio.to_thread(arena.store.match_result, match_id)
         if recorded is not None:
             return arena_pb2.RunMatchResponse(result=result_from_dict(recorded))
-        finished = arena.matches.get(match_id)
+        finished = arena.finished.get(match_id)
         if (finished is not None and finished.result is not None and finished.result.completed
                 and match_id not in arena.tasks):
             return arena_pb2.RunMatchResponse(result=finished.result)  # ended while we asked Redis
@@ -349,7 +373,7 @@ class ArenaServicer(arena_pb2_grpc.ArenaServiceServicer):
                                 ) -> AsyncIterator[arena_pb2.StreamMatchEventsResponse]:
         """A running or finished match's public events, from the start."""
         await self._admin(context)
-        match = self.arena.matches.get(request.match_id)
+        match = self.arena.match(request.match_id)
         if match is None:
             await context.abort(grpc.StatusCode.NOT_FOUND, f"no match {request.match_id!r} on this referee")
         async for item in match.events():

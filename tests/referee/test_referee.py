@@ -339,6 +339,29 @@ def test_spectator_stream_and_events_hide_hands(redis_url: str) -> None:
     run(scenario())
 
 
+def test_only_the_newest_finished_matches_stay_streamable(redis_url: str) -> None:
+    """With ``finished_matches_kept`` = 1 the referee keeps only the newest finished match in
+    memory: the older one's stream is NOT_FOUND (its record is still in the store), the
+    newer one still replays its events and result."""
+
+    async def scenario() -> None:
+        async with running_arena(redis_url, finished_matches_kept=1) as arena:
+            seats = [(await arena.connect(FirstLegalBot))[0] for _ in range(3)]
+            for match_id in ("older", "newer"):
+                await arena.run_match("cutthroat", seats, seed=8, match_id=match_id, options_json='{"target": 3}')
+            with pytest.raises(grpc.aio.AioRpcError) as refused:
+                [e async for e in arena.admin.StreamMatchEvents(
+                    arena_pb2.StreamMatchEventsRequest(match_id="older"), metadata=ADMIN)]
+            assert refused.value.code() == grpc.StatusCode.NOT_FOUND
+            assert arena.server.arena.store.match_result("older") is not None
+            events = [e async for e in arena.admin.StreamMatchEvents(
+                arena_pb2.StreamMatchEventsRequest(match_id="newer"), metadata=ADMIN)]
+            assert events[-1].HasField("result") and len(events) > 10
+            assert list(arena.server.arena.finished) == ["newer"] and not arena.server.arena.matches
+
+    run(scenario())
+
+
 def test_health_reflection_and_garbage_bytes(redis_url: str) -> None:
     """Health reports SERVING, reflection lists the services, and raw garbage on the port
     does not take the server down."""
