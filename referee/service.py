@@ -17,6 +17,7 @@ from typing import Any
 
 import grpc
 
+from pitch_sdk.batching import unbatched
 from pitch_sdk.proto.pitch.v1 import arena_pb2, arena_pb2_grpc, bot_pb2, bot_pb2_grpc
 from pitch_sdk.rules import RulesError, preset
 from referee.config import RefereeConfig
@@ -274,11 +275,8 @@ class BotServicer(bot_pb2_grpc.BotServiceServicer):
             message = await context.read()
             if message is grpc.aio.EOF:
                 return
-            if message.WhichOneof("message") == "batch":
-                for inner in message.batch.messages:
-                    self._handle(inner, presence)
-            else:
-                self._handle(message, presence)
+            for inner in unbatched(message):
+                self._handle(inner, presence)
 
     def _handle(self, message: bot_pb2.BotMessage, presence: Presence) -> None:
         """Act on one message of a bot (a hello or a batch here is out of place: counted)."""

@@ -14,6 +14,7 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from pitch_sdk.batching import take_ready
 from pitch_sdk.proto.pitch.v1 import bot_pb2
 from referee.protowire import field_tag, length_delimited
 from workers.store import BotRecord
@@ -47,13 +48,9 @@ class Session:
         message = await self.outbox.get()
         if message is None or not self.hello.batching or self.outbox.empty():
             return message
-        ready = [message]
-        while not self.outbox.empty():
-            more = self.outbox.get_nowait()
-            if more is None:
-                self.outbox.put_nowait(None)  # the close comes after what was queued before it
-                break
-            ready.append(more)
+        ready, closed = take_ready(self.outbox, message)
+        if closed:
+            self.outbox.put_nowait(None)  # the close comes after what was queued before it
         return encode_batch(ready) if len(ready) > 1 else message
 
     def close(self) -> None:

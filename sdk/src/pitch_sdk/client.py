@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 import grpc
 
 from pitch_sdk import __version__, wire
+from pitch_sdk.batching import take_ready, unbatched
 from pitch_sdk.bot import Bot
 from pitch_sdk.proto.pitch.v1 import bot_pb2, bot_pb2_grpc
 from pitch_sdk.rules import Ruleset
@@ -111,11 +112,8 @@ class BotClient:
             tasks: set[asyncio.Task[None]] = set()
             try:
                 async for message in call:
-                    if message.WhichOneof("message") == "batch":
-                        for inner in message.batch.messages:
-                            self._dispatch(inner, outbox, tasks)
-                    else:
-                        self._dispatch(message, outbox, tasks)
+                    for inner in unbatched(message):
+                        self._dispatch(inner, outbox, tasks)
             except asyncio.CancelledError:
                 if not stop.is_set():
                     raise
@@ -214,18 +212,14 @@ class BotClient:
 async def _coalesced(outbox: asyncio.Queue[bot_pb2.BotMessage | None]) -> AsyncIterator[bot_pb2.BotMessage]:
     """The stream's messages: each as it is queued, or, when several are ready at once
     (answers of several seats), one batch of them all; ends at ``None``."""
-    message = await outbox.get()
-    while message is not None:
+    while (message := await outbox.get()) is not None:
         if outbox.empty() or message.HasField("hello"):
             yield message
-            message = await outbox.get()
             continue
-        ready = [message]
-        while not outbox.empty() and (message := outbox.get_nowait()) is not None:
-            ready.append(message)
+        ready, ended = take_ready(outbox, message)
         yield bot_pb2.BotMessage(batch=bot_pb2.BotMessages(messages=ready))
-        if message is not None:  # the queue ran dry, not into the end
-            message = await outbox.get()
+        if ended:
+            return
 
 
 def run_bot(bot_factory: Callable[[], Bot], address: str, token: str, **options: object) -> None:
