@@ -13,6 +13,7 @@ from helpers import (
     SLAM,
     SLAM_BUT_ONE_TRICK,
     SPLIT,
+    THREE_HANDED,
     act,
     assert_illegal,
     award_values,
@@ -145,6 +146,45 @@ def test_who_may_win_only_pitching_party():
     _, bid_made = play_hand(preset("partnership"), ["bid 3", "pass", "pass", "pass"], *SPLIT,
                             scores=(0, 24))
     assert bid_made.winner is None
+
+
+#: Cutthroat (seed 002): seat 1 bids 2, names hearts, nobody exchanges; on THREE_HANDED it
+#: takes High and Low (seat 0 Game, seat 2 Jack).
+CUTTHROAT_BIDS = ["bid 2", "pass", "pass", "trump H", "cards -", "cards -", "cards -"]
+
+
+def test_who_may_win_honoured_by_seed_002_winning():
+    """Seed 004: "Another variation common in partnership pitch is that only the pitching
+    party can win the game", and "Bid to go out: ... a player can only win the game if they
+    reach the goal on a hand for which they made the winning bid" - options of every
+    ruleset, seed 002's making-player rule (cutthroat) included."""
+    bids = ["bid 3", *CUTTHROAT_BIDS[1:]]  # seat 1 bids 3 and takes 2 points: set
+    _, default = play_hand(preset("cutthroat"), bids, *THREE_HANDED, scores=(10, 0, 11))
+    assert default.scores == (11, -3, 12) and default.winner == 2  # seed 002: most at 11 wins
+    for who in ("pitching-party", "bid-made"):
+        _, defender = play_hand(preset("cutthroat", who_may_win=who), bids, *THREE_HANDED,
+                                scores=(10, 0, 11))
+        assert defender.scores == (11, -3, 12) and defender.winner is None
+    _, set_maker = play_hand(preset("cutthroat", who_may_win="bid-made"), bids, *THREE_HANDED,
+                             scores=(0, 14, 0))
+    assert set_maker.made is False and set_maker.scores == (1, 11, 1)
+    assert set_maker.winner is None  # at 11, but set: no bid made
+    _, made = play_hand(preset("cutthroat", who_may_win="bid-made"), CUTTHROAT_BIDS, *THREE_HANDED,
+                        scores=(0, 9, 0))
+    assert made.made is True and made.winner == 1
+
+
+def test_win_by_two_honoured_by_seed_002_winning():
+    """Seed 000: "Optionally, some people play that ... you must win by at least two
+    points" (``win_by=2``, also under seed 002's making-player rule)."""
+    rules = preset("cutthroat", win_by=2)
+    _, close = play_hand(rules, CUTTHROAT_BIDS, *THREE_HANDED, scores=(10, 9, 0))
+    assert close.scores == (11, 11, 1) and close.winner is None
+    _, clear = play_hand(rules, CUTTHROAT_BIDS, *THREE_HANDED, scores=(8, 9, 0))
+    assert clear.scores == (9, 11, 1) and clear.winner == 1
+    bids = ["bid 3", *CUTTHROAT_BIDS[1:]]
+    _, most = play_hand(rules, bids, *THREE_HANDED, scores=(10, 0, 11))
+    assert most.scores == (11, -3, 12) and most.winner is None  # 12 to 11: not by two
 
 
 # ------------------------------------------------------------------- moon / smudge

@@ -9,6 +9,7 @@ seats 1+3.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 
 from helpers import (
@@ -30,6 +31,8 @@ from pitch_sdk.rules import CARDS, Deal, GameState, Phase, WinReason, observe, p
 from pitch_sdk.rules.cards import cards_of
 from pitch_sdk.rules.events import AllPassed, Burned, Coked, Dealt, Exchanged, Looked, PartnerCalled, TrumpSet
 from pitch_sdk.rules.observation import visible_event
+from pitch_sdk.rules.shuffle import shuffled
+from pitch_sdk.rules.tables import deck_cards
 
 
 def trick_seats(state: GameState) -> list[list[int]]:
@@ -853,3 +856,18 @@ def test_scranton_new_york_coke_player_sits_out_the_first_trick():
     assert len(seats) == 6
     assert 1 not in seats[0] and len(seats[0]) == 3
     assert all(sorted(t) == [0, 1, 2, 3] for t in seats[1:])
+
+
+def test_scranton_coke_hand_is_dealt_from_the_shuffled_pack():
+    """Seed 004: "the player who declares coke is then dealt a fresh five card hand": the
+    five come from the rest of the shuffled pack, not from an unshuffled remainder (which
+    handed out the KD AD 2H 3H 4H over half the time)."""
+    rules = preset("scranton")
+    pack = deck_cards(rules.deck)
+    dealt = rules.players * rules.deal.hand_size
+    drawn: Counter[str] = Counter()
+    for seed in range(200):
+        state = GameState.new(rules, seed=seed)
+        assert state.stock == shuffled(pack, seed, 1)[dealt:]
+        drawn.update(str(CARDS[card]) for card in state.stock[:5])
+    assert max(drawn.values()) < 80  # each of the 28 undealt cards: about 36 times in 200

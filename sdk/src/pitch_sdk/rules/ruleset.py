@@ -127,7 +127,8 @@ class WinMode(StrEnum):
     """Points are counted in order; the first eligible party to reach the target wins."""
     MAKER_FIRST = "maker-first"
     """Seed 002: a making party at the target wins regardless; else the non-making party
-    with the most points at the target wins; a tie for most plays on."""
+    with the most points at the target wins; a tie for most plays on (``who_may_win`` and
+    ``win_by`` still restrict who may go out)."""
 
 
 class WhoMayWin(StrEnum):

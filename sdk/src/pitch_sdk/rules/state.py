@@ -144,7 +144,9 @@ class GameState(Auction, Preparation, TrickPlay):
         self._next_seat = tuple((seat + 1) % rules.players for seat in range(rules.players))
         self._seat_order = tuple(tuple((seat + k) % rules.players for k in range(rules.players))
                                  for seat in range(rules.players))
-        self._draws_from_stock = rules.trump.exchange is not Exchange.NONE
+        # The stock's order matters (so the whole pack is shuffled) when cards are drawn
+        # from it: an exchange or refill, or a coke player's fresh five (seed 004).
+        self._draws_from_stock = rules.trump.exchange is not Exchange.NONE or rules.bidding.coke
         self._must_follow = rules.play.follow is Follow.MUST_FOLLOW
         self._joker_lead_ok = rules.play.joker_may_lead_first_trick
         self._barn = rules.play.trump_must_be_broken

@@ -35,13 +35,10 @@ def decide_winner(rules: Ruleset, scores_before: Sequence[int], settlement: Sett
     if max(final) < win.target:  # the usual hand: nobody can have reached the target
         pass
     elif win.win_mode is WinMode.MAKER_FIRST:
-        if pitching_party is not None and final[pitching_party] >= win.target:
-            return pitching_party, WinReason.MAKER_AT_TARGET
-        at_target = [p for p, score in enumerate(final) if score >= win.target]
-        best = max(final[p] for p in at_target)
-        leaders = [p for p in at_target if final[p] == best]
-        if len(leaders) == 1 and _leads_by(final, leaders[0], win.win_by):
-            return leaders[0], WinReason.MOST_AT_TARGET
+        decided = _maker_first(rules, final, pitching_party,
+                               _eligible(rules, pitching_party, settlement.made, sides))
+        if decided is not None:
+            return decided
     else:
         eligible = _eligible(rules, pitching_party, settlement.made, sides)
         running = list(scores_before)
@@ -58,6 +55,24 @@ def decide_winner(rules: Ruleset, scores_before: Sequence[int], settlement: Sett
     if hands_played >= win.max_hands:
         return best_score(final), WinReason.HAND_LIMIT
     return None, None
+
+
+def _maker_first(rules: Ruleset, final: Sequence[int], pitching_party: int | None,
+                 eligible: set[int]) -> tuple[int, WinReason] | None:
+    """Seed 002: a making party at the target wins "regardless of the other players'
+    scores"; else the party with the most points at the target, a tie playing on.  The
+    ``who_may_win`` and ``win_by`` options still apply: an option the ruleset accepts must
+    not be ignored because the seed 002 rule decides."""
+    win = rules.win
+    if (pitching_party is not None and final[pitching_party] >= win.target
+            and pitching_party in eligible and _leads_by(final, pitching_party, win.win_by)):
+        return pitching_party, WinReason.MAKER_AT_TARGET
+    at_target = [p for p, score in enumerate(final) if score >= win.target]
+    best = max(final[p] for p in at_target)
+    leaders = [p for p in at_target if final[p] == best]
+    if len(leaders) == 1 and leaders[0] in eligible and _leads_by(final, leaders[0], win.win_by):
+        return leaders[0], WinReason.MOST_AT_TARGET
+    return None
 
 
 def _backdoor(rules: Ruleset, final: Sequence[int]) -> tuple[int | None, WinReason] | None:
