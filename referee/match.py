@@ -150,7 +150,7 @@ class SeatRunner:
             kind=wire.kind_to_pb(decision.kind), time_budget_ms=spec.per_decision_ms, time_bank_ms=int(self.bank_ms))
         if decision.card_set:
             head.card_set.CopyFrom(wire.card_set_rule_to_pb(decision.card_set))
-        observation = wire.observation_bytes(observe(state, self.seat), self._wants_tensor())
+        observation = wire.observation_bytes(observe(state, self.seat, legal), self._wants_tensor())
         listed = [_legal_action_part(action) for action in legal] if len(legal) <= MAX_LISTED_ACTIONS else []
         request = b"".join([head.SerializeToString(), length_delimited(_OBSERVATION, observation), *listed,
                             *self.held])

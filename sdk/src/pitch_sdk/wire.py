@@ -325,24 +325,35 @@ def _observation_last_result(result: HandResult) -> bytes:
     return pb.Observation(last_result=hand_result_to_pb(result)).SerializeToString()
 
 
+@lru_cache(maxsize=16384)
+def _observation_scalars(viewer: int, players: int, parties: int, hand_number: int, dealer: int, phase: Phase,
+                         to_move: int, pitcher: int | None, bid: int | None, trump: Suit | None, stock_size: int,
+                         sub_trump: Suit | None, doubled: bool, hand_hidden: bool, partner: int | None,
+                         called_card: Card | None, offered: Card | None) -> bytes:
+    """A serialized ``Observation`` with only its scalar fields set: within a hand a seat's
+    scalars barely change between its decisions (none do while tricks are played)."""
+    scalars = pb.Observation(
+        seat=viewer, players=players, parties=parties, hand_number=hand_number, dealer=dealer,
+        phase=_PHASE_TO_PB[phase], to_move=max(to_move, 0), has_pitcher=pitcher is not None, pitcher=pitcher or 0,
+        bid=bid or 0, trump=suit_to_pb(trump), stock_size=stock_size, sub_trump=suit_to_pb(sub_trump),
+        doubled=doubled, hand_hidden=hand_hidden, has_partner=partner is not None, partner=partner or 0)
+    if called_card is not None:
+        scalars.called_card.CopyFrom(card_to_pb(called_card))
+    if offered is not None:
+        scalars.offered.CopyFrom(card_to_pb(offered))
+    return scalars.SerializeToString()
+
+
 def observation_bytes(observation: Observation, with_tensor: bool = True) -> bytes:
     """A seat's observation as an encoded ``Observation``, with the dense tensor encoding if
     asked: its scalars encoded together, its lists joined from cached parts (above)."""
-    scalars = pb.Observation(
-        seat=observation.viewer, players=observation.players, parties=observation.parties,
-        hand_number=observation.hand_number, dealer=observation.dealer, phase=_PHASE_TO_PB[observation.phase],
-        to_move=max(observation.to_move, 0), has_pitcher=observation.pitcher is not None,
-        pitcher=observation.pitcher or 0, bid=observation.bid or 0, trump=suit_to_pb(observation.trump),
-        stock_size=observation.stock_size, sub_trump=suit_to_pb(observation.sub_trump),
-        doubled=observation.doubled, hand_hidden=observation.hand_hidden,
-        has_partner=observation.partner is not None, partner=observation.partner or 0)
-    if observation.called_card is not None:
-        scalars.called_card.CopyFrom(card_to_pb(observation.called_card))
-    if observation.offered is not None:
-        scalars.offered.CopyFrom(card_to_pb(observation.offered))
+    parts = [_observation_scalars(
+        observation.viewer, observation.players, observation.parties, observation.hand_number, observation.dealer,
+        observation.phase, observation.to_move, observation.pitcher, observation.bid, observation.trump,
+        observation.stock_size, observation.sub_trump, observation.doubled, observation.hand_hidden,
+        observation.partner, observation.called_card, observation.offered)]
     # An empty list encodes to nothing: most of them are empty most of the time (exchanges,
     # burns, cokes...), and skipping them saves a cache look-up each.
-    parts = [scalars.SerializeToString()]
     parts += [_observation_list(field, values) for field in _OBSERVATION_LISTS
               if (values := getattr(observation, field))]
     parts += [_observation_item(field, value) for field in _OBSERVATION_ITEMS for value in getattr(observation, field)]

@@ -92,8 +92,16 @@ class Observation:
         return self.viewer % self.parties if self.viewer >= 0 else None
 
 
-def observe(state: GameState, viewer: int) -> Observation:
-    """Build ``viewer``'s observation: a seat number, ``SPECTATOR`` or ``FULL_VIEW``."""
+_SUMMARISED = frozenset({BidMade, Exchanged, Burned, Coked})
+"""The event types an observation gathers from the current hand."""
+
+
+def observe(state: GameState, viewer: int, legal_actions: tuple[Action, ...] | None = None) -> Observation:
+    """Build ``viewer``'s observation: a seat number, ``SPECTATOR`` or ``FULL_VIEW``.
+
+    A caller that holds the viewer's pending decision already passes its
+    ``legal_actions`` (:meth:`GameState.decision`'s), so that they are not listed twice:
+    the referee does at every decision."""
     if viewer not in (SPECTATOR, FULL_VIEW) and not 0 <= viewer < state.players:
         raise ValueError(f"viewer {viewer} is not a seat, SPECTATOR or FULL_VIEW")
     exchanged: list[tuple[int, int]] = []
@@ -102,9 +110,11 @@ def observe(state: GameState, viewer: int) -> Observation:
     cokes: list[tuple[int, tuple[Card, ...]]] = []
     doubles: list[bool] = []
     for event in _current_hand_events(state):
+        if type(event) not in _SUMMARISED:  # most of a hand's events (tricks...): one look-up
+            continue
         if isinstance(event, BidMade):
             doubles.append(event.double)
-        if isinstance(event, Exchanged):
+        elif isinstance(event, Exchanged):
             exchanged.append((event.seat, event.discarded.bit_count()))
             if event.seat == viewer:
                 my_discards |= event.discarded
@@ -114,7 +124,8 @@ def observe(state: GameState, viewer: int) -> Observation:
         elif isinstance(event, Coked):
             cokes.append((event.seat, cards_of(event.cards)))
     over = state.is_over
-    legal = state.listed_actions() if not over and viewer == state.to_move else ()
+    if legal_actions is None:
+        legal_actions = state.listed_actions() if not over and viewer == state.to_move else ()
     hidden = viewer >= 0 and not state.looked[viewer] and state.phase in (Phase.LOOK, Phase.BIDDING)
     return Observation(
         viewer=viewer,
@@ -140,7 +151,7 @@ def observe(state: GameState, viewer: int) -> Observation:
         my_discards=cards_of(my_discards),
         my_draws=cards_of(my_draws),
         last_result=state.results[-1] if state.results else None,
-        legal_actions=legal,
+        legal_actions=legal_actions,
         sub_trump=None if state.sub_trump < 0 else Suit(state.sub_trump),
         doubled=state.doubled,
         called_card=CARDS[state.called] if state.called >= 0 else None,
@@ -184,7 +195,8 @@ def visible_event(event: Event, viewer: int) -> dict[str, Any] | None:
 
 def _current_hand_events(state: GameState) -> list[Event]:
     """The events since the current hand's deal."""
-    for index in range(len(state.history) - 1, -1, -1):
-        if isinstance(state.history[index], Dealt):
-            return state.history[index:]
+    history = state.history
+    for index in range(len(history) - 1, -1, -1):
+        if type(history[index]) is Dealt:  # a final class: cheaper than isinstance
+            return history[index:]
     return []
