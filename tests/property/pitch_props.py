@@ -59,6 +59,7 @@ from pitch_sdk.rules.ruleset import (
     MadeScores,
     MoonMade,
     MoonSet,
+    Muck,
     PartnerCall,
     SetPenalty,
     WhoMayWin,
@@ -90,6 +91,8 @@ VARIANTS: tuple[tuple[str, dict[str, Any]], ...] = (
     ("ipitch", {"jokers": 1, "joker_rank": "below-two", "points": [*_HLJG, "joker"]}),
     ("cutthroat", {"jokers": 2, "joker_may_lead_first_trick": True}),
     ("high-low-jack", {"jokers": 2, "joker_may_lead_first_trick": True, "trump_selection": "declare"}),
+    ("ipitch", {"jokers": 1, "joker_rank": "top", "points": [*_HLJG, "joker"]}),
+    ("auction", {"jokers": 1, "joker_rank": "top", "low_trump_wins": True, "points": [*_HLJG, "joker"]}),
     # off-jack and odd trumps
     ("partnership", {"off_jack": True, "points": ["high", "low", "jack", "off-jack", "game"]}),
     ("ipitch", {"off_jack": True, "jokers": 2, "maximum_bid": 7,
@@ -101,6 +104,11 @@ VARIANTS: tuple[tuple[str, dict[str, Any]], ...] = (
     ("ipitch", {"low_goes_to": "player"}),
     ("partnership", {"low_goes_to": "player", "no_junk_points": True}),
     ("auction", {"no_junk_points": True, "target": 5}),
+    # card distribution: mucking a hand with no point cards, the widow
+    ("partnership", {"muck": "new-hand"}),
+    ("auction", {"muck": "redeal"}),
+    ("partnership", {"widow": True}),
+    ("cutthroat", {"widow": True, "muck": "new-hand"}),
     # exchange variants and trump selection
     ("cutthroat", {"exchange": "non-trumps"}),
     ("cutthroat", {"exchange": "all-non-trumps"}),
@@ -119,6 +127,7 @@ VARIANTS: tuple[tuple[str, dict[str, Any]], ...] = (
     ("partnership", {"moon": {"moon_bid": 5, "moon_all_tricks": True}}),
     # winning
     ("ipitch", {"win_by": 2}),
+    ("ipitch", {"target_formula": True}),
     ("partnership", {"who_may_win": "pitching-party", "count_order": "categories"}),
     ("high-low-jack", {"win_mode": "first-to-reach", "who_may_win": "any", "target": 11}),
 )
@@ -159,7 +168,8 @@ def random_rulesets(draw: Callable[..., Any]) -> Ruleset:
         [s for s in _SEATINGS if s[1] == 1 and s[0] >= 3] if calling != "none" else _SEATINGS))
     jokers = draw(st.integers(0, 2))
     # "unranked" (two-trump pitch's suitless jokers) needs trump named before play
-    joker_rank = draw(st.sampled_from(["below-jack", "below-two"] + ([] if pitching else ["unranked"])))
+    joker_rank = draw(st.sampled_from(["below-jack", "below-two"] + ([] if pitching else ["unranked"])
+                                      + (["top"] if jokers == 1 else [])))
     flags = {flag: draw(st.booleans()) for flag in ("off_jack", "off_three", "off_ace", "off_ten", "off_two")}
     removed = draw(st.lists(st.sampled_from(_EXTRA_RANKS), max_size=2, unique=True))
     deck_size = 4 * (13 - len(removed)) + jokers
@@ -181,6 +191,11 @@ def random_rulesets(draw: Callable[..., Any]) -> Ruleset:
     points = draw(st.permutations(points))
     in_play = sum(_VALUES.get(p, 1) * (jokers if p == "joker" else 1) for p in points)
     discarding = exchange == "discard-non-trumps"
+    spare = deck_size - players * hand_size  # a new hand for a mucker, or a widow, needs hand_size of them
+    muck = draw(st.sampled_from(["none", "none", "redeal"] + (["new-hand"] if spare >= hand_size else [])))
+    # the maker discards hand_size of 2 x hand_size cards: every set is listed, so keep them few
+    widow = (auction and spare >= hand_size * (2 if muck == "new-hand" else 1)
+             and math.comb(2 * hand_size, hand_size) <= _MAX_BURN_SETS and draw(st.integers(0, 3)) == 0)
     two_sides = calling != "none" or players // team_size == 2
     options: dict[str, Any] = {
         "players": players, "team_size": team_size, "partner_call": calling, "jokers": jokers,
@@ -200,10 +215,13 @@ def random_rulesets(draw: Callable[..., Any]) -> Ruleset:
         "joker_may_lead_first_trick": not pitching and draw(st.booleans()),
         "first_lead": "pitcher", "first_lead_trump": False, "double_down_override": False,
         "trumps_only": not pitching and draw(st.booleans()),
-        "lowest_wins": draw(st.integers(0, 3)) == 0,
+        "lowest_wins": joker_rank != "top" and draw(st.integers(0, 3)) == 0,
         "low_trump_wins": draw(st.integers(0, 3)) == 0,
         "trump_must_be_broken": not pitching and draw(st.integers(0, 3)) == 0,
-        "target": draw(st.integers(1, 21)), "win_by": draw(st.integers(1, 2)),
+        "target": draw(st.integers(1, 21)), "target_formula": draw(st.integers(0, 5)) == 0,
+        "win_by": draw(st.integers(1, 2)),
+        "muck": muck,
+        "widow": widow,
         "win_mode": draw(st.sampled_from(["first-to-reach", "maker-first"])),
         "count_order": draw(st.sampled_from(["pitcher-first", "categories"])),
         "backdoor": draw(st.sampled_from(["none", "none", "wins", "loses", "draw"])),
@@ -342,9 +360,10 @@ def check_conservation(state: GameState, deck: int) -> None:
     trick_cards = [c for t in state.tricks for _, c in t.plays]
     parts.append(("tricks", mask(trick_cards), len(trick_cards)))
     discarded, burned = out_of_play(hand_events(state.history))
-    if state.phase is Phase.DISCARD:  # man-o-war: the lost card taken is in hand, its discard pending
+    if state.phase is Phase.DISCARD and state.offered >= 0:  # man-o-war: the lost card taken is in hand
         discarded &= ~(1 << state.offered)
     parts.append(("discards", discarded, discarded.bit_count()))
+    parts.append(("widow", mask(state.widow), len(state.widow)))
     parts.append(("burned", burned, burned.bit_count()))
     union = 0
     total = 0
@@ -422,6 +441,9 @@ def check_legal_list(state: GameState, legal: list[Any], rng: random.Random) -> 
         expected = sum(math.comb(optional, k - len(rule.required))
                        for k in range(rule.min_count, rule.max_count + 1))
         assert len(legal) == expected, "legal exchanges are not every set the card-set rule allows"
+    mucking = decision.kind is DecisionKind.BID and state.rules.deal.muck is Muck.NEW_HAND
+    if mucking and PASS in legal and state.to_move in mucked_seats(hand_events(state.history)):
+        assert legal == [PASS], f"a mucked hand may bid: {legal}"  # "may not bid unless forced"
     if decision.kind is DecisionKind.PLAY:
         expected_plays = expected_legal_plays(state)
         if expected_plays is not None:
@@ -429,6 +451,16 @@ def check_legal_list(state: GameState, legal: list[Any], rng: random.Random) -> 
             assert got_plays == expected_plays, (
                 f"legal plays {CARDS_OF(got_plays)} != the rule text's {CARDS_OF(expected_plays)} "
                 f"(hand {CARDS_OF(state.hands[state.to_move])}, trick {state.trick})")
+
+
+def mucked_seats(events: list[Any]) -> set[int]:
+    """The seats whose hands were mucked this deal: the exchanges right after the deal."""
+    seats = set()
+    for event in events[1:]:
+        if not isinstance(event, Exchanged):
+            break
+        seats.add(event.seat)
+    return seats
 
 
 def expected_card_set(state: GameState) -> tuple[int, int, int, int] | None:
@@ -638,13 +670,13 @@ def _suit_masks(deck: Any, trump: int) -> tuple[int, ...]:
 def _trump_order(deck: Any, trump: Suit) -> tuple[int, ...]:
     """The trumps of the pack, highest first, from RULES.md and seeds 003/004: A, off-ace,
     K, Q, J, off-jack, jokers (below the jack), 10, off-ten, 9 .. 3, off-three, 2, off-two,
-    jokers (below the two).  Off-cards rank just below their counterparts; unranked
+    jokers (below the two); a top joker above the ace.  Off-cards rank just below their counterparts; unranked
     jokers (two-trump pitch) are no trumps."""
     removed = set(deck.removed_ranks)
     other = trump.partner
     off = {14: deck.off_ace, 11: deck.off_jack, 10: deck.off_ten, 3: deck.off_three, 2: deck.off_two}
     jokers = [int(BIG_JOKER), int(LITTLE_JOKER)][:deck.jokers]  # a lone joker is the big one
-    order: list[int] = []
+    order: list[int] = list(jokers) if deck.joker_rank is JokerRank.TOP else []  # "the ultimate trump"
     for rank in range(14, 1, -1):
         if rank in removed:
             continue
@@ -756,7 +788,7 @@ def check_preparation(rules: Ruleset, events: list[Any], facts: dict[str, Any], 
     play, then everyone above ``burn_to`` burns down to it, eldest first."""
     bidding = rules.bidding
     if (rules.trump.exchange is not Exchange.DISCARD_NON_TRUMPS or rules.trump.dealer_picks
-            or bidding.look_option or bidding.coke):
+            or bidding.look_option or bidding.coke or rules.deal.muck is Muck.NEW_HAND or rules.deal.widow):
         return
     dealt = facts["dealt"]
     n = rules.players
@@ -794,6 +826,44 @@ def check_preparation(rules: Ruleset, events: list[Any], facts: dict[str, Any], 
         assert event.cards.bit_count() == hands[event.seat].bit_count() - rules.deal.burn_to
 
 
+def _uncapture_low(order: list[int], tricks: list[Trick], capturer: dict[int, int], player: dict[int, int],
+                   pips: list[int], parties: int) -> None:
+    """Seed 004: a joker "as the ultimate trump, capturing everything but the low trump":
+    the lowest trump in play (the joker aside), played to the trick the joker won, stays
+    with the party that played it."""
+    low = [c for c in order if c in capturer and not CARDS[c].is_joker]
+    if not low:
+        return
+    card = low[-1]
+    trick = next(t for t in tricks if any(c == card for _, c in t.plays))
+    if any(seat == trick.winner and CARDS[c].is_joker for seat, c in trick.plays):
+        pips[capturer[card]] -= pips2(card)
+        capturer[card] = player[card]
+        pips[capturer[card]] += pips2(card)
+
+
+def check_muck(rules: Ruleset, events: list[Any]) -> None:
+    """Seed 004's muck: "Players who have received no point cards (that is, no cards which
+    could contribute toward the Game point) may lay their cards face down and receive a
+    new hand": the next cards of the stock, from eldest hand, while it holds a whole hand
+    (after the widow, if any)."""
+    if rules.deal.muck is not Muck.NEW_HAND:
+        return
+    dealt = next(e for e in events if isinstance(e, Dealt))
+    n, size = rules.players, rules.deal.hand_size
+    pointless = [seat for seat in ((dealt.dealer + 1 + k) % n for k in range(n))
+                 if not any(pips2(c) for c in range(54) if dealt.hands[seat] >> c & 1)]
+    stock = list(dealt.stock)[size if rules.deal.widow else 0:]
+    expected = []
+    for seat in pointless:
+        if len(stock) < size:
+            break
+        expected.append(Exchanged(seat, dealt.hands[seat], mask(stock[:size])))
+        del stock[:size]
+    start = events.index(dealt) + 1
+    assert events[start:start + len(expected)] == expected, f"mucks {events[start:]} != {expected}"
+
+
 def check_hand_result(state: GameState, events: list[Any], result: Any) -> None:
     """Property 4 for one scored hand: trick play, awards, sides and the bid's effect on
     the scores recomputed from the rule text and the log alone."""
@@ -826,6 +896,7 @@ def check_hand_result(state: GameState, events: list[Any], result: Any) -> None:
     assert result.sides == sides, f"sides {result.sides} != {sides}"
     side_of = sides if sides is not None else tuple(range(parties))
 
+    check_muck(rules, events)
     check_preparation(rules, events, facts, pitcher)
     # trick play: seats still holding cards play in turn from the leader; all cards are played
     remaining = list(facts["playing_hands"])
@@ -860,6 +931,8 @@ def check_hand_result(state: GameState, events: list[Any], result: Any) -> None:
             pips[winner % parties] += pips2(card)
         leader = next((s for s in ((winner + k) % n for k in range(n)) if remaining[s]), -1)
     assert not any(remaining), "cards in play were not played"
+    if rules.deck.jokers and rules.deck.joker_rank is JokerRank.TOP:
+        _uncapture_low(order, tricks, capturer, player, pips, parties)
     assert tuple(won) == result.tricks_won
     assert tuple(p / 2 if p % 2 else p // 2 for p in pips) == result.pips
 
@@ -990,7 +1063,8 @@ def check_points_in_play(rules: Ruleset, result: Any, facts: dict[str, Any], car
                                      and rules.trump.leftovers_to_bidder)
     trumps = mask(trump_order(rules, result.trump))
     only_non_trumps_leave = rules.trump.exchange in (Exchange.NONE, Exchange.DISCARD_NON_TRUMPS) and not (
-        rules.bidding.look_option or rules.bidding.coke or rules.trump.dealer_picks)
+        rules.bidding.look_option or rules.bidding.coke or rules.trump.dealer_picks
+        or rules.deal.muck is Muck.NEW_HAND or rules.deal.widow)
     if not (whole_pack and only_non_trumps_leave):
         return
     burned = held = 0
@@ -1050,8 +1124,10 @@ def check_game_end(state: GameState, result: Any, before: tuple[int, ...], final
             assert result.winner is None or result.winner not in lowest
     elif reason == "backdoor":
         raise AssertionError(f"backdoor win with scores {final} above {line}")
-    if not result.game_over and win.win_mode is WinMode.MAKER_FIRST:
-        assert final[pp] < win.target, "a maker at the target did not win"
+    if not result.game_over and win.win_mode is WinMode.MAKER_FIRST:  # who_may_win and win_by still apply
+        eligible = win.who_may_win is not WhoMayWin.BID_MADE or made
+        ahead = win.win_by <= 1 or all(final[pp] - s >= win.win_by for p, s in enumerate(final) if p != pp)
+        assert final[pp] < win.target or not (eligible and ahead), "a maker at the target did not win"
 
 
 # --------------------------------------------------------------------------- playout

@@ -8,14 +8,18 @@ read from the ruleset a preset builds, never typed by hand.  Regenerate the docu
 Only long-standing ruleset fields are read (seating, deck size and its extra cards, hand
 size, points in play, bidding, the moon bid, the target), so presets that add new rule
 pieces still render; a new field shows up here only once someone chooses to describe it.
+Every option, new ones included, is listed in a second generated table (the one between
+the options markers), read from the ruleset's fields and their defaults.
 """
 
 from __future__ import annotations
 
-from dataclasses import astuple, dataclass
+from dataclasses import astuple, dataclass, fields
+from enum import StrEnum
+from typing import Any
 
 from pitch_sdk.rules import PRESETS, Preset, Ruleset
-from pitch_sdk.rules.ruleset import AllPass
+from pitch_sdk.rules.ruleset import OPTION_PIECE, AllPass, MoonRules, PointRule
 
 #: Column headings, shared by the Markdown table and the ``pitch-bot variants`` table.
 COLUMNS: tuple[str, ...] = ("preset", "players", "deck", "dealt", "points in play", "bids", "target",
@@ -25,6 +29,11 @@ NUMERIC_COLUMNS: frozenset[str] = frozenset({"dealt", "points in play", "target"
 #: Markers around the generated table in ``docs/variants.md``; the text between them is rewritten.
 START_MARKER = "<!-- variants:start -->"
 END_MARKER = "<!-- variants:end -->"
+
+#: Markers around the generated options table in ``docs/variants.md``.
+OPTIONS_START_MARKER = "<!-- options:start -->"
+OPTIONS_END_MARKER = "<!-- options:end -->"
+OPTION_COLUMNS: tuple[str, ...] = ("option", "rule piece", "default", "values")
 
 _RANK_NAMES = {10: "10s", 12: "Qs", 13: "Ks"}
 
@@ -137,12 +146,48 @@ def markdown_table(rows: list[VariantRow] | None = None) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _marker_span(document: str) -> tuple[int, int]:
-    start = document.find(START_MARKER)
-    end = document.find(END_MARKER)
+def _option_text(value: Any) -> str:
+    """A default value as ``-o key=value`` would spell it."""
+    if isinstance(value, StrEnum):
+        return value.value
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, tuple):
+        return ", ".join(v.category.value if isinstance(v, PointRule) else str(v) for v in value) or "none"
+    return str(value)
+
+
+def _option_values(value: Any) -> str:
+    """The values an option accepts, from the type of its default."""
+    if isinstance(value, StrEnum):
+        return ", ".join(member.value for member in type(value))
+    if isinstance(value, bool):
+        return "true, false"
+    if isinstance(value, tuple):
+        return "list"
+    return "integer"
+
+
+def options_table() -> str:
+    """Every ruleset option (``-o key=value``) with the piece that owns it, its default in
+    a default ruleset (a preset may change it) and the values it accepts."""
+    defaults = Ruleset()
+    lines = ["| " + " | ".join(OPTION_COLUMNS) + " |", "|" + "|".join("---" for _ in OPTION_COLUMNS) + "|"]
+    for piece_name in dict.fromkeys(OPTION_PIECE.values()):
+        piece = getattr(defaults, piece_name) or MoonRules()
+        for field in fields(piece):
+            value = getattr(piece, field.name)
+            cells = (f"`{field.name}`", piece_name, _option_text(value), _option_values(value))
+            lines.append("| " + " | ".join(_cell(c) for c in cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def _marker_span(document: str, start_marker: str = START_MARKER, end_marker: str = END_MARKER) -> tuple[int, int]:
+    start = document.find(start_marker)
+    end = document.find(end_marker)
     if start < 0 or end < start:
-        raise ValueError(f"the document needs {START_MARKER} followed by {END_MARKER}")
-    return start + len(START_MARKER), end
+        raise ValueError(f"the document needs {start_marker} followed by {end_marker}")
+    return start + len(start_marker), end
 
 
 def table_in(document: str) -> str:
@@ -151,8 +196,19 @@ def table_in(document: str) -> str:
     return document[start:end].strip("\n") + "\n"
 
 
+def options_in(document: str) -> str:
+    """The generated options table of ``document``, blank lines trimmed."""
+    start, end = _marker_span(document, OPTIONS_START_MARKER, OPTIONS_END_MARKER)
+    return document[start:end].strip("\n") + "\n"
+
+
 def with_table(document: str, table: str | None = None) -> str:
-    """``document`` with the text between the markers replaced by ``table`` (default: fresh)."""
+    """``document`` with the text between the markers replaced by ``table`` (default: fresh),
+    and its options table, if it has the options markers, regenerated."""
     start, end = _marker_span(document)
     table = markdown_table() if table is None else table
-    return document[:start] + "\n" + table + document[end:]
+    document = document[:start] + "\n" + table + document[end:]
+    if OPTIONS_START_MARKER not in document:
+        return document
+    start, end = _marker_span(document, OPTIONS_START_MARKER, OPTIONS_END_MARKER)
+    return document[:start] + "\n" + options_table() + document[end:]

@@ -36,7 +36,7 @@ class Auction(StateFields):
 
     def _adjusted_bids(self, seat: int, bids: tuple[Action, ...]) -> tuple[Action, ...]:
         """The bids that depend on the hand or on looking: the blind moon only before
-        looking, nine-five's forced 9, the Scranton coke."""
+        looking, nine-five's forced 9, the Scranton coke, a mucked hand's pass."""
         rules, hand, looked = self.rules, self.hands[seat], self.looked[seat]
         blind = rules.moon.blind_moon_bid if rules.moon is not None else 0
         out = list(bids)
@@ -47,6 +47,8 @@ class Auction(StateFields):
         if (rules.bidding.coke and PASS in out and len(self.stock) >= 5
                 and not hand & _TEN_OR_HIGHER):
             out.append(COKE)
+        if self._muck_mask >> seat & 1 and PASS in out:  # seed 004: a mucker "may not bid unless forced"
+            return (PASS,)
         return tuple(out)
 
     def _random_bids(self, uniform: Callable[[], float]) -> None:
@@ -140,12 +142,22 @@ class Auction(StateFields):
             return
         self.offered = -1
         self.to_move = self.pitcher
-        if self.rules.trump.trump_selection is TrumpSelection.DECLARE:
+        if self._widow:
+            self._take_widow()
+        elif self.rules.trump.trump_selection is TrumpSelection.DECLARE:
             self.phase = Phase.DECLARE_TRUMP
         elif self.rules.seating.partner_call is PartnerCall.LEAD:
             self.phase = Phase.CALL_CARD
         else:
             self._start_play()
+
+    def _take_widow(self) -> None:
+        """Seed 004: "Before deciding the trump suit, the maker adds the widow to their hand
+        and brings the number of cards back down to six by discarding." """
+        self.hands[self.pitcher] |= self._widow
+        self.history.append(Exchanged(self.pitcher, 0, self._widow))
+        self._widow = 0
+        self.phase = Phase.DISCARD
 
     def _answer_offer(self, seat: int, takes: bool) -> None:
         """Man-o-war: the high bidder takes the offered card (and then discards one) or leaves it."""
@@ -156,8 +168,9 @@ class Auction(StateFields):
             self._after_auction()  # the next offer, or on to trump
 
     def _discard_for_offer(self, seat: int, discarded: int) -> None:
+        """The discard after taking a lost card (man-o-war: logged with it) or the widow."""
         self.hands[seat] ^= discarded
-        self.history.append(Exchanged(seat, discarded, 1 << self.offered))
+        self.history.append(Exchanged(seat, discarded, 1 << self.offered if self.offered >= 0 else 0))
         self._after_auction()
 
 

@@ -42,6 +42,15 @@ class JokerRank(StrEnum):
     UNRANKED = "unranked"
     """Suitless and unranked: a joker never wins a trick and is ignored for High and Low
     (seed 004, two-trump pitch)."""
+    TOP = "top"
+    """Seed 004, "Off-jack, jokers": "A joker may also be added to the pack as the ultimate
+    trump, capturing everything but the low trump. It also represents a point."  The joker
+    ranks above the ace (so it is High when in play: the seed exempts it only from
+    capturing the low trump).  Read as RULES.md reads seed 003's two ("it cannot be
+    captured"): the joker wins its trick, but the Low card (the lowest trump in play, the
+    joker aside) played to that trick stays in the pile of the party that played it.  The
+    other reading, the low trump beating the joker, is this rank with ``low_trump_wins``.
+    One joker only; add the ``joker`` point for "It also represents a point"."""
 
 
 class AllPass(StrEnum):
@@ -54,6 +63,31 @@ class AllPass(StrEnum):
     PASS_DEAL = "pass-deal"
     """Everyone may pass; the deal passes to the left (seed 004, nine-five's variant:
     "the cards are shown face up ... and the deal is passed to the left")."""
+
+
+class Muck(StrEnum):
+    """What happens to a hand dealt no point cards, "no cards which could contribute toward
+    the Game point" (seed 004, "Card distribution variations": 10, J, Q, K, A, and jokers
+    where they have a pip value).
+
+    The seed makes it the player's option ("may"); the engine applies it to every such
+    hand, because a choice would need a decision phase of its own in the protocol.  With
+    no honour a hand can still hope for Low, so a real player might keep it."""
+
+    NONE = "none"
+    """Play the cards dealt (seed 004's nine-card ten-point: "Mucking a Hand and Misdeal are
+    prohibited")."""
+    NEW_HAND = "new-hand"
+    """Seed 004: "Players who have received no point cards ... may lay their cards face down
+    and receive a new hand ... A player who has made use of this option may not bid unless
+    forced to do so (i.e., if the player is the dealer)."  Each such player, from eldest
+    hand, takes the next ``hand_size`` cards of the stock (once per deal, while the stock
+    lasts); the mucked cards leave play face down.  A mucker may only pass, unless it is
+    the dealer forced to bid."""
+    REDEAL = "redeal"
+    """Seed 004: "A player who has received no point cards may ask for a complete re-deal by
+    the same dealer."  The same dealer deals again (a new shuffle, the same hand number)
+    until every hand holds a point card, or the deal count reaches ``max_hands``."""
 
 
 class FirstLead(StrEnum):
@@ -339,6 +373,14 @@ class DealRules:
     """After the discard, each player is refilled to this many cards (0: no refill)."""
     burn_to: int = 0
     """A player holding more cards than this before play burns down to it (0: never)."""
+    muck: Muck = Muck.NONE
+    widow: bool = False
+    """Seed 004: "a widow (extra hand) is dealt along with the players' hands. Before deciding
+    the trump suit, the maker adds the widow to their hand and brings the number of cards
+    back down to six by discarding."  The widow is ``hand_size`` cards, the first of the
+    stock (so the log's dealt stock starts with it), seen by nobody until the high bidder
+    takes it after the auction and discards, face down, down to ``hand_size`` cards.  Needs
+    an auction (it goes to "the maker")."""
 
 
 @dataclass(frozen=True)
@@ -472,6 +514,12 @@ class WinRules:
     max_hands: int = 500
     """Deals (re-deals after all pass included) after which the game stops: the highest
     score wins, a tie is a draw.  Keeps games between bots finite."""
+    target_formula: bool = False
+    """Seed 004: "Sometimes the following formula is used to determine the number of points
+    required to win: (points available) * (number of players) + 1."  When true, ``target``
+    is derived as ``points_in_play * players + 1`` (players are seats, as the text says,
+    also in partnerships) and any value given for it is replaced, so it follows later
+    changes of players or points."""
 
 
 _PIECES: dict[str, type] = {
@@ -511,6 +559,8 @@ class Ruleset:
             if not isinstance(value, cls):
                 raise InvalidRulesetError(f"ruleset piece {piece!r} must be a {cls.__name__}")
             _coerce_enums(value)
+        if self.win.target_formula:
+            object.__setattr__(self, "win", dataclasses.replace(self.win, target=self.formula_target))
         _validate(self)
 
     # ----------------------------------------------------------------- derived facts
@@ -536,6 +586,11 @@ class Ruleset:
             count = self.deck.jokers if rule.category is PointCategory.JOKER else 1
             total += rule.value * count
         return total
+
+    @property
+    def formula_target(self) -> int:
+        """Seed 004's target formula, "(points available) * (number of players) + 1"."""
+        return self.points_in_play * self.players + 1
 
     @cached_property
     def deck_size(self) -> int:
@@ -730,12 +785,36 @@ def _validate(rules: Ruleset) -> None:
         fail(f"hand_size {rules.deal.hand_size} with {deck.jokers} jokers: a pitcher dealt only "
              "jokers would have no suit to pitch")
     _validate_hand_preparation(rules, fail)
+    _validate_deal_options(rules, fail)
     if rules.win.backdoor_score > 0:
         fail(f"backdoor_score must be zero (minus the target) or negative, got {rules.win.backdoor_score}")
     if rules.win.target < 1 or rules.win.win_by < 1 or rules.win.max_hands < 1:
         fail("target, win_by and max_hands must be positive")
     if not bidding.auction and rules.win.who_may_win is WhoMayWin.BID_MADE:
         fail("who_may_win=bid-made needs an auction")
+
+
+def _validate_deal_options(rules: Ruleset, fail: Callable[[str], None]) -> None:
+    """Seed 004's top joker, muck and widow: say which combination cannot be played."""
+    deck, deal = rules.deck, rules.deal
+    if deck.jokers and deck.joker_rank is JokerRank.TOP:
+        if deck.jokers != 1:
+            fail(f"joker_rank=top needs jokers=1 (seed 004: \"A joker ... as the ultimate trump\"), got {deck.jokers}")
+        if rules.play.lowest_wins:
+            fail("joker_rank=top cannot be combined with lowest_wins: the ultimate trump would never win")
+    if deal.muck is not Muck.NONE and rules.bidding.look_option:
+        fail(f"muck={deal.muck} needs look_option=false: a hand is mucked once its player has seen it")
+    spare = rules.deck_size - rules.players * deal.hand_size
+    if deal.muck is Muck.NEW_HAND and spare < deal.hand_size:
+        fail(f"muck=new-hand needs a new hand of {deal.hand_size} cards in the stock, but only {spare} are left")
+    if deal.widow:
+        if not rules.bidding.auction:
+            fail("widow needs an auction: the maker (high bidder) takes it")
+        if spare < deal.hand_size:
+            fail(f"widow needs {deal.hand_size} cards beyond the hands, but the deck leaves {spare}")
+        if deal.muck is Muck.NEW_HAND and spare < 2 * deal.hand_size:
+            fail(f"widow with muck=new-hand needs {2 * deal.hand_size} cards beyond the hands, "
+                 f"but the deck leaves {spare}")
 
 
 def _validate_hand_preparation(rules: Ruleset, fail: Callable[[str], None]) -> None:

@@ -108,6 +108,30 @@ _TO_PLAYER, _UNRANKED = LowGoesTo.PLAYER, JokerRank.UNRANKED
 _JOKERS_NOT_LOW = (JokerRank.BELOW_TWO, JokerRank.UNRANKED)
 
 
+def keep_low_from_joker(table: TrumpTable, tricks: Sequence[Trick], piles: Sequence[int],
+                        parties: int) -> Sequence[int]:
+    """Seed 004: a joker "as the ultimate trump, capturing everything but the low trump".
+    When the Low card (the lowest trump in play, the joker aside) was played to the trick
+    the joker won, it moves from the winner's pile to the pile of the party that played
+    it, so that Low (and any pips or point it carries) stays with that party.  ``piles``
+    is not changed; the adjusted copy is returned."""
+    in_play = 0
+    for pile in piles:
+        in_play |= pile
+    low = table.lowest(in_play & ~JOKER_MASK)
+    if low < 0:
+        return piles
+    trick = next(t for t in tricks if any(card == low for _, card in t.plays))
+    joker_won = any(seat == trick.winner and JOKER_MASK >> card & 1 for seat, card in trick.plays)
+    player = next(seat for seat, card in trick.plays if card == low)
+    if not joker_won:
+        return piles
+    moved = list(piles)
+    moved[trick.winner % parties] ^= 1 << low
+    moved[player % parties] |= 1 << low
+    return moved
+
+
 def side_members(party: int, parties: int, sides: Sequence[int] | None) -> list[int]:
     """The parties on ``party``'s side this hand, in party order: only itself, unless the
     bidder called a partner (``sides``: party -> side)."""

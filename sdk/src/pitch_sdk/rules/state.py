@@ -46,7 +46,7 @@ from pitch_sdk.rules.bidding import bid_menu
 from pitch_sdk.rules.cards import CARDS, Card, Suit, cards_of, format_cards, mask_of
 from pitch_sdk.rules.cardsets import MAX_LISTED_CARD_SETS, CardSetChoices, CardSetRule
 from pitch_sdk.rules.errors import GameOverError, IllegalActionError, InvalidDealError
-from pitch_sdk.rules.events import new_dealt, new_hand_scored
+from pitch_sdk.rules.events import Exchanged, new_dealt, new_hand_scored
 from pitch_sdk.rules.preparation import Preparation
 from pitch_sdk.rules.records import WinReason, new_hand_result
 from pitch_sdk.rules.ruleset import (
@@ -57,13 +57,14 @@ from pitch_sdk.rules.ruleset import (
     Follow,
     JokerRank,
     LowGoesTo,
+    Muck,
     Ruleset,
     TrumpSelection,
 )
-from pitch_sdk.rules.scoring import award_points, played_by_party, settle_hand, side_members
+from pitch_sdk.rules.scoring import award_points, keep_low_from_joker, played_by_party, settle_hand, side_members
 from pitch_sdk.rules.shuffle import shuffled
 from pitch_sdk.rules.state_fields import Phase, StateFields
-from pitch_sdk.rules.tables import TrumpTable, deck_cards, play_records, trump_table
+from pitch_sdk.rules.tables import TrumpTable, deck_cards, pip_cards, play_records, trump_table
 from pitch_sdk.rules.trickplay import TrickPlay
 from pitch_sdk.rules.tricks import random_card
 from pitch_sdk.rules.winning import decide_winner
@@ -146,7 +147,12 @@ class GameState(Auction, Preparation, TrickPlay):
                                  for seat in range(rules.players))
         # The stock's order matters (so the whole pack is shuffled) when cards are drawn
         # from it: an exchange or refill, or a coke player's fresh five (seed 004).
-        self._draws_from_stock = rules.trump.exchange is not Exchange.NONE or rules.bidding.coke
+        self._draws_from_stock = (rules.trump.exchange is not Exchange.NONE or rules.bidding.coke
+                                  or rules.deal.muck is Muck.NEW_HAND or rules.deal.widow)
+        self._muck_new_hand = rules.deal.muck is Muck.NEW_HAND
+        self._muck_redeal = rules.deal.muck is Muck.REDEAL
+        self._pip_cards = pip_cards(rules.deck)
+        self._widow_size = rules.deal.hand_size if rules.deal.widow else 0
         self._must_follow = rules.play.follow is Follow.MUST_FOLLOW
         self._joker_lead_ok = rules.play.joker_may_lead_first_trick
         self._barn = rules.play.trump_must_be_broken
@@ -159,11 +165,12 @@ class GameState(Auction, Preparation, TrickPlay):
         self._two_trump = rules.trump.sub_trump or (
             rules.deck.jokers > 0 and rules.deck.joker_rank is JokerRank.UNRANKED)
         bidding = rules.bidding
-        self._bids_vary = bidding.forced_nine or bidding.coke or (
+        self._bids_vary = bidding.forced_nine or bidding.coke or self._muck_new_hand or (
             rules.moon is not None and rules.moon.blind_moon_bid > 0)
         self._tables = _trump_tables(rules)
         scoring = rules.scoring
         self._needs_played = LowGoesTo.PLAYER in (scoring.low_goes_to, scoring.two_goes_to)
+        self._joker_top = rules.deck.jokers > 0 and rules.deck.joker_rank is JokerRank.TOP
         self._burns_score = scoring.burned_points is BurnedPoints.OPPONENTS
         self._even_hands = (rules.trump.exchange is not Exchange.DISCARD_NON_TRUMPS
                             and not rules.play.trumps_only and not rules.deal.burn_to
@@ -212,6 +219,11 @@ class GameState(Auction, Preparation, TrickPlay):
     def burned(self, seat: int) -> tuple[Card, ...]:
         """The cards a seat burned this hand (public)."""
         return cards_of(self._burned[seat])
+
+    @property
+    def widow(self) -> tuple[Card, ...]:
+        """The widow while nobody has taken it (hidden from every seat; seed 004)."""
+        return cards_of(self._widow)
 
     def decision(self) -> Decision:
         """The decision the player to move faces, with its legal actions."""
@@ -313,8 +325,9 @@ class GameState(Auction, Preparation, TrickPlay):
             count = hand.bit_count() - self.rules.deal.burn_to
             keep = 1 << self._must_lead if self._must_lead >= 0 else 0
             return CardSetRule(cards_of(hand & ~keep), (), count, count)
-        if self.phase is Phase.DISCARD:
-            return CardSetRule(cards_of(hand), (), 1, 1)
+        if self.phase is Phase.DISCARD:  # one card per lost card taken, else down from the widow
+            count = 1 if self.offered >= 0 else hand.bit_count() - self.rules.deal.hand_size
+            return CardSetRule(cards_of(hand), (), count, count)
         if self.phase is Phase.DEALER_PICK:  # seed 004: "If too few trump cards remain, the
             # dealer may take any card" - so trumps first: "all trump cards are in play"
             assert self._table is not None
@@ -443,25 +456,14 @@ class GameState(Auction, Preparation, TrickPlay):
         self.deal_number += 1
         self.hand_number += 1
         n = self.players
-        if self._scripted_deals:
-            deal = self._scripted_deals.pop(0)
-            hands = [mask_of(h) for h in deal.hands]
-            stock = [int(c) for c in deal.stock]
-            if not stock:
-                used = 0
-                for h in hands:
-                    used |= h
-                stock = [c for c in self._deck if not used >> c & 1]
-        else:
-            dealt = len(self._deal_seats[0])
-            deck = shuffled(self._deck, self.seed, self.deal_number, None if self._draws_from_stock else dealt)
-            hands = [0] * n
-            for card, seat in zip(deck, self._deal_seats[self.dealer], strict=False):
-                hands[seat] |= 1 << card
-            stock = deck[dealt:]
-        self.hands = hands
-        self.stock = stock
-        self.history.append(new_dealt((self.hand_number, self.dealer, tuple(hands), tuple(stock), self._look)))
+        self._deal()
+        while self._muck_redeal and self.deal_number < self.rules.win.max_hands and self._pointless_seats():
+            self.deal_number += 1  # seed 004: "a complete re-deal by the same dealer"
+            self._deal()
+        self._widow = 0
+        if self._widow_size:  # seed 004: "a widow (extra hand) is dealt along with the players' hands"
+            self._widow = mask_of(self.stock[:self._widow_size])
+            del self.stock[:self._widow_size]
         self.bids = []
         self.high_bid = 0
         self.high_double = False
@@ -478,6 +480,7 @@ class GameState(Auction, Preparation, TrickPlay):
         self.offered = -1
         self._offers = []
         self._coke_mask = 0
+        self._muck_mask = 0
         self._table = None
         self._exchanges_left = 0
         self._pending = []
@@ -496,6 +499,8 @@ class GameState(Auction, Preparation, TrickPlay):
         self._burned = [0] * n
         self._sides = None
         self._must_lead = -1
+        if self._muck_new_hand:
+            self._muck_pointless_hands()
         eldest = (self.dealer + 1) % n
         self.to_move = eldest
         if self.rules.bidding.auction:
@@ -507,13 +512,56 @@ class GameState(Auction, Preparation, TrickPlay):
             else:
                 self._start_play()
 
+    def _deal(self) -> None:
+        """Deal the hands and the stock (the next scripted deal, else a shuffle of this deal
+        number) and log them."""
+        if self._scripted_deals:
+            deal = self._scripted_deals.pop(0)
+            hands = [mask_of(h) for h in deal.hands]
+            stock = [int(c) for c in deal.stock]
+            if not stock:
+                used = 0
+                for h in hands:
+                    used |= h
+                stock = [c for c in self._deck if not used >> c & 1]
+        else:
+            dealt = len(self._deal_seats[0])
+            deck = shuffled(self._deck, self.seed, self.deal_number, None if self._draws_from_stock else dealt)
+            hands = [0] * self.players
+            for card, seat in zip(deck, self._deal_seats[self.dealer], strict=False):
+                hands[seat] |= 1 << card
+            stock = deck[dealt:]
+        self.hands = hands
+        self.stock = stock
+        self.history.append(new_dealt((self.hand_number, self.dealer, tuple(hands), tuple(stock), self._look)))
+
+    def _pointless_seats(self) -> list[int]:
+        """The seats, from eldest hand, dealt "no point cards (that is, no cards which could
+        contribute toward the Game point)" (seed 004)."""
+        return [seat for seat in self._from_eldest() if not self.hands[seat] & self._pip_cards]
+
+    def _muck_pointless_hands(self) -> None:
+        """Seed 004: players with no point cards "lay their cards face down and receive a new
+        hand" - the next cards of the stock, while it holds a whole hand."""
+        size = self.rules.deal.hand_size
+        for seat in self._pointless_seats():
+            if len(self.stock) < size:
+                return
+            drawn = mask_of(self.stock[:size])
+            del self.stock[:size]
+            self.history.append(Exchanged(seat, self.hands[seat], drawn))
+            self.hands[seat] = drawn
+            self._muck_mask |= 1 << seat
+
     # ------------------------------------------------------------------ scoring
     def _score_hand(self) -> None:
         rules = self.rules
         assert self._table is not None
         played = played_by_party(self.tricks, self.parties) if self._needs_played else None
         credited = self._credited_burns() if self._burns_score else None
-        pile = award_points(rules, self._table, self._piles, self._tricks_won, played, credited, self._sides)
+        piles = keep_low_from_joker(self._table, self.tricks, self._piles, self.parties) if self._joker_top \
+            else self._piles
+        pile = award_points(rules, self._table, piles, self._tricks_won, played, credited, self._sides)
         auction = rules.bidding.auction
         pitching_party = self.pitcher % self.parties
         contract = self.contract if auction else None

@@ -72,10 +72,14 @@ class StateFields:
         "_first_lead_left",
         "_first_lead_trump",
         "_joker_lead_ok",
+        "_joker_top",
         "_lead_suit",
         "_legal_list",
         "_legal_play",
         "_look",
+        "_muck_mask",
+        "_muck_new_hand",
+        "_muck_redeal",
         "_must_follow",
         "_must_lead",
         "_needs_played",
@@ -83,6 +87,7 @@ class StateFields:
         "_offers",
         "_pending",
         "_piles",
+        "_pip_cards",
         "_records",
         "_scripted_deals",
         "_seat_order",
@@ -95,6 +100,8 @@ class StateFields:
         "_tricks_won",
         "_two_trump",
         "_uniform_tricks",
+        "_widow",
+        "_widow_size",
         "bids",
         "called",
         "contract",
@@ -143,6 +150,17 @@ class StateFields:
     _offers: list[int]
     _coke_mask: int
     """Bit per seat that declared coke this hand."""
+    _muck_mask: int
+    """Bit per seat whose hand was mucked and replaced this deal (seed 004: it may only pass)."""
+    _muck_new_hand: bool
+    _muck_redeal: bool
+    _pip_cards: int
+    """The cards worth pips: a hand without any is mucked (``DealRules.muck``)."""
+    _widow: int
+    """The widow while untaken (seed 004), a bit mask; 0 once the maker took it, or none."""
+    _widow_size: int
+    _joker_top: bool
+    """The joker is the ultimate trump: the Low card it wins stays with its player."""
     _bids_vary: bool
     """Legal bids depend on the hand or on looking (blind moon, forced nine, coke), not
     only on the bid menu."""

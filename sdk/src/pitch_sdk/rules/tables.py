@@ -60,6 +60,13 @@ def pips2_of(pile: int) -> int:
 
 
 @cache
+def pip_cards(deck: DeckRules) -> int:
+    """The cards of the pack worth pips, as a bit mask: seed 004's "point cards", "cards
+    which could contribute toward the Game point"."""
+    return sum(1 << card for card in deck_cards(deck) if PIPS2[card])
+
+
+@cache
 def deck_cards(deck: DeckRules) -> tuple[int, ...]:
     """The ids of the cards in the pack, in id order (computed once per deck)."""
     cards = [card_id(rank, suit) for suit in range(4) for rank in range(2, 15)
@@ -148,7 +155,7 @@ def trump_table(deck: DeckRules, trump: Suit, lowest_wins: bool = False,
 
     jokers = [BIG_JOKER_ID, LITTLE_JOKER_ID][:deck.jokers]  # a lone joker is the big one
     unranked = jokers if deck.joker_rank is JokerRank.UNRANKED else []
-    high_to_low: list[int] = []
+    high_to_low: list[int] = list(jokers) if deck.joker_rank is JokerRank.TOP else []
     for rank in range(ACE, 1, -1):
         if rank not in removed:
             high_to_low.append(card_id(rank, trump))
