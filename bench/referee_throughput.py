@@ -9,17 +9,22 @@ Both servers run as separate processes on loopback and are driven from this proc
   bots' hello (the referee sends what is ready at once as one batch, and the bots answer
   a batch with one batch: what the SDK does);
 * ``echo``    - a bare grpc.aio bidirectional stream that echoes bytes (on uvloop, like the
-                referee, so both servers run the same event loop), driven by N
-  concurrent streams each sending one message of the same size as an average decision
-  request and waiting for the echo (one decision = one round trip), in the same run.
+  referee, so both servers run the same event loop), with messages of the size of an
+  average decision request (one decision = one round trip), N of them in flight over the
+  streams the referee phases use: one per bot, each on its own channel (4 streams x 4 in
+  flight at 16 matches, 1 x 1 at one match).  A referee cannot spread its matches over more
+  streams than there are bots, and an echo that did (16 streams x 1) pays less per message
+  (more messages share each socket write); that layout is measured too, in the same rounds,
+  and reported beside (``echo_per_match``).
 
 Besides the rates, each phase reports the CPU time per decision (round trip) of the server
 process and of this (client) process, read from ``/proc``: on a shared 2-core machine the
 rates swing with whatever else runs, the CPU cost per decision much less.
 
-Each concurrency runs ``--rounds`` rounds of the three phases (referee, batched referee,
-echo) and reports medians; each ratio is taken within its round, against the echo of the
-same round, since this machine's speed drifts from one minute to the next.
+Each concurrency runs ``--rounds`` rounds of the phases (referee, batched referee, echo,
+and the per-match echo where it differs) and reports medians; each ratio is taken within
+its round, against the echo of the same round, since this machine's speed drifts from one
+minute to the next.
 
 Run: ``.venv/bin/python bench/referee_throughput.py [--concurrency 1 16] [--seconds 4] [--rounds 3]``.
 Target (issue 3): referee/echo >= 0.5 at the same concurrency (goal 0.7).
@@ -50,6 +55,8 @@ from workers.services import free_port
 ROOT = Path(__file__).resolve().parent.parent
 ADMIN = "bench-admin"
 ECHO_METHOD = "/bench.Echo/Echo"
+BOTS = 4
+"""Bots of the referee phases: four seats of ``partnership``, each bot one stream."""
 
 
 
@@ -69,26 +76,40 @@ async def serve_echo(port: int) -> None:
     await server.wait_for_termination()
 
 
-async def echo_rate(port: int, concurrency: int, payload_size: int, seconds: float) -> tuple[int, float]:
-    """Round trips over ``concurrency`` streams, and the seconds they took."""
+async def echo_rate(port: int, streams: int, in_flight: int, payload_size: int, seconds: float) -> tuple[int, float]:
+    """Round trips over ``streams`` streams (each on its own channel, as each bot has one)
+    with ``in_flight`` messages outstanding on each, and the seconds they took."""
     payload = b"x" * payload_size
-    async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
-        call_factory = channel.stream_stream(ECHO_METHOD)
-        count = 0
-        deadline = time.perf_counter() + seconds
+    channels = [grpc.aio.insecure_channel(f"127.0.0.1:{port}") for _ in range(streams)]
+    count = 0
+    deadline = time.perf_counter() + seconds
 
-        async def one_stream() -> None:
-            nonlocal count
-            call = call_factory()
-            while time.perf_counter() < deadline:
-                await call.write(payload)
-                await call.read()
-                count += 1
-            await call.done_writing()
+    async def one_stream(channel: grpc.aio.Channel) -> None:
+        nonlocal count
+        call = channel.stream_stream(ECHO_METHOD)()
+        for _ in range(in_flight):
+            await call.write(payload)
+        while time.perf_counter() < deadline:
+            await call.read()
+            count += 1
+            await call.write(payload)
+        await call.done_writing()
+        while await call.read() is not grpc.aio.EOF:  # the echoes still in flight, not counted
+            pass
 
-        start = time.perf_counter()
-        await asyncio.gather(*(one_stream() for _ in range(concurrency)))
-        return count, time.perf_counter() - start
+    start = time.perf_counter()
+    await asyncio.gather(*(one_stream(channel) for channel in channels))
+    elapsed = time.perf_counter() - start
+    for channel in channels:
+        await channel.close()
+    return count, elapsed
+
+
+def bot_layout(concurrency: int) -> tuple[int, int]:
+    """(streams, messages in flight on each) of the referee phases: ``BOTS`` bots, one stream
+    each, the ``concurrency`` matches' pending decisions spread over them."""
+    streams = min(BOTS, concurrency)
+    return streams, concurrency // streams
 
 
 # ----------------------------------------------------------------------------- referee
@@ -142,7 +163,7 @@ async def referee_rate(address: str, concurrency: int, seconds: float, sizes: li
         admin = arena_pb2_grpc.ArenaServiceStub(channel)
         stop = asyncio.Event()
         bots, tasks = [], []
-        for _ in range(4):
+        for _ in range(BOTS):
             registered = await admin.RegisterBot(
                 arena_pb2.RegisterBotRequest(name=f"trivial-{uuid.uuid4().hex[:12]}"), metadata=metadata)
             ready = asyncio.Event()
@@ -192,20 +213,32 @@ def summary(concurrency: int, payload: int, rounds: list[dict[str, dict[str, flo
     def median_of(phase: str, key: str) -> int:
         return round(statistics.median(r[phase][key] for r in rounds))
 
-    def ratios(phase: str) -> list[float]:
-        return [round(r[phase]["rate"] / r["echo"]["rate"], 3) for r in rounds]
+    def ratios(phase: str, echo: str = "echo") -> list[float]:
+        return [round(r[phase]["rate"] / r[echo]["rate"], 3) for r in rounds]
 
-    return {"concurrency": concurrency, "payload_bytes": payload, "rounds": len(rounds),
-            "echo_round_trips_per_s": median_of("echo", "rate"),
-            "referee_decisions_per_s": median_of("single", "rate"),
-            "referee_batching_decisions_per_s": median_of("batched", "rate"),
-            "ratio": statistics.median(ratios("single")), "ratios": ratios("single"),
-            "ratio_batching": statistics.median(ratios("batched")), "ratios_batching": ratios("batched"),
-            "cpu_us_per_decision": {
-                "echo_server": median_of("echo", "server_us"), "echo_client": median_of("echo", "client_us"),
-                "referee": median_of("single", "server_us"), "referee_bots": median_of("single", "client_us"),
-                "referee_batching": median_of("batched", "server_us"),
-                "referee_batching_bots": median_of("batched", "client_us")}}
+    streams, in_flight = bot_layout(concurrency)
+    report: dict[str, Any] = {
+        "concurrency": concurrency, "payload_bytes": payload, "rounds": len(rounds),
+        "echo_layout": f"{streams} stream(s) x {in_flight} in flight",
+        "echo_round_trips_per_s": median_of("echo", "rate"),
+        "referee_decisions_per_s": median_of("single", "rate"),
+        "referee_batching_decisions_per_s": median_of("batched", "rate"),
+        "ratio": statistics.median(ratios("single")), "ratios": ratios("single"),
+        "ratio_batching": statistics.median(ratios("batched")), "ratios_batching": ratios("batched"),
+        "cpu_us_per_decision": {
+            "echo_server": median_of("echo", "server_us"), "echo_client": median_of("echo", "client_us"),
+            "referee": median_of("single", "server_us"), "referee_bots": median_of("single", "client_us"),
+            "referee_batching": median_of("batched", "server_us"),
+            "referee_batching_bots": median_of("batched", "client_us")}}
+    if "echo_per_match" in rounds[0]:
+        report["echo_per_match"] = {
+            "layout": f"{concurrency} streams x 1 in flight",
+            "round_trips_per_s": median_of("echo_per_match", "rate"),
+            "ratio": statistics.median(ratios("single", "echo_per_match")),
+            "ratio_batching": statistics.median(ratios("batched", "echo_per_match")),
+            "server_us": median_of("echo_per_match", "server_us"),
+            "client_us": median_of("echo_per_match", "client_us")}
+    return report
 
 
 def spawn(args: list[str], env: dict[str, str]) -> subprocess.Popen[bytes]:
@@ -239,12 +272,16 @@ def main() -> None:
             for concurrency in args.concurrency:
                 sizes: list[int] = []
                 rounds = []
+                streams, in_flight = bot_layout(concurrency)
                 for _ in range(args.rounds):
                     single = measured(referee_rate(address, concurrency, args.seconds, sizes, batching=False), referee)
                     batched = measured(referee_rate(address, concurrency, args.seconds, [], batching=True), referee)
                     payload = round(sum(sizes) / len(sizes))
-                    echoed = measured(echo_rate(echo_port, concurrency, payload, args.seconds), echo)
-                    rounds.append({"single": single, "batched": batched, "echo": echoed})
+                    rounds.append({"single": single, "batched": batched, "echo": measured(
+                        echo_rate(echo_port, streams, in_flight, payload, args.seconds), echo)})
+                    if in_flight > 1:  # also one stream per match, as an echo could spread them
+                        rounds[-1]["echo_per_match"] = measured(
+                            echo_rate(echo_port, concurrency, 1, payload, args.seconds), echo)
                 report.append(summary(concurrency, payload, rounds))
         finally:
             for process in (referee, echo):
