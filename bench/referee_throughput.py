@@ -11,18 +11,20 @@ Both servers run as separate processes on loopback and are driven from this proc
 * ``echo``    - a bare grpc.aio bidirectional stream that echoes bytes (on uvloop, like the
   referee, so both servers run the same event loop), with messages of the size of an
   average decision request (one decision = one round trip), N of them in flight over the
-  streams the referee phases use: one per bot, each on its own channel (4 streams x 4 in
-  flight at 16 matches, 1 x 1 at one match).  A referee cannot spread its matches over more
-  streams than there are bots, and an echo that did (16 streams x 1) pays less per message
-  (more messages share each socket write); that layout is measured too, in the same rounds,
-  and reported beside (``echo_per_match``).
+  streams the referee phases use: four, one per bot, each on its own channel, taking turns
+  as the seats do (each echo passes the turn to the next stream, as a decision passes to
+  the next seat).  A referee cannot spread N matches over more streams than there are
+  bots, nor skip the hand-over from one bot's stream to the next; an echo that does both
+  (N streams, one message in flight on each) pays less per message (more messages share a
+  socket write, no turn passes between connections).  That layout, the comparison before
+  2026-12-01, is measured in the same rounds and reported beside (``echo_per_match``).
 
 Besides the rates, each phase reports the CPU time per decision (round trip) of the server
 process and of this (client) process, read from ``/proc``: on a shared 2-core machine the
 rates swing with whatever else runs, the CPU cost per decision much less.
 
-Each concurrency runs ``--rounds`` rounds of the phases (referee, batched referee, echo,
-and the per-match echo where it differs) and reports medians; each ratio is taken within
+Each concurrency runs ``--rounds`` rounds of the four phases (referee, batched referee,
+echo, per-match echo) and reports medians; each ratio is taken within
 its round, against the echo of the same round, since this machine's speed drifts from one
 minute to the next.
 
@@ -77,28 +79,37 @@ async def serve_echo(port: int) -> None:
 
 
 async def echo_rate(port: int, streams: int, in_flight: int, payload_size: int, seconds: float) -> tuple[int, float]:
-    """Round trips over ``streams`` streams (each on its own channel, as each bot has one)
-    with ``in_flight`` messages outstanding on each, and the seconds they took."""
+    """Round trips over ``streams`` streams, each on its own channel (as each bot has one),
+    with ``in_flight`` messages outstanding in all, and the seconds they took.
+
+    Each echoed message passes the turn to the next stream, as a decision passes to the
+    next seat's bot: at one match the streams take turns with a single message in flight,
+    as the referee's four bots do."""
     payload = b"x" * payload_size
     channels = [grpc.aio.insecure_channel(f"127.0.0.1:{port}") for _ in range(streams)]
+    turns: list[asyncio.Queue[bool]] = [asyncio.Queue() for _ in range(streams)]
+    for turn in range(in_flight):
+        turns[turn % streams].put_nowait(True)
     count = 0
     deadline = time.perf_counter() + seconds
 
-    async def one_stream(channel: grpc.aio.Channel) -> None:
+    async def one_stream(index: int) -> None:
         nonlocal count
-        call = channel.stream_stream(ECHO_METHOD)()
-        for _ in range(in_flight):
-            await call.write(payload)
-        while time.perf_counter() < deadline:
-            await call.read()
-            count += 1
-            await call.write(payload)
+        call = channels[index].stream_stream(ECHO_METHOD)()
+        while True:
+            going_on = await turns[index].get()
+            if going_on:
+                await call.write(payload)
+                await call.read()
+                count += 1
+                going_on = time.perf_counter() < deadline
+            turns[(index + 1) % streams].put_nowait(going_on)  # the turn, or the stop, passes on
+            if not going_on:
+                break
         await call.done_writing()
-        while await call.read() is not grpc.aio.EOF:  # the echoes still in flight, not counted
-            pass
 
     start = time.perf_counter()
-    await asyncio.gather(*(one_stream(channel) for channel in channels))
+    await asyncio.gather(*(one_stream(index) for index in range(streams)))
     elapsed = time.perf_counter() - start
     for channel in channels:
         await channel.close()
@@ -106,10 +117,9 @@ async def echo_rate(port: int, streams: int, in_flight: int, payload_size: int, 
 
 
 def bot_layout(concurrency: int) -> tuple[int, int]:
-    """(streams, messages in flight on each) of the referee phases: ``BOTS`` bots, one stream
-    each, the ``concurrency`` matches' pending decisions spread over them."""
-    streams = min(BOTS, concurrency)
-    return streams, concurrency // streams
+    """(streams, messages in flight in all) of the referee phases: ``BOTS`` bots, one stream
+    each, taking turns with the ``concurrency`` matches' pending decisions."""
+    return BOTS, concurrency
 
 
 # ----------------------------------------------------------------------------- referee
@@ -219,7 +229,7 @@ def summary(concurrency: int, payload: int, rounds: list[dict[str, dict[str, flo
     streams, in_flight = bot_layout(concurrency)
     report: dict[str, Any] = {
         "concurrency": concurrency, "payload_bytes": payload, "rounds": len(rounds),
-        "echo_layout": f"{streams} stream(s) x {in_flight} in flight",
+        "echo_layout": f"{streams} streams taking turns, {in_flight} message(s) in flight in all",
         "echo_round_trips_per_s": median_of("echo", "rate"),
         "referee_decisions_per_s": median_of("single", "rate"),
         "referee_batching_decisions_per_s": median_of("batched", "rate"),
@@ -230,14 +240,13 @@ def summary(concurrency: int, payload: int, rounds: list[dict[str, dict[str, flo
             "referee": median_of("single", "server_us"), "referee_bots": median_of("single", "client_us"),
             "referee_batching": median_of("batched", "server_us"),
             "referee_batching_bots": median_of("batched", "client_us")}}
-    if "echo_per_match" in rounds[0]:
-        report["echo_per_match"] = {
-            "layout": f"{concurrency} streams x 1 in flight",
-            "round_trips_per_s": median_of("echo_per_match", "rate"),
-            "ratio": statistics.median(ratios("single", "echo_per_match")),
-            "ratio_batching": statistics.median(ratios("batched", "echo_per_match")),
-            "server_us": median_of("echo_per_match", "server_us"),
-            "client_us": median_of("echo_per_match", "client_us")}
+    report["echo_per_match"] = {
+        "layout": f"{concurrency} stream(s), one message in flight on each",
+        "round_trips_per_s": median_of("echo_per_match", "rate"),
+        "ratio": statistics.median(ratios("single", "echo_per_match")),
+        "ratio_batching": statistics.median(ratios("batched", "echo_per_match")),
+        "server_us": median_of("echo_per_match", "server_us"),
+        "client_us": median_of("echo_per_match", "client_us")}
     return report
 
 
@@ -277,11 +286,9 @@ def main() -> None:
                     single = measured(referee_rate(address, concurrency, args.seconds, sizes, batching=False), referee)
                     batched = measured(referee_rate(address, concurrency, args.seconds, [], batching=True), referee)
                     payload = round(sum(sizes) / len(sizes))
-                    rounds.append({"single": single, "batched": batched, "echo": measured(
-                        echo_rate(echo_port, streams, in_flight, payload, args.seconds), echo)})
-                    if in_flight > 1:  # also one stream per match, as an echo could spread them
-                        rounds[-1]["echo_per_match"] = measured(
-                            echo_rate(echo_port, concurrency, 1, payload, args.seconds), echo)
+                    echoed = measured(echo_rate(echo_port, streams, in_flight, payload, args.seconds), echo)
+                    per_match = measured(echo_rate(echo_port, concurrency, concurrency, payload, args.seconds), echo)
+                    rounds.append({"single": single, "batched": batched, "echo": echoed, "echo_per_match": per_match})
                 report.append(summary(concurrency, payload, rounds))
         finally:
             for process in (referee, echo):
