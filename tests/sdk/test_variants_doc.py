@@ -59,6 +59,7 @@ def test_rows_describe_the_ruleset_a_preset_builds():
     assert variant_row(PRESETS["cutthroat"]).players == "3 alone"
     assert variant_row(PRESETS["simple"]).bids == "none (eldest pitches)"
     assert variant_row(PRESETS["auction"]).bids == "1-4, moon 4, all pass re-deals"
+    assert variant_row(PRESETS["hotshot"]).bids == "9-18, moon 18, all pass: deal passes left"
 
 
 def test_deck_and_moon_options_are_described():

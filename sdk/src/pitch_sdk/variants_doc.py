@@ -95,6 +95,10 @@ def deck_text(rules: Ruleset) -> str:
     return f"{rules.deck_size} ({', '.join(notes)})" if notes else str(rules.deck_size)
 
 
+_ALL_PASS_TEXT = {AllPass.FORCE_DEALER: "forced dealer", AllPass.REDEAL: "all pass re-deals",
+                  AllPass.PASS_DEAL: "all pass: deal passes left"}
+
+
 def bids_text(rules: Ruleset) -> str:
     """The bid range and the auction's special cases: ``1-4, moon 4, all pass re-deals``."""
     bidding = rules.bidding
@@ -106,7 +110,7 @@ def bids_text(rules: Ruleset) -> str:
         parts.append(f"moon {rules.moon.moon_bid}")
     if bidding.dealer_steal:
         parts.append("dealer steals")
-    parts.append("all pass re-deals" if bidding.all_pass is AllPass.REDEAL else "forced dealer")
+    parts.append(_ALL_PASS_TEXT[bidding.all_pass])
     return ", ".join(parts)
 
 
