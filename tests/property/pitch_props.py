@@ -199,7 +199,7 @@ def random_rulesets(draw: Callable[..., Any]) -> Ruleset:
     two_sides = calling != "none" or players // team_size == 2
     options: dict[str, Any] = {
         "players": players, "team_size": team_size, "partner_call": calling, "jokers": jokers,
-        "joker_rank": joker_rank, **flags, "removed_ranks": removed,
+        "joker_rank": joker_rank, "joker_half_pip": draw(st.booleans()), **flags, "removed_ranks": removed,
         "hand_size": hand_size, "deal_batch": draw(st.integers(1, 3)), "points": points,
         "trump_selection": selection, "exchange": exchange,
         "refill_to": draw(st.integers(0, hand_size)) if discarding else 0,
@@ -641,10 +641,11 @@ def check_game_over(state: GameState, rng: random.Random) -> None:
 _PIPS = {10: 10, 14: 4, 13: 3, 12: 2, 11: 1}
 
 
-def pips2(card: int) -> int:
-    """Doubled game pips: 10=10, A=4, K=3, Q=2, J=1, joker half a pip."""
+def pips2(card: int, joker_half_pip: bool = True) -> int:
+    """Doubled game pips: 10=10, A=4, K=3, Q=2, J=1, a joker half a pip where the variant
+    says so (RULES.md: "jokers 1/2 where a variant says so")."""
     c = CARDS[card]
-    return 1 if c.is_joker else 2 * _PIPS.get(c.rank, 0)
+    return int(joker_half_pip) if c.is_joker else 2 * _PIPS.get(c.rank, 0)
 
 
 def trump_order(rules: Ruleset, trump: Suit) -> list[int]:
@@ -852,7 +853,8 @@ def check_muck(rules: Ruleset, events: list[Any]) -> None:
     dealt = next(e for e in events if isinstance(e, Dealt))
     n, size = rules.players, rules.deal.hand_size
     pointless = [seat for seat in ((dealt.dealer + 1 + k) % n for k in range(n))
-                 if not any(pips2(c) for c in range(54) if dealt.hands[seat] >> c & 1)]
+                 if not any(pips2(card, rules.deck.joker_half_pip)
+                            for card in range(54) if dealt.hands[seat] >> card & 1)]
     stock = list(dealt.stock)[size if rules.deal.widow else 0:]
     expected = []
     for seat in pointless:
@@ -928,7 +930,7 @@ def check_hand_result(state: GameState, events: list[Any], result: Any) -> None:
             remaining[seat] ^= 1 << card
             capturer[card] = winner % parties
             player[card] = seat % parties
-            pips[winner % parties] += pips2(card)
+            pips[winner % parties] += pips2(card, rules.deck.joker_half_pip)
         leader = next((s for s in ((winner + k) % n for k in range(n)) if remaining[s]), -1)
     assert not any(remaining), "cards in play were not played"
     if rules.deck.jokers and rules.deck.joker_rank is JokerRank.TOP:

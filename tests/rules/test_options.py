@@ -278,6 +278,20 @@ def test_jokers_worth_a_point_to_eventual_owner_and_half_a_pip():
     assert preset("ipitch", **JOKERS).points_in_play == 6
 
 
+def test_jokers_worth_no_pip_where_the_variant_is_silent():
+    """RULES.md: "Pips ("game points"): 10 = 10, A = 4, K = 3, Q = 2, J = 1, others 0 (jokers
+    1/2 where a variant says so)" - ``joker_half_pip=false``, as the presets whose seeds say
+    nothing of joker pips (Contway, Kentucky and Missouri seven-point, two-trump) set it.
+    Without the little joker's half pip, seat 0's 6 ties seat 3's 6: "a tie for most awards
+    none"."""
+    _, result = play_hand(preset("ipitch", **JOKERS, joker_half_pip=False), PASS_ROUND, *JOKER_HAND)
+    assert result.pips == (6, 0, 0, 6)
+    assert awards(result) == [("high", 0, "AH"), ("low", 1, "2H"), ("joker", 1, "BJ"), ("joker", 0, "LJ")]
+    assert result.score_changes == (2, 2, 0, 0)
+    assert [preset(name).deck.joker_half_pip for name in ("contway-six", "kentucky-seven", "missouri-seven",
+                                                          "two-trump", "three-teams")] == [False] * 4 + [True]
+
+
 #: ipitch with one joker below the two: seat 0 must play it to the pitcher's 2H lead and
 #: loses it to the two; seat 1 takes everything.
 LOW_JOKER_HAND = ("BJ 2H 3C 4C", "5C AH 6C 7C", "2D KD 3D 4D",

@@ -353,7 +353,7 @@ def _contway_six() -> Ruleset:
     return Ruleset(
         name="contway-six",
         seating=Seating(players=4, team_size=2),
-        deck=DeckRules(jokers=1, joker_rank=JokerRank.BELOW_JACK, off_jack=True),
+        deck=DeckRules(jokers=1, joker_rank=JokerRank.BELOW_JACK, off_jack=True, joker_half_pip=False),
         bidding=BiddingRules(minimum_bid=2, maximum_bid=6, dealer_steal=False, forced_minimum_only=True),
         scoring=ScoringRules(points=_points((PointCategory.HIGH, 1), (PointCategory.LOW, 1), _J, _OJ, _JK,
                                             (PointCategory.GAME, 1))),
@@ -393,7 +393,7 @@ def _kentucky_seven() -> Ruleset:
     return Ruleset(
         name="kentucky-seven",
         seating=Seating(players=4, team_size=2),
-        deck=DeckRules(jokers=2, off_jack=True),
+        deck=DeckRules(jokers=2, off_jack=True, joker_half_pip=False),
         deal=DealRules(hand_size=6, refill_to=6),
         bidding=BiddingRules(minimum_bid=3, maximum_bid=7, dealer_steal=False),
         trump=TrumpRules(trump_selection=TrumpSelection.DECLARE, exchange=Exchange.DISCARD_NON_TRUMPS),
@@ -465,7 +465,7 @@ def _two_trump() -> Ruleset:
     return Ruleset(
         name="two-trump",
         seating=Seating(players=4, team_size=1),
-        deck=DeckRules(jokers=2, joker_rank=JokerRank.UNRANKED),
+        deck=DeckRules(jokers=2, joker_rank=JokerRank.UNRANKED, joker_half_pip=False),
         bidding=BiddingRules(minimum_bid=3, maximum_bid=9, dealer_steal=False),
         trump=TrumpRules(trump_selection=TrumpSelection.DECLARE, sub_trump=True),
         play=PlayRules(joker_may_lead_first_trick=True),

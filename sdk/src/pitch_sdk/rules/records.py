@@ -101,7 +101,8 @@ class HandResult(NamedTuple):
     trump: Suit | None
     awards: tuple[PointAward, ...]
     pips: tuple[float, ...]
-    """Game pips in each party's pile (jokers count half a pip)."""
+    """Game pips in each party's pile (a joker counts half a pip where the ruleset's
+    ``joker_half_pip`` says so)."""
     tricks_won: tuple[int, ...]
     points_won: tuple[int, ...]
     """Points each party took in play, before the bid is applied."""

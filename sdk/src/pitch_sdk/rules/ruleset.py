@@ -361,6 +361,11 @@ class DeckRules:
     """Off-cards (the card of the same rank in the other suit of trump's colour) are
     trumps ranking just below their counterparts (seeds 003, 004)."""
     removed_ranks: tuple[int, ...] = ()
+    joker_half_pip: bool = True
+    """Whether a joker is worth half a pip toward Game.  Seed 004's two-joker option says so
+    ("Jokers are worth half a pip"), and three-teams ("each joker worth 1/2 point"); the
+    presets whose seeds are silent (Contway, Kentucky and Missouri seven-point, two-trump)
+    set it false, since RULES.md counts jokers "1/2 where a variant says so", others 0."""
 
 
 @dataclass(frozen=True)

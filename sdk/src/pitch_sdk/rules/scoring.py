@@ -60,7 +60,7 @@ def award_points(rules: Ruleset, table: TrumpTable, piles: Sequence[int], tricks
     scoring = rules.scoring
     point_cards = table.point_cards
     awards: list[PointAward] = []
-    pips2 = list(map(pips2_of, piles))
+    pips2 = list(map(pips2_of, piles if rules.deck.joker_half_pip else [pile & ~JOKER_MASK for pile in piles]))
     for rule in scoring.points:
         category, value = rule.category, rule.value
         card = point_cards.get(category, -2)  # the usual case first: a single-card point

@@ -63,7 +63,8 @@ def pips2_of(pile: int) -> int:
 def pip_cards(deck: DeckRules) -> int:
     """The cards of the pack worth pips, as a bit mask: seed 004's "point cards", "cards
     which could contribute toward the Game point"."""
-    return sum(1 << card for card in deck_cards(deck) if PIPS2[card])
+    cards = sum(1 << card for card in deck_cards(deck) if PIPS2[card])
+    return cards if deck.joker_half_pip else cards & ~JOKER_MASK
 
 
 @cache
