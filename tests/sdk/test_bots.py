@@ -188,6 +188,32 @@ def test_builtin_bots_play_every_preset_to_the_end(name: str, lineup: str):
         assert state.is_over and state.results, (name, lineup, seed)
 
 
+#: Seed 004 options that add decisions or move them (the widow's discard comes before trump
+#: is named; a mucker may only pass), each on a preset that admits it.
+OPTION_GAMES = {
+    "widow": ("auction", {"widow": True}),
+    "muck-new-hand": ("auction", {"muck": "new-hand"}),
+    "muck-redeal": ("partnership", {"muck": "redeal"}),
+    "top-joker": ("partnership", {"jokers": 1, "joker_rank": "top",
+                                  "points": ["high", "low", "jack", "joker", "game"]}),
+    "target-formula": ("auction", {"target_formula": True}),
+}
+
+
+@pytest.mark.parametrize("lineup", sorted(LINEUPS))
+@pytest.mark.parametrize("option", sorted(OPTION_GAMES))
+def test_builtin_bots_play_every_deal_option_to_the_end(option: str, lineup: str):
+    """Seed 004: "a widow (extra hand) is dealt along with the players' hands. Before
+    deciding the trump suit, the maker adds the widow to their hand and brings the number of
+    cards back down to six by discarding" - so the built-in bots choose cards before trump
+    is named; and the other deal options of the same seed."""
+    name, options = OPTION_GAMES[option]
+    rules = preset(name, {**options, "max_hands": 20})
+    for seed in (3, 4):
+        state = play_game(rules, [LINEUPS[lineup](seat) for seat in range(rules.players)], seed=seed)
+        assert state.is_over and state.results, (option, lineup, seed)
+
+
 # --------------------------------------------------------------------------- heuristic vs random
 def test_heuristic_beats_random_at_ten_point():
     """Measured 39-40 wins of 40 for seeds 1-5 (~98%).  The bar of 30 is ~9 standard

@@ -136,11 +136,14 @@ class HeuristicBot(Bot):
 
     def choose_cards(self, observation: Observation, legal_actions: Sequence[Action]) -> Action:
         """Discard the most junk the rules allow: keep trumps, aces and tens.  Burning
-        keeps the point cards and the strongest trumps (:meth:`burn`)."""
+        keeps the point cards and the strongest trumps (:meth:`burn`).  A maker who takes
+        the widow discards before naming trump: it keeps the suit it will name (its best)."""
         if observation.phase is Phase.BURN:
             return self.burn(observation, legal_actions)
-        assert observation.trump is not None, "card sets are chosen after trump is named"
-        info = self.sense.of(observation)
+        if observation.trump is None:
+            info = self.sense[best_suit(self.sense, observation.hand)[0]]
+        else:
+            info = self.sense.of(observation)
 
         def junk(card: int) -> float:
             if info.is_trump(card):
