@@ -15,7 +15,9 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from pitch_sdk.proto.pitch.v1 import bot_pb2
+from pitch_sdk import wire
+from pitch_sdk.proto.pitch.v1 import bot_pb2, game_pb2
+from pitch_sdk.rules.actions import choose_cards
 from referee.protowire import field_tag, length_delimited
 from workers.store import BotRecord
 
@@ -207,6 +209,17 @@ class HousePresence(Presence):
         message = bot_pb2.RefereeMessage.FromString(encoded)
         if message.HasField("decision_request"):
             request = message.decision_request
-            self.resolve(bot_pb2.Decision(match_id=request.match_id, decision_id=request.decision_id,
-                                          legal_action_index=0))
+            answer = bot_pb2.Decision(match_id=request.match_id, decision_id=request.decision_id)
+            if request.legal_actions or not request.HasField("card_set"):
+                answer.legal_action_index = 0
+            else:  # too many card sets to list: the first the constraint admits
+                answer.action.CopyFrom(_first_card_set(request.card_set))
+            self.resolve(answer)
         return True
+
+
+def _first_card_set(rule: game_pb2.CardSetRule) -> game_pb2.Action:
+    """The required cards and as few allowed ones after them as the constraint needs."""
+    required = [card.id for card in rule.required]
+    optional = [card.id for card in rule.allowed if card.id not in required]
+    return wire.action_to_pb(choose_cards([*required, *optional[:max(0, rule.min_count - len(required))]]))

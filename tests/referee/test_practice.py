@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 
 from typer.testing import CliRunner
 
@@ -10,9 +11,13 @@ from pitch_sdk.bots.loader import load_bot
 from pitch_sdk.cli import app
 from pitch_sdk.compliance import COVERAGE, check_locally, check_remote
 from pitch_sdk.proto.pitch.v1 import bot_pb2
-from pitch_sdk.rules import DecisionKind
+from pitch_sdk.rules import DecisionKind, GameLog, preset, replay
+from pitch_sdk.rules.events import Exchanged
+from referee.match import Match, MatchSpec
+from referee.sessions import HousePresence
 from tests.referee.bots import IllegalBot
 from tests.referee.harness import running_arena
+from workers.store import BotRecord
 
 
 def test_local_check_passes_the_heuristic_bot_on_every_asked_kind() -> None:
@@ -84,3 +89,23 @@ def test_check_command_exit_codes() -> None:
     assert good.exit_code == 0 and "PASS" in good.output
     bad = runner.invoke(app, ["check", "tests.referee.bots:IllegalBot", "--games", "1"])
     assert bad.exit_code == 1 and "illegal action" in bad.output and "FAIL" in bad.output
+
+
+def test_house_seats_answer_unlisted_card_sets_without_strikes() -> None:
+    """Seed 004's widow: "the maker adds the widow to their hand and brings the number of
+    cards back down to six by discarding" - 924 sets of 12 cards, more than a request lists,
+    so the request carries only the constraint.  A house seat (the practice opponent, which
+    plays the first legal action) answers it with an explicit set, not a listed index that
+    does not exist: a practice match costs it no strikes."""
+    rules = preset("ipitch", widow=True, max_hands=8)  # ipitch's dealer must bid: the widow is taken
+    seats = tuple(HousePresence(BotRecord("house", "house", "referee", "", 0.0)) for _ in range(rules.players))
+    spec = MatchSpec("widow-practice", rules, seats, seed=5, games=1, per_decision_ms=1000, bank_ms=1000,
+                     max_strikes=3, reconnect_grace_s=1.0)
+    match = Match(spec)
+    result = asyncio.run(match.run())
+    assert result.completed and not result.forfeited
+    assert [seat.strikes for seat in result.seats] == [0] * rules.players
+    history = replay(GameLog.from_dict(json.loads(match.game_logs[0]))).history
+    taken = [e.drawn.bit_count() for e in history if isinstance(e, Exchanged) and e.drawn]
+    discarded = [e.discarded.bit_count() for e in history if isinstance(e, Exchanged) and e.discarded]
+    assert taken and taken == discarded == [6] * len(taken)  # each widow's six taken, six discarded
