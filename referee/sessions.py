@@ -16,8 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from pitch_sdk import wire
-from pitch_sdk.proto.pitch.v1 import bot_pb2, game_pb2
-from pitch_sdk.rules.actions import choose_cards
+from pitch_sdk.proto.pitch.v1 import bot_pb2
 from referee.protowire import field_tag, length_delimited
 from workers.store import BotRecord
 
@@ -213,13 +212,6 @@ class HousePresence(Presence):
             if request.legal_actions or not request.HasField("card_set"):
                 answer.legal_action_index = 0
             else:  # too many card sets to list: the first the constraint admits
-                answer.action.CopyFrom(_first_card_set(request.card_set))
+                answer.action.CopyFrom(wire.action_to_pb(wire.card_set_actions(request.card_set)[0]))
             self.resolve(answer)
         return True
-
-
-def _first_card_set(rule: game_pb2.CardSetRule) -> game_pb2.Action:
-    """The required cards and as few allowed ones after them as the constraint needs."""
-    required = [card.id for card in rule.required]
-    optional = [card.id for card in rule.allowed if card.id not in required]
-    return wire.action_to_pb(choose_cards([*required, *optional[:max(0, rule.min_count - len(required))]]))

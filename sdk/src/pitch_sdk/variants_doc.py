@@ -186,7 +186,12 @@ def options_table() -> str:
     return "\n".join(lines) + "\n"
 
 
-def _marker_span(document: str, start_marker: str = START_MARKER, end_marker: str = END_MARKER) -> tuple[int, int]:
+_PRESETS_SPAN = (START_MARKER, END_MARKER)
+_OPTIONS_SPAN = (OPTIONS_START_MARKER, OPTIONS_END_MARKER)
+
+
+def _marker_span(document: str, markers: tuple[str, str]) -> tuple[int, int]:
+    start_marker, end_marker = markers
     start = document.find(start_marker)
     end = document.find(end_marker)
     if start < 0 or end < start:
@@ -194,25 +199,32 @@ def _marker_span(document: str, start_marker: str = START_MARKER, end_marker: st
     return start + len(start_marker), end
 
 
+def _between(document: str, markers: tuple[str, str]) -> str:
+    """The text between ``markers`` in ``document``, blank lines trimmed."""
+    start, end = _marker_span(document, markers)
+    return document[start:end].strip("\n") + "\n"
+
+
+def _replaced(document: str, markers: tuple[str, str], text: str) -> str:
+    """``document`` with the text between ``markers`` replaced by ``text``."""
+    start, end = _marker_span(document, markers)
+    return document[:start] + "\n" + text + document[end:]
+
+
 def table_in(document: str) -> str:
     """The generated part of ``document``: the text between the markers, blank lines trimmed."""
-    start, end = _marker_span(document)
-    return document[start:end].strip("\n") + "\n"
+    return _between(document, _PRESETS_SPAN)
 
 
 def options_in(document: str) -> str:
     """The generated options table of ``document``, blank lines trimmed."""
-    start, end = _marker_span(document, OPTIONS_START_MARKER, OPTIONS_END_MARKER)
-    return document[start:end].strip("\n") + "\n"
+    return _between(document, _OPTIONS_SPAN)
 
 
 def with_table(document: str, table: str | None = None) -> str:
     """``document`` with the text between the markers replaced by ``table`` (default: fresh),
     and its options table, if it has the options markers, regenerated."""
-    start, end = _marker_span(document)
-    table = markdown_table() if table is None else table
-    document = document[:start] + "\n" + table + document[end:]
+    document = _replaced(document, _PRESETS_SPAN, markdown_table() if table is None else table)
     if OPTIONS_START_MARKER not in document:
         return document
-    start, end = _marker_span(document, OPTIONS_START_MARKER, OPTIONS_END_MARKER)
-    return document[:start] + "\n" + options_table() + document[end:]
+    return _replaced(document, _OPTIONS_SPAN, options_table())

@@ -122,10 +122,9 @@ def keep_low_from_joker(table: TrumpTable, tricks: Sequence[Trick], piles: Seque
     if low < 0:
         return piles
     trick = next(t for t in tricks if any(card == low for _, card in t.plays))
-    joker_won = any(seat == trick.winner and JOKER_MASK >> card & 1 for seat, card in trick.plays)
-    player = next(seat for seat, card in trick.plays if card == low)
-    if not joker_won:
+    if not any(seat == trick.winner and JOKER_MASK >> card & 1 for seat, card in trick.plays):
         return piles
+    player = next(seat for seat, card in trick.plays if card == low)
     moved = list(piles)
     moved[trick.winner % parties] ^= 1 << low
     moved[player % parties] |= 1 << low
