@@ -51,8 +51,8 @@ import grpc
 import uvloop
 
 from pitch_sdk.proto.pitch.v1 import arena_pb2, arena_pb2_grpc, bot_pb2, bot_pb2_grpc
-from workers.redis_server import RedisServer
-from workers.services import free_port
+from workers.processes.redis_server import RedisServer
+from workers.processes.services import free_port
 
 ROOT = Path(__file__).resolve().parent.parent
 ADMIN = "bench-admin"

@@ -1,7 +1,7 @@
 """Tournament throughput: matches per minute of a 6-bot round robin through Celery workers.
 
 Every part is real and on loopback: a private redis-server, a referee process, six
-``pitch-bot run`` bot processes and ``celery -A workers.celery_app worker`` processes (one
+``pitch-bot run`` bot processes and ``celery -A workers.celery.app worker`` processes (one
 pool process each).  For each worker count N, in the same run and on the same deals:
 
 * ``direct`` - the baseline: the same schedule played by calling RunMatch from this
@@ -40,15 +40,15 @@ from typing import Any
 import grpc
 
 from pitch_sdk.proto.pitch.v1 import arena_pb2, arena_pb2_grpc
-from workers import tournament
-from workers.celery_app import make_app
+from workers.celery.app import make_app
 from workers.config import WorkerConfig
-from workers.redis_server import RedisServer
+from workers.processes.redis_server import RedisServer
+from workers.processes.services import free_port
 from workers.referee_client import RefereeClient
-from workers.schedule import round_robin
-from workers.services import free_port
-from workers.store import Store
-from workers.tournament_store import TournamentStore
+from workers.storage.store import Store
+from workers.tournaments import control as tournament
+from workers.tournaments.schedule import round_robin
+from workers.tournaments.store import TournamentStore
 
 ROOT = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent
@@ -161,7 +161,7 @@ def through_celery(config: WorkerConfig, bots: list[str], servers: list[subproce
     """The round robin on ``count`` worker processes, from launch to the final table."""
     tournaments = TournamentStore(Store.from_url(config.redis_url, config.store_prefix))
     app = make_app(config)
-    workers = [spawn([str(BIN / "celery"), "-A", "workers.celery_app", "worker", "--pool=prefork", "--concurrency=1",
+    workers = [spawn([str(BIN / "celery"), "-A", "workers.celery.app", "worker", "--pool=prefork", "--concurrency=1",
                       "--loglevel=WARNING", "-n", f"bench{i}@%h", "--without-gossip", "--without-mingle",
                       "--without-heartbeat"], config.to_env()) for i in range(count)]
     try:

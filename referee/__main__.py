@@ -17,8 +17,8 @@ import uvloop
 
 from referee.config import RefereeConfig
 from referee.server import configure_logging, serve
-from workers.redis_server import RedisServer
-from workers.store import Store
+from workers.processes.redis_server import RedisServer
+from workers.storage.store import Store
 
 app = typer.Typer(add_completion=False)
 

@@ -17,7 +17,7 @@ from grpc_reflection.v1alpha import reflection
 from pitch_sdk.proto.pitch.v1 import arena_pb2, arena_pb2_grpc, bot_pb2
 from referee.config import RefereeConfig
 from referee.service import Arena, ArenaServicer, BotServicer, add_bot_service
-from workers.store import Store
+from workers.storage.store import Store
 
 log = logging.getLogger("pitch.referee")
 SERVICE_NAMES = (

@@ -23,7 +23,7 @@ from pitch_sdk.rules import RulesError, preset
 from referee.config import RefereeConfig
 from referee.match import Match, MatchSpec, result_from_dict, result_to_dict
 from referee.sessions import HousePresence, Presence, Registry
-from workers.store import BotRecord, Store, StoreError
+from workers.storage.store import BotRecord, Store, StoreError
 
 log = logging.getLogger("pitch.referee")
 Context = grpc.aio.ServicerContext[Any, Any]

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pitch_sdk import wire
 from pitch_sdk.proto.pitch.v1 import bot_pb2
 from referee.protowire import field_tag, length_delimited
-from workers.store import BotRecord
+from workers.storage.store import BotRecord
 
 log = logging.getLogger("pitch.referee.sessions")
 

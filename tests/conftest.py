@@ -6,7 +6,7 @@ from collections.abc import Iterator
 import pytest
 from hypothesis import settings
 
-from workers.redis_server import RedisServer
+from workers.processes.redis_server import RedisServer
 
 # Property tests: no per-example deadline (a random game may be long); CI runs are
 # reproducible (derandomize) so a red build can be re-run locally with CI=true.

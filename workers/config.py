@@ -13,7 +13,7 @@ from dataclasses import dataclass, fields
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-from workers.ratings import EloConfig
+from workers.ratings.model import EloConfig
 from workers.settings import values_from_env
 
 #: Environment variable for each setting.
@@ -75,7 +75,7 @@ class WorkerConfig:
     auto_games: int = 1
     """Games per match of the automated round robins."""
     elo_initial: float = 1500.0
-    """A new bot's rating (see :class:`workers.ratings.EloConfig`)."""
+    """A new bot's rating (see :class:`workers.ratings.model.EloConfig`)."""
     elo_k: float = 16.0
     """The live Elo K-factor per game."""
     elo_provisional_games: int = 30

@@ -13,7 +13,7 @@ import grpc
 
 from pitch_sdk.proto.pitch.v1 import arena_pb2, arena_pb2_grpc
 from referee.match import result_to_dict
-from workers.schedule import Schedule, ScheduledMatch
+from workers.tournaments.schedule import Schedule, ScheduledMatch
 
 #: Refusals that may clear up by themselves: a bot is offline (FAILED_PRECONDITION), the
 #: referee is down or shutting down (UNAVAILABLE), a bot's seats are all busy

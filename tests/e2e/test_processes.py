@@ -18,7 +18,7 @@ import pytest
 
 from pitch_sdk.proto.pitch.v1 import arena_pb2, arena_pb2_grpc, bot_pb2, game_pb2
 from pitch_sdk.rules import GameLog, replay
-from workers.services import free_port
+from workers.processes.services import free_port
 
 pytestmark = pytest.mark.slow
 BIN = Path(sys.executable).parent

@@ -16,7 +16,7 @@ from pitch_sdk.client import BotClient
 from pitch_sdk.proto.pitch.v1 import arena_pb2, arena_pb2_grpc, bot_pb2, bot_pb2_grpc
 from referee.config import RefereeConfig
 from referee.server import RefereeServer
-from workers.store import Store
+from workers.storage.store import Store
 
 ADMIN = (("authorization", "Bearer test-admin"),)
 

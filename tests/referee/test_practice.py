@@ -17,7 +17,7 @@ from referee.match import Match, MatchSpec
 from referee.sessions import HousePresence
 from tests.referee.bots import IllegalBot
 from tests.referee.harness import running_arena
-from workers.store import BotRecord
+from workers.storage.store import BotRecord
 
 
 def test_local_check_passes_the_heuristic_bot_on_every_asked_kind() -> None:

@@ -17,7 +17,7 @@ from pitch_sdk.proto.pitch.v1 import game_pb2 as pb
 from pitch_sdk.rules import GameState, observe, preset
 from referee.match import Match, MatchSpec
 from referee.sessions import Presence, Session
-from workers.store import BotRecord
+from workers.storage.store import BotRecord
 
 
 @pytest.mark.parametrize("name", COVERAGE)

@@ -20,14 +20,14 @@ import pytest
 from typer.testing import CliRunner
 
 from referee.match import result_to_dict
-from workers import tournament
-from workers.cli import app
+from workers.cli.demo import DEFAULT_LINEUP, lineup
+from workers.cli.main import app
 from workers.config import WorkerConfig
-from workers.demo import DEFAULT_LINEUP, lineup
-from workers.leaderboard import Leaderboard, record_match
-from workers.store import Store
-from workers.table import PLAYED
-from workers.tournament_store import TournamentStore
+from workers.ratings.leaderboard import Leaderboard, record_match
+from workers.storage.store import Store
+from workers.tournaments import control as tournament
+from workers.tournaments.store import TournamentStore
+from workers.tournaments.table import PLAYED
 
 from .celery_harness import ArenaThread, WorkerProcess
 from .results import duel, match_result

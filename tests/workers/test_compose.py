@@ -16,7 +16,7 @@ from typer.testing import CliRunner
 
 from pitch_sdk.cli import app as pitch_bot
 from referee.config import ENVIRONMENT as REFEREE_VARIABLES
-from workers.cli import app as pitch_arena
+from workers.cli.main import app as pitch_arena
 from workers.config import ENVIRONMENT as WORKER_VARIABLES
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -18,9 +18,9 @@ import pytest
 
 from referee.match import result_to_dict
 from tests.workers.results import duel, match_result
-from workers.leaderboard import Leaderboard, boards, record_match, tournament_table
-from workers.ratings import DEFAULT_CONFIG, EloConfig, elo_update, rated_match
-from workers.store import Store
+from workers.ratings.leaderboard import Leaderboard, boards, record_match, tournament_table
+from workers.ratings.model import DEFAULT_CONFIG, EloConfig, elo_update, rated_match
+from workers.storage.store import Store
 
 INITIAL = DEFAULT_CONFIG.initial
 

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from referee.match import result_to_dict
 from tests.workers.results import duel, match_result
 from workers.config import WorkerConfig
-from workers.ratings import (
+from workers.ratings.model import (
     DEFAULT_CONFIG,
     EloConfig,
     RatedGame,

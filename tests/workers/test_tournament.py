@@ -18,14 +18,14 @@ from pathlib import Path
 import pytest
 from celery import Celery
 
-from workers import tournament
-from workers.celery_app import AUTO_ROUND_ROBIN, make_app
+from workers.celery.app import AUTO_ROUND_ROBIN, make_app
 from workers.config import WorkerConfig
-from workers.leaderboard import Leaderboard
-from workers.schedule import Schedule, round_robin
-from workers.store import Store
-from workers.table import NOT_PLAYED, PLAYED, compute_table
-from workers.tournament_store import TournamentError, TournamentStore
+from workers.ratings.leaderboard import Leaderboard
+from workers.storage.store import Store
+from workers.tournaments import control as tournament
+from workers.tournaments.schedule import Schedule, round_robin
+from workers.tournaments.store import TournamentError, TournamentStore
+from workers.tournaments.table import NOT_PLAYED, PLAYED, compute_table
 
 from .celery_harness import ArenaThread, WorkerProcess, wait_until
 

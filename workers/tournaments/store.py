@@ -1,6 +1,6 @@
 """Tournament keys in Redis: the plan, one outcome per match, the final table.
 
-The keys follow :mod:`workers.store`'s prefix scheme and are listed in its layout.  Every
+The keys follow :mod:`workers.storage.store`'s prefix scheme and are listed in its layout.  Every
 record that must not count twice is written with a ``NX`` command (``SET NX``, ``HSETNX``):
 the first writer wins and a retried or re-delivered task finds it already there.
 """
@@ -11,9 +11,9 @@ import json
 import time
 from typing import Any
 
-from workers.schedule import Schedule
-from workers.store import Store
-from workers.table import NOT_PLAYED
+from workers.storage.store import Store
+from workers.tournaments.schedule import Schedule
+from workers.tournaments.table import NOT_PLAYED
 
 
 class TournamentError(ValueError):

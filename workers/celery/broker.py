@@ -4,7 +4,7 @@ worker and not acknowledged yet.
 Kombu's Redis transport takes a message with ``BRPOP`` and only then writes it to its
 ``unacked`` hash, so a worker killed between the two loses that message: no visibility
 timeout brings it back.  :func:`held_task_args` lets the beat's sweep (see
-:func:`workers.tournament.requeue_lost`) tell such a lost match from one that is merely
+:func:`workers.tournaments.control.requeue_lost`) tell such a lost match from one that is merely
 queued or running.  It reads the transport's documented layout: one list per queue (and
 per priority step), and the ``unacked`` hash of ``[message, exchange, routing_key]``;
 messages are Celery's protocol 2 (task name in the headers, base64 JSON

@@ -1,4 +1,4 @@
-"""The Celery tasks: thin wrappers over :mod:`workers.tournament`.
+"""The Celery tasks: thin wrappers over :mod:`workers.tournaments.control`.
 
 Each task re-reads what it needs from Redis (the arguments are only ids), so any worker
 can run any task, and a re-delivered task after a crash does exactly what the first try
@@ -13,12 +13,12 @@ from typing import Any
 
 from celery import Task
 
-from workers import tournament
-from workers.celery_app import AUTO_ROUND_ROBIN, REQUEUE_LOST, app, config
-from workers.leaderboard import record_match
+from workers.celery.app import AUTO_ROUND_ROBIN, REQUEUE_LOST, app, config
+from workers.ratings.leaderboard import record_match
 from workers.referee_client import RefereeClient
-from workers.store import Store
-from workers.tournament_store import TournamentStore
+from workers.storage.store import Store
+from workers.tournaments import control as tournament
+from workers.tournaments.store import TournamentStore
 
 log = logging.getLogger("pitch.workers")
 

@@ -16,7 +16,7 @@ Layout::
     {p}match-aborted:{id}   list of aborted attempts (result + logs); not a recorded result
     {p}matches              sorted set of match ids by finish time
 
-Tournaments (``workers.tournament_store``; Celery's own keys live under ``{p}celery:``)::
+Tournaments (``workers.tournaments.store``; Celery's own keys live under ``{p}celery:``)::
 
     {p}tournaments                  sorted set of tournament ids by creation time
     {p}tournament:{id}              the schedule (plan) JSON, written once (SET NX)
@@ -26,7 +26,7 @@ Tournaments (``workers.tournament_store``; Celery's own keys live under ``{p}cel
     {p}tournament:{id}:table        the final table JSON, written once (SET NX)
     {p}auto:{preset}                id of the latest automated round robin of a preset
 
-Ratings (written and read by ``workers.leaderboard`` only; a board is normally a preset)::
+Ratings (written and read by ``workers.ratings.leaderboard`` only; a board is normally a preset)::
 
     {p}elo:boards                 set of board names
     {p}elo:{board}:ranking        sorted set: bot id -> live Elo rating

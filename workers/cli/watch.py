@@ -1,6 +1,6 @@
 """Following a tournament until its final table is written.
 
-Progress is read from Redis (:func:`workers.tournament.progress`), never from the tasks,
+Progress is read from Redis (:func:`workers.tournaments.control.progress`), never from the tasks,
 so any process can follow any tournament, and stopping the follower changes nothing for
 the workers.  On a terminal it is a live bar; otherwise (logs, CI) one line per change.
 """
@@ -14,8 +14,8 @@ from contextlib import contextmanager
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from workers import tournament
-from workers.tournament_store import TournamentStore
+from workers.tournaments import control as tournament
+from workers.tournaments.store import TournamentStore
 
 Show = Callable[[tournament.Progress], None]
 

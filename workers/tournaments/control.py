@@ -12,7 +12,7 @@ Instead each match task, once every match has an outcome, sends the final task, 
 idempotent (the table is written once).
 
 A message can still vanish: kombu's Redis transport loses the task a worker took the very
-moment it was killed (see :mod:`workers.broker`).  Beat therefore runs
+moment it was killed (see :mod:`workers.celery.broker`).  Beat therefore runs
 :func:`requeue_lost` every ``requeue_interval_s``, which sends again exactly the matches
 that have no outcome and no task in the broker, and finishes a tournament whose final task
 went the same way.
@@ -30,12 +30,12 @@ from typing import Any
 import grpc
 from celery import Celery, group
 
-from workers.broker import held_task_args
+from workers.celery.broker import held_task_args
 from workers.referee_client import TRANSIENT, RefereeClient
-from workers.schedule import Schedule, ScheduleError, round_robin
-from workers.store import Store
-from workers.table import NOT_PLAYED, PLAYED, compute_table
-from workers.tournament_store import TournamentStore
+from workers.storage.store import Store
+from workers.tournaments.schedule import Schedule, ScheduleError, round_robin
+from workers.tournaments.store import TournamentStore
+from workers.tournaments.table import NOT_PLAYED, PLAYED, compute_table
 
 log = logging.getLogger("pitch.workers")
 PLAY_MATCH = "pitch.play_match"
@@ -74,7 +74,7 @@ class Progress:
 def create(tournaments: TournamentStore, preset: str, entrants: Sequence[str], *, games: int = 1, seed: int = 0,
            options: dict[str, Any] | None = None, teams: Sequence[Sequence[str]] | None = None,
            tournament_id: str | None = None) -> Schedule:
-    """Schedule a round robin and store its plan (see :func:`workers.schedule.round_robin`)."""
+    """Schedule a round robin and store its plan (see :func:`workers.tournaments.schedule.round_robin`)."""
     schedule = round_robin(tournament_id or uuid.uuid4().hex[:12], entrants, preset, games=games, seed=seed,
                            options=options, teams=teams)
     tournaments.save_plan(schedule)

@@ -26,19 +26,19 @@ from rich.text import Text
 
 from pitch_sdk.bots import BotLoadError, load_bot
 from referee.__main__ import main as referee_main
-from workers import tournament as tournaments_api
-from workers import views
-from workers.celery_app import make_app
+from workers.celery.app import make_app
+from workers.cli import views
+from workers.cli.demo import DEFAULT_LINEUP, lineup, run_demo
+from workers.cli.watch import follow
 from workers.config import WorkerConfig
-from workers.demo import DEFAULT_LINEUP, lineup, run_demo
-from workers.leaderboard import Leaderboard, boards, tournament_table
+from workers.processes.services import ServiceError
+from workers.ratings.leaderboard import Leaderboard, boards, tournament_table
 from workers.referee_client import RefereeClient
-from workers.schedule import ScheduleError
-from workers.services import ServiceError
-from workers.store import Store
-from workers.table import PLAYED
-from workers.tournament_store import TournamentError, TournamentStore
-from workers.watch import follow
+from workers.storage.store import Store
+from workers.tournaments import control as tournaments_api
+from workers.tournaments.schedule import ScheduleError
+from workers.tournaments.store import TournamentError, TournamentStore
+from workers.tournaments.table import PLAYED
 
 app = typer.Typer(
     help="Pitch Arena: run the referee, workers and beat; register bots; run tournaments; show leaderboards and "
@@ -102,7 +102,7 @@ def worker(
 
     Run as many as you like, on any machine that reaches Redis and the referee.  Arguments
     after -- go to `celery worker`."""
-    from workers import celery_app  # imported here: it reads the environment when imported
+    from workers.celery import app as celery_app  # imported here: it reads the environment when imported
 
     argv = ["worker", f"--loglevel={loglevel}", "-n", name, *ctx.args]
     if concurrency:
@@ -121,7 +121,7 @@ def beat(
 
     One round robin per preset of PITCH_AUTO_PRESETS every PITCH_AUTO_INTERVAL_S seconds.
     Run one beat per arena.  Arguments after -- go to `celery beat`."""
-    from workers import celery_app  # imported here: it reads the environment when imported
+    from workers.celery import app as celery_app  # imported here: it reads the environment when imported
 
     if not celery_app.config.presets:
         Console(stderr=True).print("[yellow]PITCH_AUTO_PRESETS is empty: beat has nothing to schedule[/]")

@@ -24,17 +24,17 @@ from pathlib import Path
 
 from rich.console import Console
 
-from workers import tournament
-from workers.celery_app import make_app
+from workers.celery.app import make_app
+from workers.cli.views import leaderboard_table
+from workers.cli.watch import follow
 from workers.config import WorkerConfig
-from workers.leaderboard import Leaderboard
+from workers.processes.services import LocalArena
+from workers.ratings.leaderboard import Leaderboard
 from workers.referee_client import RefereeClient
-from workers.schedule import round_robin
-from workers.services import LocalArena
-from workers.store import Store
-from workers.tournament_store import TournamentStore
-from workers.views import leaderboard_table
-from workers.watch import follow
+from workers.storage.store import Store
+from workers.tournaments import control as tournament
+from workers.tournaments.schedule import round_robin
+from workers.tournaments.store import TournamentStore
 
 DEFAULT_LINEUP = ("heuristic", "heuristic", "random", "random")
 

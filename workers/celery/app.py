@@ -1,7 +1,7 @@
 """The Celery app: Redis broker and result backend, settings that keep a match from being lost.
 
-Run a worker with ``celery -A workers.celery_app worker`` and beat with
-``celery -A workers.celery_app beat``; both read :class:`workers.config.WorkerConfig` from
+Run a worker with ``celery -A workers.celery.app worker`` and beat with
+``celery -A workers.celery.app beat``; both read :class:`workers.config.WorkerConfig` from
 the environment.
 
 * ``acks_late`` + ``task_reject_on_worker_lost``: a task is acknowledged only after it
@@ -32,7 +32,7 @@ REQUEUE_LOST = "pitch.requeue_lost"
 def make_app(config: WorkerConfig) -> Celery:
     """A Celery app for ``config`` (workers use :data:`app`; tests and launchers may build
     their own for another Redis or prefix)."""
-    celery = Celery("pitch", broker=config.celery_url, backend=config.celery_url, include=["workers.tasks"])
+    celery = Celery("pitch", broker=config.celery_url, backend=config.celery_url, include=["workers.celery.tasks"])
     celery.conf.update(
         task_serializer="json",
         result_serializer="json",

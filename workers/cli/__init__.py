@@ -1,0 +1,1 @@
+"""The ``pitch-arena`` command line: its commands, the local demo, terminal views and progress."""

@@ -1,0 +1,1 @@
+"""The Redis store of bots, tokens, match results and match logs."""

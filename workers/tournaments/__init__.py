@@ -1,0 +1,1 @@
+"""Tournaments: schedules, launching and finishing them, their keys in Redis, the final table."""
