@@ -21,6 +21,7 @@ from typing import Any
 from google.protobuf import json_format
 
 from pitch_sdk import wire
+from pitch_sdk.decision_times import add_time
 from pitch_sdk.proto.pitch.v1 import arena_pb2, bot_pb2, game_pb2
 from pitch_sdk.rules import (
     SPECTATOR,
@@ -86,7 +87,12 @@ class SeatRunner:
     presence: Presence
     bank_ms: float
     strikes: int = 0
+    timeouts: int = 0
     decisions: int = 0
+    time_used_ms: float = 0.0
+    """Time the bot took over the decisions it answered (referee's clock)."""
+    decision_times: list[int] = field(default_factory=list)
+    """Answered decisions per time bucket (:mod:`pitch_sdk.decision_times`)."""
     status: int = game_pb2.SEAT_STATUS_OK
     disconnected_since: float | None = None
     held: list[bytes] = field(default_factory=list)
@@ -209,6 +215,8 @@ class SeatRunner:
                 return None
             spent_ms = (loop.time() - start) * 1000
             self.bank_ms = max(0.0, self.bank_ms - max(0.0, spent_ms - spec.per_decision_ms))
+            self.time_used_ms += spent_ms
+            add_time(self.decision_times, spent_ms)
             return decision
 
     def _fallback(self, state: GameState, decision_id: str, reason: int, message: str) -> Action:
@@ -217,6 +225,8 @@ class SeatRunner:
         spec = self.match.spec
         if reason != bot_pb2.STRIKE_REASON_DISCONNECTED:
             self.strikes += 1
+            if reason == bot_pb2.STRIKE_REASON_TIMEOUT:
+                self.timeouts += 1
             self._worsen(game_pb2.SEAT_STATUS_TIMED_OUT if reason == bot_pb2.STRIKE_REASON_TIMEOUT
                          else game_pb2.SEAT_STATUS_ILLEGAL)
         log.info("match %s seat %d: %s; fallback %s", spec.match_id, self.seat, message, action)
@@ -289,6 +299,11 @@ class Match:
     """The ruleset as a message, encoded once for every seat's start and the result."""
     clock: AnswerClock = field(default_factory=AnswerClock)
     """Times the answer the match is waiting for."""
+    practice: bool = False
+    """A practice match (not recorded)."""
+    started_unix: float = field(default_factory=time.time)
+    game: int = 0
+    """The game being played, from 1 (0 before the first deal)."""
 
     def __post_init__(self) -> None:
         self.seats = [SeatRunner(self, seat, presence, float(self.spec.bank_ms))
@@ -315,6 +330,7 @@ class Match:
         state: GameState | None = None
         try:
             for game in range(spec.games):
+                self.game = game + 1
                 state = GameState.new(rules, seed=game_seed(spec.seed, game), dealer=game % rules.players)
                 self._broadcast(game, state.history, None)
                 while not state.is_over:
@@ -416,7 +432,9 @@ class Match:
             forfeiting_party=forfeiting or 0, completed=completed,
             seats=[bot_pb2.SeatOutcome(seat=r.seat, bot_id=r.presence.bot.bot_id, status=r.status,  # type: ignore[arg-type]
                                        strikes=r.strikes, decisions=r.decisions,
-                                       ignored_answers=r.presence.ignored_answers) for r in self.seats])
+                                       ignored_answers=r.presence.ignored_answers, timeouts=r.timeouts,
+                                       time_used_ms=round(r.time_used_ms),
+                                       decision_time_histogram=r.decision_times) for r in self.seats])
 
 
 def result_to_dict(result: bot_pb2.MatchResult) -> dict[str, object]:

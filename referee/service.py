@@ -122,7 +122,7 @@ class Arena:
 
     def start(self, spec: MatchSpec, record: bool) -> asyncio.Task[bot_pb2.MatchResult]:
         """Run a validated match in the background; ``record`` stores its result once."""
-        match = Match(spec)
+        match = Match(spec, practice=not record)
         for presence in spec.seats:
             presence.seats_in_use += 1
 
@@ -376,6 +376,16 @@ class ArenaServicer(arena_pb2_grpc.ArenaServiceServicer):
             await context.abort(grpc.StatusCode.NOT_FOUND, f"no match {request.match_id!r} on this referee")
         async for item in match.events():
             yield item
+
+    async def ListMatches(self, request: arena_pb2.ListMatchesRequest,
+                          context: Context) -> arena_pb2.ListMatchesResponse:
+        """The matches running now, oldest first: public facts only (ids, seats, progress)."""
+        await self._admin(context)
+        running = sorted(self.arena.matches.values(), key=lambda m: m.started_unix)
+        return arena_pb2.ListMatchesResponse(matches=[arena_pb2.RunningMatch(
+            match_id=m.spec.match_id, preset=m.spec.ruleset.name, seat_bot_ids=[p.bot.bot_id for p in m.spec.seats],
+            seat_names=[p.bot.name for p in m.spec.seats], games=m.spec.games, game=m.game,
+            started_unix=m.started_unix, practice=m.practice) for m in running])
 
     async def GetMatchLog(self, request: arena_pb2.GetMatchLogRequest,
                           context: Context) -> arena_pb2.GetMatchLogResponse:

@@ -18,6 +18,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha.proto_reflection_descriptor_database import ProtoReflectionDescriptorDatabase
 
 from pitch_sdk.bots.loader import load_bot
+from pitch_sdk.decision_times import bucket_of
 from pitch_sdk.proto.pitch.v1 import arena_pb2, bot_pb2, bot_pb2_grpc, game_pb2
 from pitch_sdk.rules import GameLog, replay
 from tests.referee.bots import FirstLegalBot, IllegalBot, SlowBot, SteadyBot
@@ -509,5 +510,61 @@ def test_a_burn_among_millions_of_sets_is_sent_as_a_rule(redis_url: str) -> None
             assert result.completed and not result.forfeited
             assert [s.status for s in result.seats] == [game_pb2.SEAT_STATUS_OK] * 3
             assert all(s.strikes == 0 for s in result.seats)
+
+    run(scenario())
+
+
+def test_seat_outcomes_record_time_used_and_timeouts(redis_url: str) -> None:
+    """Each seat's outcome carries its timeouts, its total time and a histogram of its
+    answered decisions' times: a bot taking 20 ms a decision has every answer counted, in
+    buckets of 20 ms or more; a bot that times out has its timeouts counted apart."""
+
+    async def scenario() -> None:
+        async with running_arena(redis_url) as arena:
+            steady, _ = await arena.connect(SteadyBot)
+            slow, _ = await arena.connect(SlowBot)
+            first = [(await arena.connect(FirstLegalBot))[0] for _ in range(2)]
+            result = (await arena.run_match(
+                "partnership", [steady, slow, *first], seed=3, options_json='{"target": 3}',
+                time_control=bot_pb2.TimeControl(per_decision_ms=150, bank_ms=0),
+                fault_policy=arena_pb2.FaultPolicy(max_strikes=0))).result
+            steady_seat, slow_seat = result.seats[0], result.seats[1]
+            assert steady_seat.timeouts == 0 and steady_seat.decisions > 0
+            assert sum(steady_seat.decision_time_histogram) == steady_seat.decisions
+            assert all(count == 0 for count in steady_seat.decision_time_histogram[:bucket_of(20)])
+            assert steady_seat.time_used_ms >= 20 * steady_seat.decisions
+            assert slow_seat.timeouts > 0 and slow_seat.timeouts == slow_seat.strikes
+            assert sum(slow_seat.decision_time_histogram) < slow_seat.decisions + slow_seat.timeouts
+
+    run(scenario())
+
+
+def test_list_matches_shows_running_matches_with_public_facts_only(redis_url: str) -> None:
+    """ListMatches names each running match's preset, seats and game; a finished match
+    leaves the list; the call needs the admin token."""
+
+    async def scenario() -> None:
+        async with running_arena(redis_url) as arena:
+            seats = [(await arena.connect(SteadyBot))[0] for _ in range(4)]
+            task = asyncio.ensure_future(arena.run_match("partnership", seats, seed=5, games=1, match_id="live-1"))
+            for _ in range(100):
+                running = (await arena.admin.ListMatches(arena_pb2.ListMatchesRequest(), metadata=ADMIN)).matches
+                if running:
+                    break
+                await asyncio.sleep(0.05)
+            assert [m.match_id for m in running] == ["live-1"]
+            live = running[0]
+            assert live.preset == "partnership" and list(live.seat_bot_ids) == seats
+            assert len(live.seat_names) == 4 and live.games == 1 and live.game == 1 and not live.practice
+            assert live.started_unix > 0
+            with pytest.raises(grpc.aio.AioRpcError) as refused:
+                await arena.admin.ListMatches(arena_pb2.ListMatchesRequest())
+            assert refused.value.code() == grpc.StatusCode.UNAUTHENTICATED
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+            await arena.run_match("partnership", seats, seed=5, options_json='{"target": 1}', match_id="live-2")
+            after = (await arena.admin.ListMatches(arena_pb2.ListMatchesRequest(), metadata=ADMIN)).matches
+            assert "live-2" not in [m.match_id for m in after]
 
     run(scenario())

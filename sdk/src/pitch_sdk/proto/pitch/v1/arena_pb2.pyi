@@ -373,3 +373,98 @@ class GetMatchLogResponse(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___GetMatchLogResponse: _TypeAlias = GetMatchLogResponse  # noqa: Y015
+
+@_typing.final
+class ListMatchesRequest(_message.Message):
+    """List the running matches."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    def __init__(
+        self,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ListMatchesRequest: _TypeAlias = ListMatchesRequest  # noqa: Y015
+
+@_typing.final
+class RunningMatch(_message.Message):
+    """A match being played now."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    MATCH_ID_FIELD_NUMBER: _builtins.int
+    PRESET_FIELD_NUMBER: _builtins.int
+    SEAT_BOT_IDS_FIELD_NUMBER: _builtins.int
+    SEAT_NAMES_FIELD_NUMBER: _builtins.int
+    GAMES_FIELD_NUMBER: _builtins.int
+    GAME_FIELD_NUMBER: _builtins.int
+    STARTED_UNIX_FIELD_NUMBER: _builtins.int
+    PRACTICE_FIELD_NUMBER: _builtins.int
+    match_id: _builtins.str
+    """The match."""
+    preset: _builtins.str
+    """The preset played."""
+    games: _builtins.int
+    """Games in the match."""
+    game: _builtins.int
+    """The game being played now, from 1."""
+    started_unix: _builtins.float
+    """When the match started, in seconds since the Unix epoch."""
+    practice: _builtins.bool
+    """True for a practice match (not recorded)."""
+    @_builtins.property
+    def seat_bot_ids(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """The bot id in each seat, by seat."""
+
+    @_builtins.property
+    def seat_names(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """The display name of the bot in each seat, by seat."""
+
+    def __init__(
+        self,
+        *,
+        match_id: _builtins.str = ...,
+        preset: _builtins.str = ...,
+        seat_bot_ids: _abc.Iterable[_builtins.str] | None = ...,
+        seat_names: _abc.Iterable[_builtins.str] | None = ...,
+        games: _builtins.int = ...,
+        game: _builtins.int = ...,
+        started_unix: _builtins.float = ...,
+        practice: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["game", b"game", "games", b"games", "match_id", b"match_id", "practice", b"practice", "preset", b"preset", "seat_bot_ids", b"seat_bot_ids", "seat_names", b"seat_names", "started_unix", b"started_unix"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___RunningMatch: _TypeAlias = RunningMatch  # noqa: Y015
+
+@_typing.final
+class ListMatchesResponse(_message.Message):
+    """The running matches."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    MATCHES_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def matches(self) -> _containers.RepeatedCompositeFieldContainer[Global___RunningMatch]:
+        """Every running match, oldest first."""
+
+    def __init__(
+        self,
+        *,
+        matches: _abc.Iterable[Global___RunningMatch] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["matches", b"matches"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ListMatchesResponse: _TypeAlias = ListMatchesResponse  # noqa: Y015

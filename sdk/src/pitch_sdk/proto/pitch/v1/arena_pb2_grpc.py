@@ -60,6 +60,11 @@ class ArenaServiceStub:
                 request_serializer=pitch_dot_v1_dot_arena__pb2.GetMatchLogRequest.SerializeToString,
                 response_deserializer=pitch_dot_v1_dot_arena__pb2.GetMatchLogResponse.FromString,
                 _registered_method=True)
+        self.ListMatches = channel.unary_unary(
+                '/pitch.v1.ArenaService/ListMatches',
+                request_serializer=pitch_dot_v1_dot_arena__pb2.ListMatchesRequest.SerializeToString,
+                response_deserializer=pitch_dot_v1_dot_arena__pb2.ListMatchesResponse.FromString,
+                _registered_method=True)
 
 
 class ArenaServiceServicer:
@@ -103,6 +108,13 @@ class ArenaServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ListMatches(self, request, context):
+        """Lists the matches this referee is playing now (for spectators: public facts only).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_ArenaServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -130,6 +142,11 @@ def add_ArenaServiceServicer_to_server(servicer, server):
                     servicer.GetMatchLog,
                     request_deserializer=pitch_dot_v1_dot_arena__pb2.GetMatchLogRequest.FromString,
                     response_serializer=pitch_dot_v1_dot_arena__pb2.GetMatchLogResponse.SerializeToString,
+            ),
+            'ListMatches': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListMatches,
+                    request_deserializer=pitch_dot_v1_dot_arena__pb2.ListMatchesRequest.FromString,
+                    response_serializer=pitch_dot_v1_dot_arena__pb2.ListMatchesResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -268,6 +285,33 @@ class ArenaService:
             '/pitch.v1.ArenaService/GetMatchLog',
             pitch_dot_v1_dot_arena__pb2.GetMatchLogRequest.SerializeToString,
             pitch_dot_v1_dot_arena__pb2.GetMatchLogResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListMatches(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/pitch.v1.ArenaService/ListMatches',
+            pitch_dot_v1_dot_arena__pb2.ListMatchesRequest.SerializeToString,
+            pitch_dot_v1_dot_arena__pb2.ListMatchesResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -51,6 +51,8 @@ class ArenaServiceStub:
     """
     GetMatchLog: _grpc.UnaryUnaryMultiCallable[_arena_pb2.GetMatchLogRequest, _arena_pb2.GetMatchLogResponse]
     """Fetches a finished match's full log (every hand, including hidden cards)."""
+    ListMatches: _grpc.UnaryUnaryMultiCallable[_arena_pb2.ListMatchesRequest, _arena_pb2.ListMatchesResponse]
+    """Lists the matches this referee is playing now (for spectators: public facts only)."""
 
 @_typing.type_check_only
 class ArenaServiceAsyncStub(ArenaServiceStub):
@@ -71,6 +73,8 @@ class ArenaServiceAsyncStub(ArenaServiceStub):
     """
     GetMatchLog: _aio.UnaryUnaryMultiCallable[_arena_pb2.GetMatchLogRequest, _arena_pb2.GetMatchLogResponse]  # type: ignore[assignment]
     """Fetches a finished match's full log (every hand, including hidden cards)."""
+    ListMatches: _aio.UnaryUnaryMultiCallable[_arena_pb2.ListMatchesRequest, _arena_pb2.ListMatchesResponse]  # type: ignore[assignment]
+    """Lists the matches this referee is playing now (for spectators: public facts only)."""
 
 class ArenaServiceServicer(metaclass=_abc_1.ABCMeta):
     """Administration of the arena: bots and matches."""
@@ -118,5 +122,13 @@ class ArenaServiceServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[_arena_pb2.GetMatchLogResponse, _abc.Awaitable[_arena_pb2.GetMatchLogResponse]]:
         """Fetches a finished match's full log (every hand, including hidden cards)."""
+
+    @_abc_1.abstractmethod
+    def ListMatches(
+        self,
+        request: _arena_pb2.ListMatchesRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_arena_pb2.ListMatchesResponse, _abc.Awaitable[_arena_pb2.ListMatchesResponse]]:
+        """Lists the matches this referee is playing now (for spectators: public facts only)."""
 
 def add_ArenaServiceServicer_to_server(servicer: ArenaServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

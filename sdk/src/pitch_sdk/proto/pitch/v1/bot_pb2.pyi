@@ -1144,6 +1144,9 @@ class SeatOutcome(_message.Message):
     STRIKES_FIELD_NUMBER: _builtins.int
     DECISIONS_FIELD_NUMBER: _builtins.int
     IGNORED_ANSWERS_FIELD_NUMBER: _builtins.int
+    TIMEOUTS_FIELD_NUMBER: _builtins.int
+    TIME_USED_MS_FIELD_NUMBER: _builtins.int
+    DECISION_TIME_HISTOGRAM_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
     """The seat."""
     bot_id: _builtins.str
@@ -1156,6 +1159,20 @@ class SeatOutcome(_message.Message):
     """Decisions the bot answered itself."""
     ignored_answers: _builtins.int
     """Answers ignored because their decision id was stale, unknown or duplicate."""
+    timeouts: _builtins.int
+    """Strikes received for answering too late (included in `strikes`)."""
+    time_used_ms: _builtins.int
+    """Milliseconds the bot took over all the decisions it answered, on the referee's clock."""
+    @_builtins.property
+    def decision_time_histogram(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """How long the answered decisions took, as counts per bucket of milliseconds: bucket i
+        holds answers of at most DECISION_TIME_BUCKETS_MS[i] ms (and more than bucket i-1's),
+        the last bucket everything slower. The bounds are 1, 2, 3, 5, 7, 10, 15, 20, 30, 50,
+        70, 100, 150, 200, 300, 500, 700, 1000, 1500, 2000, 3000, 5000, 7000, 10000, 15000,
+        20000, 30000, 60000 ms. Trailing empty buckets are left out. Histograms of several
+        matches add up bucket by bucket, so medians and percentiles over many matches follow.
+        """
+
     def __init__(
         self,
         *,
@@ -1165,10 +1182,13 @@ class SeatOutcome(_message.Message):
         strikes: _builtins.int = ...,
         decisions: _builtins.int = ...,
         ignored_answers: _builtins.int = ...,
+        timeouts: _builtins.int = ...,
+        time_used_ms: _builtins.int = ...,
+        decision_time_histogram: _abc.Iterable[_builtins.int] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot_id", b"bot_id", "decisions", b"decisions", "ignored_answers", b"ignored_answers", "seat", b"seat", "status", b"status", "strikes", b"strikes"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot_id", b"bot_id", "decision_time_histogram", b"decision_time_histogram", "decisions", b"decisions", "ignored_answers", b"ignored_answers", "seat", b"seat", "status", b"status", "strikes", b"strikes", "time_used_ms", b"time_used_ms", "timeouts", b"timeouts"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
