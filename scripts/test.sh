@@ -6,8 +6,8 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 bash scripts/ensure-venv.sh
 echo "==> ruff" >&2
-.venv/bin/ruff check sdk/src referee workers tests bench
-echo "==> mypy --strict (the SDK, the referee and the workers)" >&2
+.venv/bin/ruff check sdk/src referee workers web tests bench
+echo "==> mypy --strict (the SDK, the referee, the workers and the web arena)" >&2
 .venv/bin/mypy
 echo "==> pytest" >&2
 exec .venv/bin/python -m pytest -n auto "$@"

@@ -129,6 +129,27 @@ def beat(
 
 
 @app.command()
+def web(
+    address: Annotated[str | None, typer.Option(help="host:port to serve on [PITCH_WEB_ADDRESS, 127.0.0.1:8080]")]
+    = None,
+    loglevel: Annotated[str, typer.Option(help="debug, info, warning or error.")] = "info",
+) -> None:
+    """Serve the web arena: leaderboards, bots, tournaments, replays, live matches, play.
+
+    Reads Redis (REDIS_URL, PITCH_STORE_PREFIX) and calls the referee (PITCH_REFEREE,
+    PITCH_ADMIN_TOKEN) like every other service."""
+    from web.config import WebConfig  # imported here: the other commands do not need the web stack
+    from web.server import serve
+
+    try:
+        config = WebConfig.from_env(address=address)
+    except ValueError as exc:
+        _fail(str(exc))
+    Console(stderr=True, highlight=False).print(f"web arena on http://{config.address}/")
+    serve(config, loglevel.lower())
+
+
+@app.command()
 def register(
     name: Annotated[str, typer.Argument(help="The bot's display name (unique).")],
     owner: Annotated[str, typer.Option(help="Who runs the bot.")] = "",

@@ -17,6 +17,7 @@ import subprocess
 import sys
 import threading
 import time
+import urllib.request
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from types import TracebackType
@@ -91,6 +92,15 @@ def wait_for(condition: Callable[[], bool], timeout: float, what: str, services:
         time.sleep(0.1)
 
 
+def _answers(url: str) -> bool:
+    """Whether an HTTP GET of ``url`` succeeds now."""
+    try:
+        with urllib.request.urlopen(url, timeout=1) as response:
+            return bool(response.status == 200)
+    except OSError:
+        return False
+
+
 class LocalArena:
     """Processes started one by one and stopped together; a context manager."""
 
@@ -134,6 +144,16 @@ class LocalArena:
         return self._start(name, [str(BIN / "pitch-arena"), "worker", "--concurrency", str(concurrency),
                                   "--name", f"{name}@%h", "--loglevel", "INFO", "--", "--without-gossip",
                                   "--without-mingle", "--without-heartbeat"], config.to_env(), signal.SIGQUIT)
+
+    def start_web(self, env: Mapping[str, str], address: str | None = None) -> str:
+        """``pitch-arena web`` on ``address`` (default: a free loopback port), configured by
+        ``env`` (``WebConfig.to_env()``); its base URL once it answers."""
+        address = address or f"127.0.0.1:{free_port()}"
+        web = self._start("web", [str(BIN / "pitch-arena"), "web", "--address", address, "--loglevel", "warning"],
+                          env)
+        url = f"http://{address}"
+        wait_for(lambda: _answers(f"{url}/healthz"), 30, "the web arena", [web])
+        return url
 
     def check(self) -> None:
         """Raise :class:`ServiceError` if any process has exited."""

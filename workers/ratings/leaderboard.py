@@ -166,10 +166,18 @@ class Leaderboard:
 
     def top(self, n: int = 20) -> list[RatingRow]:
         """The ``n`` best live ratings, best first."""
-        if n <= 0:
+        return self.page(0, n)
+
+    def page(self, start: int, count: int) -> list[RatingRow]:
+        """``count`` rows of the live ranking from place ``start + 1`` on (for paging)."""
+        if count <= 0 or start < 0:
             return []
-        ids = [str(x) for x in self.client.zrevrange(self._key("ranking"), 0, n)]
-        return self._rows(ids, 1)[:n]
+        ids = [str(x) for x in self.client.zrevrange(self._key("ranking"), start, start + count)]
+        return self._rows(ids, start + 1)[:count]
+
+    def size(self) -> int:
+        """How many bots have a rating on this board."""
+        return int(self.client.zcard(self._key("ranking")))
 
     def rank(self, bot_id: str) -> int | None:
         """The bot's place (1 = best), or ``None`` if it has no rating on this board."""

@@ -15,6 +15,10 @@ Layout::
     {p}match-log:{id}       list of game log JSONs, written with the result
     {p}match-aborted:{id}   list of aborted attempts (result + logs); not a recorded result
     {p}matches              sorted set of match ids by finish time
+    {p}bot-matches:{id}     sorted set of the bot's recorded match ids by finish time
+    {p}bot-conduct:{id}     hash: the bot's totals over its recorded matches: matches, seats,
+                            decisions, strikes, timeouts, time_used_ms, and bucket:{i}, answered
+                            decisions per time bucket i (``pitch_sdk.decision_times``)
 
 Tournaments (``workers.tournaments.store``; Celery's own keys live under ``{p}celery:``)::
 
@@ -43,10 +47,13 @@ import json
 import secrets
 import time
 import uuid
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
 import redis
+
+from pitch_sdk.decision_times import percentile_ms
 
 DEFAULT_PREFIX = "pitch:"
 
@@ -120,10 +127,23 @@ class Store:
         return None if bot_id is None else self.bot(str(bot_id))
 
     def bots(self) -> list[BotRecord]:
-        """Every registered bot, by name."""
+        """Every registered bot, by name (one round trip for the ids, one for the records)."""
         ids = sorted(str(i) for i in self.client.smembers(self._key("bots")))
-        records = [self.bot(i) for i in ids]
-        return sorted((r for r in records if r is not None), key=lambda r: r.name)
+        pipe = self.client.pipeline(transaction=False)
+        for bot_id in ids:
+            pipe.hmget(self._key("bot", bot_id), ["name", "owner", "description", "created"])
+        records = [BotRecord(bot_id, name, owner or "", description or "", float(created or 0))
+                   for bot_id, (name, owner, description, created) in zip(ids, pipe.execute(), strict=True)
+                   if name is not None]
+        return sorted(records, key=lambda r: r.name)
+
+    def bot_names(self, bot_ids: Iterable[str]) -> dict[str, str]:
+        """The display name of each of ``bot_ids`` that is registered (one round trip)."""
+        ids = list(dict.fromkeys(bot_ids))
+        pipe = self.client.pipeline(transaction=False)
+        for bot_id in ids:
+            pipe.hget(self._key("bot", bot_id), "name")
+        return {bot_id: str(name) for bot_id, name in zip(ids, pipe.execute(), strict=True) if name is not None}
 
     # ----------------------------------------------------------------- matches
     def record_match(self, match_id: str, result: dict[str, Any], game_logs: list[str]) -> bool:
@@ -131,10 +151,15 @@ class Store:
         key = self._key("match", match_id)
         if not self.client.set(key, json.dumps(result, sort_keys=True), nx=True):
             return False
+        finished = time.time()
         pipe = self.client.pipeline()
         if game_logs:
             pipe.rpush(self._key("match-log", match_id), *game_logs)
-        pipe.zadd(self._key("matches"), {match_id: time.time()})
+        pipe.zadd(self._key("matches"), {match_id: finished})
+        for bot_id, totals in _conduct(result).items():
+            pipe.zadd(self._key("bot-matches", bot_id), {match_id: finished})
+            for name, amount in totals.items():
+                pipe.hincrby(self._key("bot-conduct", bot_id), name, amount)
         pipe.execute()
         return True
 
@@ -163,3 +188,61 @@ class Store:
     def match_logs(self, match_id: str) -> list[str]:
         """A recorded match's game logs (JSON), in game order."""
         return [str(x) for x in self.client.lrange(self._key("match-log", match_id), 0, -1)]
+
+    def bot_matches(self, bot_id: str, count: int, offset: int = 0) -> list[tuple[str, float]]:
+        """The bot's recorded matches, newest first: ``(match id, finish time)``."""
+        if count <= 0:
+            return []
+        raw = self.client.zrevrange(self._key("bot-matches", bot_id), offset, offset + count - 1, withscores=True)
+        return [(str(match_id), float(stamp)) for match_id, stamp in raw]  # type: ignore[str-unpack]
+
+    def bot_match_count(self, bot_id: str) -> int:
+        """How many recorded matches the bot played in."""
+        return int(self.client.zcard(self._key("bot-matches", bot_id)))
+
+    def bot_conduct(self, bot_id: str) -> Conduct:
+        """The bot's totals over every recorded match it played in."""
+        raw: dict[str, str] = self.client.hgetall(self._key("bot-conduct", bot_id))  # type: ignore[assignment]
+        buckets = {int(name.removeprefix("bucket:")): int(value) for name, value in raw.items()
+                   if name.startswith("bucket:")}
+        histogram = [buckets.get(i, 0) for i in range(max(buckets) + 1)] if buckets else []
+        return Conduct(int(raw.get("matches", 0)), int(raw.get("seats", 0)), int(raw.get("decisions", 0)),
+                       int(raw.get("strikes", 0)), int(raw.get("timeouts", 0)), int(raw.get("time_used_ms", 0)),
+                       tuple(histogram))
+
+
+@dataclass(frozen=True)
+class Conduct:
+    """How a bot behaved over its recorded matches (each seat it held counts)."""
+
+    matches: int
+    seats: int
+    decisions: int
+    strikes: int
+    timeouts: int
+    time_used_ms: int
+    decision_time_histogram: tuple[int, ...]
+
+    @property
+    def median_ms(self) -> int | None:
+        """The median answered decision's time bucket (see :func:`percentile_ms`)."""
+        return percentile_ms(self.decision_time_histogram, 0.5)
+
+    @property
+    def p95_ms(self) -> int | None:
+        """The 95th percentile answered decision's time bucket."""
+        return percentile_ms(self.decision_time_histogram, 0.95)
+
+
+def _conduct(result: dict[str, Any]) -> dict[str, dict[str, int]]:
+    """Per bot of a stored match result: the amounts its conduct totals grow by."""
+    totals: dict[str, dict[str, int]] = {}
+    for seat in result.get("seats", []):
+        bot = totals.setdefault(str(seat.get("bot_id", "")), {"matches": 1})
+        for name in ("decisions", "strikes", "timeouts", "time_used_ms"):
+            bot[name] = bot.get(name, 0) + int(seat.get(name, 0))
+        bot["seats"] = bot.get("seats", 0) + 1
+        for index, count in enumerate(seat.get("decision_time_histogram", [])):
+            if count:
+                bot[f"bucket:{index}"] = bot.get(f"bucket:{index}", 0) + int(count)
+    return totals

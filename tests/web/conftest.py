@@ -1,0 +1,60 @@
+"""Fixtures of the web tests: one real arena with a played tournament and its web service
+per test process, a headless Chromium, and a page per test that fails on any script dialog
+(an ``alert`` would mean a bot's name ran as code)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.web.harness import CHROMIUM, CHROMIUM_ARGS, WebArena, screenshot_dir, web_arena
+
+
+@pytest.fixture(scope="session")
+def arena(redis_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[WebArena]:
+    """The arena after a partnership round robin of four bot processes, with its web service."""
+    with web_arena(redis_url, tmp_path_factory.mktemp("web-arena")) as running:
+        yield running
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Any]:
+    """Debian's Chromium, headless, driven by Playwright (no browser download)."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as driver:
+        chromium = driver.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture()
+def page(browser: Any) -> Iterator[Any]:
+    """A fresh browser page; any script dialog (alert, confirm) fails the test."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    tab = context.new_page()
+    dialogs: list[str] = []
+    tab.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
+    errors: list[str] = []
+    tab.on("pageerror", lambda error: errors.append(str(error)))
+    yield tab
+    context.close()
+    assert not dialogs, f"a page opened a script dialog: {dialogs}"
+    assert not errors, f"a page raised a JavaScript error: {errors}"
+
+
+@pytest.fixture(scope="session")
+def screenshots() -> Path:
+    """The folder the run's screenshots go to (printed at the end of the run)."""
+    return screenshot_dir()
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    """Say where the screenshots are, when the run took any."""
+    folder = screenshot_dir()
+    shots = sorted(folder.glob("*.png"))
+    if shots:
+        terminalreporter.write_line(f"web screenshots ({len(shots)}): {folder}")

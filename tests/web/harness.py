@@ -1,0 +1,99 @@
+"""A whole arena as real processes for the web tests: a private Redis, a referee, bot
+processes (one of them named like a script, to prove escaping), a Celery worker, a played
+tournament, and the web service itself; plus headless Chromium (Debian's package) driven by
+Playwright, and screenshots a reviewer can open."""
+
+from __future__ import annotations
+
+import os
+import secrets
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from web.config import WebConfig
+from workers.celery.app import make_app
+from workers.config import WorkerConfig
+from workers.processes.services import LocalArena
+from workers.referee_client import RefereeClient
+from workers.storage.store import Store
+from workers.tournaments import control as tournament
+from workers.tournaments.store import TournamentStore
+
+CHROMIUM = "/usr/bin/chromium"
+#: Chromium's flags on this closed network (no background connections, no sandbox as root).
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+#: A bot name that would run as a script if any page forgot to escape it.
+HOSTILE_NAME = "<script>alert(1)</script>"
+#: The line-up: (registered name, bot spec); four bots suit every four-seat preset.
+LINEUP = (("heuristic-1", "heuristic"), (HOSTILE_NAME, "heuristic"), ("random-1", "random"), ("random-2", "random"))
+
+
+@dataclass
+class WebArena:
+    """A running arena and its web service, as the tests see it."""
+
+    url: str
+    store: Store
+    tournaments: TournamentStore
+    referee: RefereeClient
+    worker: WorkerConfig
+    web: WebConfig
+    local: LocalArena
+    names: dict[str, str]
+    """Bot id -> registered name."""
+    tournament_id: str
+    preset: str
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def bot_id(self, name: str) -> str:
+        """The id of the bot registered as ``name``."""
+        return next(bot_id for bot_id, known in self.names.items() if known == name)
+
+
+@contextmanager
+def web_arena(redis_url: str, log_dir: Path, preset: str = "partnership", games: int = 1) -> Iterator[WebArena]:
+    """Start everything, play a round robin of :data:`LINEUP` to its table, start the web
+    service; stop every process afterwards and delete the keys it wrote."""
+    prefix = f"web-{os.getpid()}-{secrets.token_hex(3)}:"
+    admin = secrets.token_urlsafe(12)
+    store = Store.from_url(redis_url, prefix)
+    with LocalArena(log_dir) as local:
+        address = local.start_referee(redis_url, prefix, admin, {"PITCH_SHUTDOWN_GRACE_S": "1"})
+        referee = RefereeClient(address, admin, match_timeout_s=60)
+        names: dict[str, str] = {}
+        for offset, (name, spec) in enumerate(LINEUP):
+            registered = referee.register(name, owner="tests", description=f"pitch-bot run {spec}")
+            names[registered.bot_id] = name
+            local.start_bot(f"bot{offset}", spec, address, registered.token, seed=offset)
+        local.wait_connected(referee, list(names))
+        worker = WorkerConfig(redis_url=redis_url, store_prefix=prefix, referee=address, admin_token=admin)
+        local.start_worker(worker, "web-worker", 2)
+        tournaments = TournamentStore(store)
+        schedule = tournament.create(tournaments, preset, list(names), games=games, seed=7)
+        tournament.launch(make_app(worker), tournaments, schedule.tournament_id)
+        deadline = time.monotonic() + 240
+        while tournaments.table(schedule.tournament_id) is None:
+            local.check()
+            assert time.monotonic() < deadline, "the tournament did not finish in time"
+            time.sleep(0.2)
+        web = WebConfig(address="127.0.0.1:1", redis_url=redis_url, store_prefix=prefix, referee=address,
+                        admin_token=admin)
+        url = local.start_web(web.to_env())
+        web = WebConfig(**{**web.__dict__, "address": url.removeprefix("http://")})
+        try:
+            yield WebArena(url, store, tournaments, referee, worker, web, local, names, schedule.tournament_id, preset)
+        finally:
+            for key in store.client.scan_iter(f"{prefix}*"):
+                store.client.delete(key)
+
+
+def screenshot_dir() -> Path:
+    """Where the run writes its screenshots (``PITCH_SCREENSHOTS``, else a temporary folder)."""
+    folder = Path(os.environ.get("PITCH_SCREENSHOTS") or Path(os.environ.get("TMPDIR", "/tmp")) / "pitch-web-screens")
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder

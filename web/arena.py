@@ -1,0 +1,92 @@
+"""What the pages read: the arena's Redis through the project's store modules, and the
+referee through ArenaService (connected bots, running matches, their event streams).
+
+Pages run their store reads in Starlette's thread pool (plain ``def`` handlers), since the
+store is synchronous redis-py; the event streams are asynchronous (``grpc.aio``) and are
+opened per spectator, on the event loop that serves them."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import grpc
+
+from pitch_sdk.proto.pitch.v1 import arena_pb2, arena_pb2_grpc
+from web.config import WebConfig
+from workers.ratings.leaderboard import Leaderboard
+from workers.ratings.model import RatingRow
+from workers.referee_client import RefereeClient
+from workers.storage.store import Store
+from workers.tournaments.store import TournamentStore
+
+#: Seconds a page waits for the referee before it shows what it has without it.
+REFEREE_TIMEOUT_S = 2.0
+
+
+@dataclass
+class WebArena:
+    """The store, the tournaments and the referee, as the web service reaches them."""
+
+    config: WebConfig
+    store: Store
+    tournaments: TournamentStore = field(init=False)
+    referee: RefereeClient = field(init=False)
+    _aio_channel: grpc.aio.Channel | None = field(default=None, init=False)
+
+    def __post_init__(self) -> None:
+        self.tournaments = TournamentStore(self.store)
+        self.referee = RefereeClient(self.config.referee, self.config.admin_token, match_timeout_s=REFEREE_TIMEOUT_S)
+
+    @classmethod
+    def from_config(cls, config: WebConfig) -> WebArena:
+        """Connect to the store and (lazily) the referee that ``config`` names."""
+        return cls(config, Store.from_url(config.redis_url, config.store_prefix))
+
+    def fitted_table(self, board: str) -> list[RatingRow]:
+        """The board's order-independent Bradley–Terry table."""
+        return Leaderboard(self.store, board, self.config.elo).fitted()
+
+    @property
+    def admin_metadata(self) -> tuple[tuple[str, str], ...]:
+        """Call metadata carrying the admin token."""
+        return self.referee.metadata
+
+    def connected(self) -> dict[str, arena_pb2.BotInfo] | None:
+        """The referee's view of every registered bot (connected or not), by id; ``None``
+        when the referee cannot be reached (pages then say so instead of failing)."""
+        try:
+            bots = self.referee.stub.ListBots(arena_pb2.ListBotsRequest(), metadata=self.admin_metadata,
+                                             timeout=REFEREE_TIMEOUT_S).bots
+        except grpc.RpcError:
+            return None
+        return {bot.bot_id: bot for bot in bots}
+
+    def running_matches(self) -> list[arena_pb2.RunningMatch] | None:
+        """The matches the referee plays now, oldest first; ``None`` when it cannot be reached."""
+        try:
+            return list(self.referee.stub.ListMatches(arena_pb2.ListMatchesRequest(), metadata=self.admin_metadata,
+                                                      timeout=REFEREE_TIMEOUT_S).matches)
+        except grpc.RpcError:
+            return None
+
+    def aio_stub(self) -> arena_pb2_grpc.ArenaServiceStub:
+        """An asynchronous ArenaService stub on the serving event loop (opened on first use)."""
+        if self._aio_channel is None:
+            self._aio_channel = grpc.aio.insecure_channel(self.config.referee)
+        return arena_pb2_grpc.ArenaServiceStub(self._aio_channel)
+
+    async def match_events(self, match_id: str) -> AsyncIterator[arena_pb2.StreamMatchEventsResponse]:
+        """A match's public events from its start, then live, then its result (as the
+        referee streams them to spectators: no hidden card)."""
+        call: Any = self.aio_stub().StreamMatchEvents(  # grpc.aio's call; the stubs type the sync one
+            arena_pb2.StreamMatchEventsRequest(match_id=match_id), metadata=self.admin_metadata)
+        async for item in call:
+            yield item
+
+    async def close(self) -> None:
+        """Close the asynchronous channel (the synchronous one closes with the process)."""
+        if self._aio_channel is not None:
+            await self._aio_channel.close()
+            self._aio_channel = None

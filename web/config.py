@@ -1,0 +1,92 @@
+"""The web service's settings, from ``PITCH_*`` environment variables (and ``REDIS_URL``).
+
+It reads the store with the same ``redis_url`` and ``store_prefix`` as the workers and the
+referee, and calls the referee's ArenaService with the admin token, so one environment
+serves the whole deployment."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, fields
+from typing import Any
+
+from workers.ratings.model import EloConfig
+from workers.settings import values_from_env
+
+#: Environment variable for each setting.
+ENVIRONMENT = {
+    "address": "PITCH_WEB_ADDRESS",
+    "redis_url": "REDIS_URL",
+    "store_prefix": "PITCH_STORE_PREFIX",
+    "referee": "PITCH_REFEREE",
+    "admin_token": "PITCH_ADMIN_TOKEN",
+    "human_decision_ms": "PITCH_WEB_HUMAN_DECISION_MS",
+    "human_bank_ms": "PITCH_WEB_HUMAN_BANK_MS",
+    "max_human_matches": "PITCH_WEB_MAX_HUMAN_MATCHES",
+    "elo_initial": "PITCH_ELO_INITIAL",
+    "elo_k": "PITCH_ELO_K",
+    "elo_provisional_games": "PITCH_ELO_PROVISIONAL_GAMES",
+}
+
+
+@dataclass(frozen=True)
+class WebConfig:
+    """Everything the web service can be told."""
+
+    address: str = "127.0.0.1:8080"
+    """host:port to serve HTTP on."""
+    redis_url: str = "redis://127.0.0.1:6379/0"
+    """The arena's Redis (the store the workers and the referee write)."""
+    store_prefix: str = "pitch:"
+    """Prefix of every key (``PITCH_STORE_PREFIX``)."""
+    referee: str = "127.0.0.1:50051"
+    """host:port of the referee (ArenaService: connected bots, running matches, events)."""
+    admin_token: str = ""
+    """The referee's admin token: the service's own calls use it, and a person must give it
+    for anything that changes the arena (registering a bot, starting a tournament)."""
+    human_decision_ms: int = 120_000
+    """Time a person has per decision (a bot's default is a few seconds)."""
+    human_bank_ms: int = 300_000
+    """A person's time bank over a whole match."""
+    max_human_matches: int = 8
+    """People's matches at once; more are refused until one ends."""
+    elo_initial: float = 1500.0
+    """The rating scale's anchor, as the workers use it (``PITCH_ELO_INITIAL``)."""
+    elo_k: float = 16.0
+    """The live Elo K-factor, as the workers use it."""
+    elo_provisional_games: int = 30
+    """Rows of bots with fewer games are marked provisional, as in the CLI."""
+
+    def __post_init__(self) -> None:
+        host, _, port = self.address.rpartition(":")
+        if not host or not port.isdigit() or not 0 < int(port) < 65536:
+            raise ValueError(f"PITCH_WEB_ADDRESS must be host:port, got {self.address!r}")
+        if self.human_decision_ms <= 0 or self.human_bank_ms < 0 or self.max_human_matches < 0:
+            raise ValueError("human_decision_ms must be positive, human_bank_ms and max_human_matches not negative")
+
+    @property
+    def elo(self) -> EloConfig:
+        """The rating parameters, the same as the workers' (:attr:`WorkerConfig.elo`)."""
+        return EloConfig(initial=self.elo_initial, k=self.elo_k, provisional_games=self.elo_provisional_games)
+
+    @property
+    def host(self) -> str:
+        """The host part of :attr:`address` (brackets of an IPv6 literal removed)."""
+        return self.address.rpartition(":")[0].strip("[]")
+
+    @property
+    def port(self) -> int:
+        """The port part of :attr:`address`."""
+        return int(self.address.rpartition(":")[2])
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] | None = None, **overrides: Any) -> WebConfig:
+        """Settings from ``env`` (default ``os.environ``), then the overrides that are not ``None``."""
+        values = values_from_env(cls, ENVIRONMENT, os.environ if env is None else env)
+        values.update({key: value for key, value in overrides.items() if value is not None})
+        return cls(**values)
+
+    def to_env(self) -> dict[str, str]:
+        """The environment that reproduces these settings in another process."""
+        return {ENVIRONMENT[f.name]: str(getattr(self, f.name)) for f in fields(self)}

@@ -1,0 +1,1 @@
+"""The pages, one module per group; each exposes ``routes`` for :func:`web.app.create_app`."""

@@ -1,0 +1,91 @@
+"""Bots: the list of registered bots, and a page per bot: connected now or not, its
+version and declared capacity (from the referee), its rating on each leaderboard with its
+history, head-to-head against every opponent, recent matches, and its conduct (strikes,
+timeouts, time per decision) over its recorded matches."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+
+from web.pages.common import arena, not_found, render
+from web.views.charts import Series, history_chart
+from workers.ratings.leaderboard import HeadToHead, Leaderboard, boards
+from workers.ratings.model import RatingRow
+
+#: Recent matches shown on a bot's page.
+RECENT_MATCHES = 20
+
+
+@dataclass(frozen=True)
+class BoardStanding:
+    """The bot on one leaderboard: live row, Bradley–Terry row, opponents."""
+
+    board: str
+    live: RatingRow
+    fitted: RatingRow | None
+    opponents: list[HeadToHead]
+
+
+def bots(request: Request) -> Response:
+    """Every registered bot, with the referee's connection facts when it can be reached."""
+    web = arena(request)
+    registered = web.store.bots()
+    connected = web.connected()
+    return render(request, "bots.html", bots=registered, connected=connected or {},
+                  referee_down=connected is None)
+
+
+def bot(request: Request) -> Response:
+    """One bot's page."""
+    web = arena(request)
+    bot_id = request.path_params["bot_id"]
+    record = web.store.bot(bot_id)
+    if record is None:
+        raise not_found("bot", bot_id)
+    connected = web.connected()
+    info = (connected or {}).get(bot_id)
+    standings: list[BoardStanding] = []
+    series: list[Series] = []
+    for board_name in boards(web.store):
+        board = Leaderboard(web.store, board_name, web.config.elo)
+        live = board.row(bot_id)
+        if live is None:
+            continue
+        fitted = next((row for row in web.fitted_table(board_name) if row.bot_id == bot_id), None)
+        standings.append(BoardStanding(board_name, live, fitted, board.opponents(bot_id)))
+        series.append(Series(board_name, str(request.url_for("leaderboard", board=board_name)),
+                             [(p.time, p.rating) for p in board.history(bot_id)]))
+    recent = web.store.bot_matches(bot_id, RECENT_MATCHES)
+    results = web.store.match_results([match_id for match_id, _ in recent])
+    matches = [_match_line(result, bot_id, stamp) for result, (_, stamp) in zip(results, recent, strict=False)]
+    involved = {bot_id} | {o.opponent for s in standings for o in s.opponents}
+    involved |= {seat for line in matches for seat in line["seats"]}
+    return render(request, "bot.html", record=record, info=info, referee_down=connected is None,
+                  standings=standings, chart=history_chart(series), matches=matches,
+                  match_count=web.store.bot_match_count(bot_id), conduct=web.store.bot_conduct(bot_id),
+                  names=web.store.bot_names(involved))
+
+
+def _match_line(result: dict[str, Any], bot_id: str, finished: float) -> dict[str, Any]:
+    """A recent match as the bot's page lists it: preset, seats, the bot's party's games."""
+    seats = sorted(result.get("seats", []), key=lambda s: s.get("seat", 0))
+    parties = int(result.get("ruleset", {}).get("parties", 0)) or max(1, len(result.get("party_wins", [])))
+    mine = {s.get("seat", 0) % parties for s in seats if s.get("bot_id") == bot_id}
+    wins = result.get("party_wins", [])
+    own = sum(int(wins[p]) for p in mine if p < len(wins))
+    games = len(result.get("games", []))
+    return {"match_id": result.get("match_id", ""), "preset": result.get("ruleset", {}).get("name", ""),
+            "seats": [str(s.get("bot_id", "")) for s in seats], "won": own, "games": games,
+            "forfeited": bool(result.get("forfeited")), "finished": finished,
+            "strikes": sum(int(s.get("strikes", 0)) for s in seats if s.get("bot_id") == bot_id)}
+
+
+routes = [
+    Route("/bots", bots, name="bots"),
+    Route("/bots/{bot_id}", bot, name="bot"),
+]

@@ -1,0 +1,7 @@
+"""Placeholder while the play pages are built in this session."""
+
+from __future__ import annotations
+
+from starlette.routing import BaseRoute
+
+routes: list[BaseRoute] = []

@@ -1,0 +1,52 @@
+"""The Jinja2 environment every page renders with: autoescaping on for every template (bot
+names, versions and descriptions are bot-supplied text), and the few filters the tables
+share so a number reads the same on every page."""
+
+from __future__ import annotations
+
+import datetime
+from pathlib import Path
+
+from starlette.templating import Jinja2Templates
+
+TEMPLATES = Path(__file__).parent / "templates"
+
+
+def rating(value: float | None) -> str:
+    """A rating as a whole number, or a dash."""
+    return "—" if value is None else f"{value:.0f}"
+
+
+def percent(value: float | None) -> str:
+    """A fraction as a whole percentage, or a dash."""
+    return "—" if value is None else f"{100 * value:.0f}%"
+
+
+def interval(lower: float | None, upper: float | None) -> str:
+    """A 95% interval as ``lower–upper``, or a dash while nothing is known."""
+    return "—" if lower is None or upper is None else f"{lower:.0f}–{upper:.0f}"
+
+
+def when(stamp: float | None) -> str:
+    """A Unix time as UTC, to the second."""
+    if not stamp:
+        return "—"
+    return datetime.datetime.fromtimestamp(stamp, datetime.UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
+
+
+def milliseconds(value: int | None) -> str:
+    """A decision time bound from :func:`pitch_sdk.decision_times.percentile_ms`."""
+    if value is None:
+        return "—"
+    if value < 0:
+        return "> 60 s"
+    return f"≤ {value} ms" if value < 1000 else f"≤ {value / 1000:g} s"
+
+
+def make_templates() -> Jinja2Templates:
+    """The templates with the arena's filters (autoescape is on for ``.html``)."""
+    templates = Jinja2Templates(directory=str(TEMPLATES))
+    templates.env.filters.update(rating=rating, percent=percent, interval=interval, when=when,
+                                 milliseconds=milliseconds)
+    templates.env.globals["milliseconds"] = milliseconds
+    return templates
