@@ -73,7 +73,8 @@ def create_app(config: WebConfig, arena: WebArena | None = None, extra_routes: l
         *(extra_routes or []),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
-    app = Starlette(routes=routes, lifespan=lifespan, exception_handlers={HTTPException: error_page, Exception: server_error})
+    app = Starlette(routes=routes, lifespan=lifespan,
+                    exception_handlers={HTTPException: error_page, Exception: server_error})
     app.state.arena = served
     app.state.templates = make_templates()
     return app
