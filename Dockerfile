@@ -1,11 +1,12 @@
 # The one image compose.yaml runs for every Python service: the referee, the workers, beat
-# (`pitch-arena ...`) and the example bots (`pitch-bot run ...`).
+# (`pitch-arena ...`), the web arena and the example bots (`pitch-bot run ...`).
 FROM python:3.11-slim
 WORKDIR /src
 COPY sdk ./sdk
 COPY pyproject.toml README.md ./
 COPY referee ./referee
 COPY workers ./workers
+COPY web ./web
 RUN pip install --no-cache-dir ./sdk . && useradd --create-home arena && install -d -o arena /var/lib/pitch-arena
 USER arena
 WORKDIR /home/arena

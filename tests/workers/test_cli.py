@@ -8,10 +8,13 @@ from __future__ import annotations
 
 import os
 import re
+import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
+import urllib.request
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -227,27 +230,42 @@ def owned_by_demo(marker: str, tmp: Path) -> list[int]:
 
 
 @pytest.mark.slow
-def test_demo_runs_every_part_as_a_process_and_leaves_none_behind(tmp_path: Path) -> None:
+def test_demo_runs_every_part_as_a_process_serves_the_web_and_leaves_none_behind(tmp_path: Path) -> None:
     """The README's main command, for real: `pitch-arena demo` starts Redis, a referee, a bot
-    process per bot and a Celery worker, prints a leaderboard with every reference bot,
-    exits 0, and leaves no process behind (its processes are found while it runs and after
-    it exits, by an environment marker they inherit or the temporary directory it uses)."""
+    process per bot, a Celery worker and the web arena, prints a leaderboard with every
+    reference bot and the web arena's URL, keeps the arena up (its leaderboard page answers
+    with every bot) until Ctrl-C, then exits 0 and leaves no process behind (its processes
+    are found while it runs and after it exits, by an environment marker they inherit or the
+    temporary directory it uses)."""
     marker = f"PITCH_DEMO_TEST={uuid.uuid4().hex}"
     key, value = marker.split("=")
     env = {k: v for k, v in os.environ.items() if k != "REDIS_URL"}
     # a short TMPDIR: Redis's unix socket path must stay under 108 bytes
     with tempfile.TemporaryDirectory(prefix="pitch-demo-test-") as tmp:
         demo = subprocess.Popen([str(BIN / "pitch-arena"), "demo", "--preset", "cutthroat", "--games", "1"],
-                                env={**env, key: value, "TMPDIR": tmp, "COLUMNS": "120"}, cwd=tmp_path,
+                                env={**env, key: value, "TMPDIR": tmp, "COLUMNS": "200"}, cwd=tmp_path,
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        most = 0
-        while demo.poll() is None:
+        lines: list[str] = []
+        reader = threading.Thread(target=lambda: lines.extend(iter(demo.stdout.readline, "")), daemon=True)
+        reader.start()
+        most, deadline = 0, time.monotonic() + 240
+        while not any("stays up at" in line for line in lines):
+            assert demo.poll() is None, "".join(lines)[-3000:]
+            assert time.monotonic() < deadline, "".join(lines)[-3000:]
             most = max(most, len(owned_by_demo(marker, Path(tmp))))
             time.sleep(0.2)
-        out, err = demo.communicate(timeout=5)
+        url = re.search(r"stays up at (http://\S+?)/", "".join(lines)).group(1)  # type: ignore[union-attr]
+        with urllib.request.urlopen(f"{url}/leaderboards/cutthroat", timeout=10) as response:
+            page = response.read().decode()
+        assert all(name in page for name in ("heuristic-1", "heuristic-2", "random-1", "random-2"))
+        demo.send_signal(signal.SIGINT)
+        demo.wait(timeout=60)
+        reader.join(timeout=5)
+        err = demo.stderr.read()  # type: ignore[union-attr]
+        out = "".join(lines)
         assert demo.returncode == 0, (out[-3000:], err[-3000:])
-        # the CLI, redis-server, the referee, 4 bots, the worker and its 2 pool processes
-        assert most >= 10, f"saw only {most} demo processes"
+        # the CLI, redis-server, the referee, 4 bots, the worker and its 2 pool processes, the web
+        assert most >= 11, f"saw only {most} demo processes"
         board = out[out.index("cutthroat leaderboard"):]
         assert all(name in board for name in ("heuristic-1", "heuristic-2", "random-1", "random-2"))
         assert "12 matches played" in out and "every process stopped" in out

@@ -16,6 +16,7 @@ from typer.testing import CliRunner
 
 from pitch_sdk.cli import app as pitch_bot
 from referee.config import ENVIRONMENT as REFEREE_VARIABLES
+from web.config import ENVIRONMENT as WEB_VARIABLES
 from workers.cli.main import app as pitch_arena
 from workers.config import ENVIRONMENT as WORKER_VARIABLES
 
@@ -25,7 +26,7 @@ SERVICES: dict[str, dict[str, Any]] = COMPOSE["services"]
 PYTHON_SERVICES = {name: s for name, s in SERVICES.items() if s["command"][0] in ("pitch-arena", "pitch-bot")}
 CLIS = {"pitch-arena": pitch_arena, "pitch-bot": pitch_bot}
 #: Every variable the arena's processes read (a misspelt one would be silently ignored).
-KNOWN = {*WORKER_VARIABLES.values(), *REFEREE_VARIABLES.values(), "PITCH_BOT_TOKEN"}
+KNOWN = {*WORKER_VARIABLES.values(), *REFEREE_VARIABLES.values(), *WEB_VARIABLES.values(), "PITCH_BOT_TOKEN"}
 
 
 def by_command(sub: str) -> list[dict[str, Any]]:
@@ -47,7 +48,7 @@ def test_compose_has_every_part_and_persistent_redis() -> None:
     """redis (append-only file on a volume), referee, a scalable worker, one beat, and the
     example bots; every Python service runs the image the root Dockerfile builds, and the
     Dockerfile installs both distributions."""
-    assert {"redis", "referee", "worker", "beat", "heuristic-bot", "random-bot"} <= set(SERVICES)
+    assert {"redis", "referee", "worker", "beat", "web", "heuristic-bot", "random-bot"} <= set(SERVICES)
     redis_command = SERVICES["redis"]["command"]
     assert redis_command[redis_command.index("--appendonly") + 1] == "yes"
     assert any(volume.endswith(":/data") for volume in SERVICES["redis"]["volumes"])
@@ -58,6 +59,8 @@ def test_compose_has_every_part_and_persistent_redis() -> None:
         assert service["build"] == "." and service["image"] == PYTHON_SERVICES["referee"]["image"]
     dockerfile = (ROOT / "Dockerfile").read_text()
     assert re.search(r"pip install [^\n]*\./sdk \.", dockerfile)
+    for package in ("sdk", "referee", "workers", "web"):
+        assert re.search(rf"^COPY {package} \./{package}$", dockerfile, re.MULTILINE), f"the image lacks {package}/"
     for service in SERVICES.values():
         depends = service.get("depends_on", {})
         assert set(depends) <= set(SERVICES), f"depends on an unknown service: {depends}"
@@ -95,15 +98,18 @@ def test_environment_wiring_is_consistent() -> None:
     referee = parse(SERVICES["referee"]["command"]).params
     port = referee["address"].rsplit(":", 1)[1]
     assert f"{port}:{port}" in SERVICES["referee"]["ports"]
-    stateful = [by_command("referee")[0], *by_command("worker"), *by_command("beat")]
+    web_port = parse(SERVICES["web"]["command"]).params["address"].rsplit(":", 1)[1]
+    assert f"{web_port}:{web_port}" in SERVICES["web"]["ports"]
+    stateful = [by_command("referee")[0], *by_command("worker"), *by_command("beat"), *by_command("web")]
     for service in stateful:
         variables = service["environment"]
         assert re.fullmatch(r"redis://redis:6379/\d+", variables["REDIS_URL"])
         assert variables["REDIS_URL"] == env["referee"]["REDIS_URL"]
         assert variables["PITCH_STORE_PREFIX"] == env["referee"]["PITCH_STORE_PREFIX"]
-    for worker in by_command("worker"):
+    for worker in [*by_command("worker"), *by_command("web")]:
         assert worker["environment"]["PITCH_REFEREE"] == f"referee:{port}"
         assert worker["environment"]["PITCH_ADMIN_TOKEN"] == env["referee"]["PITCH_ADMIN_TOKEN"]
+    for worker in by_command("worker"):
         for variable in ("PITCH_AUTO_PRESETS", "PITCH_AUTO_INTERVAL_S", "PITCH_AUTO_GAMES"):
             assert worker["environment"][variable] == SERVICES["beat"]["environment"][variable]
     assert "${PITCH_ADMIN_TOKEN" in env["referee"]["PITCH_ADMIN_TOKEN"], "the admin token comes from outside"

@@ -3,9 +3,10 @@
 Every part is the real one, as a separate process, started with the same commands a
 deployment uses: a Redis server (a private one unless ``REDIS_URL`` is set), a referee,
 one ``pitch-bot run`` process per bot registered through the referee's admin API, and a
-Celery worker.  The demo launches a round robin between the bots through Celery, follows
-it from Redis, prints the preset's leaderboard, and stops every process, also when
-interrupted.
+Celery worker, and the web arena (``pitch-arena web``).  The demo launches a round robin
+between the bots through Celery, follows it from Redis, prints the preset's leaderboard,
+keeps the arena up for the browser until Ctrl-C (``--stop-after`` ends it after the
+leaderboard instead), and stops every process, also when interrupted.
 
 The default line-up is two of each reference bot: four entrants suit every preset (four
 seats at most), and for partnership presets every bot partners each of the others once,
@@ -15,6 +16,7 @@ so the table tells the bots apart rather than just the teams.
 from __future__ import annotations
 
 import secrets
+import socket
 import tempfile
 import time
 from collections import Counter
@@ -24,11 +26,12 @@ from pathlib import Path
 
 from rich.console import Console
 
+from web.config import WebConfig
 from workers.celery.app import make_app
 from workers.cli.views import leaderboard_table
 from workers.cli.watch import follow
 from workers.config import WorkerConfig
-from workers.processes.services import LocalArena
+from workers.processes.services import LocalArena, free_port
 from workers.ratings.leaderboard import Leaderboard
 from workers.referee_client import RefereeClient
 from workers.storage.store import Store
@@ -37,6 +40,8 @@ from workers.tournaments.schedule import round_robin
 from workers.tournaments.store import TournamentStore
 
 DEFAULT_LINEUP = ("heuristic", "heuristic", "random", "random")
+#: Where the demo serves the web arena when the port is free.
+DEFAULT_WEB_ADDRESS = "127.0.0.1:8080"
 
 
 @dataclass(frozen=True)
@@ -65,9 +70,22 @@ def count_matches(preset: str, entrants: int, games: int) -> int:
     return len(round_robin("plan", [str(i) for i in range(entrants)], preset, games=games).matches)
 
 
+def web_address(preferred: str = DEFAULT_WEB_ADDRESS) -> str:
+    """``preferred`` if its port is free on loopback, else a free loopback port."""
+    host, _, port = preferred.rpartition(":")
+    with socket.socket() as probe:
+        try:
+            probe.bind((host, int(port)))
+        except OSError:
+            return f"127.0.0.1:{free_port()}"
+    return preferred
+
+
 def run_demo(console: Console, preset: str, games: int, seed: int, entrants: Sequence[Entrant],
-             redis_url: str | None, concurrency: int) -> None:
-    """Start the arena, play the round robin, print the leaderboard, stop everything."""
+             redis_url: str | None, concurrency: int, keep_up: bool = True) -> None:
+    """Start the arena and its web face, play the round robin, print the leaderboard; then
+    keep everything up for the browser until Ctrl-C (unless ``keep_up`` is false), and
+    stop every process."""
     matches = count_matches(preset, len(entrants), games)
     began = time.monotonic()
     console.print(f"[bold]Pitch Arena demo[/]: a {preset} round robin of {len(entrants)} bot processes, "
@@ -92,14 +110,34 @@ def run_demo(console: Console, preset: str, games: int, seed: int, entrants: Seq
         config = WorkerConfig(redis_url=redis_url, store_prefix=prefix, referee=address, admin_token=admin_token)
         arena.start_worker(config, "demo-worker", concurrency)
         console.print(f"  worker   a Celery worker with {concurrency} pool processes")
+        web = WebConfig(address=web_address(), redis_url=redis_url, store_prefix=prefix, referee=address,
+                        admin_token=admin_token)
+        url = arena.start_web(web.to_env(), web.address)
         store = Store.from_url(redis_url, prefix)
         tournaments = TournamentStore(store)
         schedule = tournament.create(tournaments, preset, list(names), games=games, seed=seed)
         tournament.launch(make_app(config), tournaments, schedule.tournament_id)
+        console.print(f"  web      {url}/  (live progress: {url}/tournaments/{schedule.tournament_id})")
         done = follow(console, tournaments, schedule.tournament_id, check=arena.check)
         board = Leaderboard(store, preset, config.elo)
         console.print(leaderboard_table(preset, board.top(len(names)), board.fitted(), names))
         if done.not_played:
             console.print(f"[yellow]{done.not_played} match(es) could not be played[/]")
-        console.print(f"{done.played} matches played in {time.monotonic() - began:.1f}s; stopping every process")
+        console.print(f"{done.played} matches played in {time.monotonic() - began:.1f}s")
+        if keep_up:
+            console.print(f"[bold]the web arena stays up at {url}/[/] (admin token for its forms: {admin_token}); "
+                          "press Ctrl-C to stop every process")
+            _serve_until_interrupted(arena)
+        console.print("stopping every process")
     console.print("every process stopped")
+
+
+def _serve_until_interrupted(arena: LocalArena) -> None:
+    """Wait for Ctrl-C (or SIGTERM, which the CLI turns into one), failing early if any
+    process of the arena exits meanwhile."""
+    try:
+        while True:
+            arena.check()
+            time.sleep(0.5)
+    except KeyboardInterrupt:
+        return

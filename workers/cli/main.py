@@ -312,12 +312,16 @@ def demo(
         help="A bot process to enter (built-in name, file.py:Class or module:Class); repeat per bot.  "
              f"Default: {' '.join(DEFAULT_LINEUP)}.")] = None,
     concurrency: Annotated[int, typer.Option(min=1, help="Matches the worker plays at once.")] = 2,
+    stop_after: Annotated[bool, typer.Option(
+        "--stop-after", help="Stop every process after the leaderboard instead of keeping the web arena up.")]
+    = False,
 ) -> None:
-    """Run a round robin of bot processes on a local arena and print the leaderboard.
+    """Run a round robin of bot processes on a local arena, with its web face.
 
-    Starts Redis, a referee, one process per bot and a Celery worker, plays the round
-    robin, prints the leaderboard and stops everything.  Uses REDIS_URL if set (under a
-    fresh key prefix), else a private Redis for the run."""
+    Starts Redis, a referee, one process per bot, a Celery worker and the web arena (its URL
+    is printed), plays the round robin, prints the leaderboard, then keeps the arena up for
+    the browser until Ctrl-C (or stops at once with --stop-after).  Uses REDIS_URL if set
+    (under a fresh key prefix), else a private Redis for the run."""
     specs = bot or list(DEFAULT_LINEUP)
     for spec in set(specs):
         try:
@@ -326,7 +330,8 @@ def demo(
             _fail(str(exc))
     signal.signal(signal.SIGTERM, signal.default_int_handler)  # terminated: clean up as on Ctrl-C
     try:
-        run_demo(_console(), preset, games, seed, lineup(specs), os.environ.get("REDIS_URL") or None, concurrency)
+        run_demo(_console(), preset, games, seed, lineup(specs), os.environ.get("REDIS_URL") or None, concurrency,
+                 keep_up=not stop_after)
     except ScheduleError as exc:
         _fail(str(exc))
     except (ServiceError, grpc.RpcError, redis.RedisError) as exc:
