@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# The whole test suite: lint, types, unit, property, integration and slow end-to-end tests.
+# The whole test suite: lint, types, unit, property, integration and slow end-to-end and browser tests.
 # Extra arguments go to pytest (e.g. -m 'not slow' for a quick local run).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 bash scripts/ensure-venv.sh
+bash scripts/ensure-chromium.sh
 echo "==> ruff" >&2
 .venv/bin/ruff check sdk/src referee workers web tests bench
 echo "==> mypy --strict (the SDK, the referee, the workers and the web arena)" >&2
