@@ -4,6 +4,7 @@ per test process, a headless Chromium, and a page per test that fails on any scr
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -52,9 +53,12 @@ def screenshots() -> Path:
     return screenshot_dir()
 
 
+STARTED = time.time()
+
+
 def pytest_terminal_summary(terminalreporter: Any) -> None:
-    """Say where the screenshots are, when the run took any."""
+    """Say where the screenshots are, when this run took any."""
     folder = screenshot_dir()
-    shots = sorted(folder.glob("*.png"))
+    shots = [shot for shot in folder.glob("*.png") if shot.stat().st_mtime >= STARTED]
     if shots:
         terminalreporter.write_line(f"web screenshots ({len(shots)}): {folder}")

@@ -1,0 +1,136 @@
+"""The web arena's pages in process (Starlette's TestClient) over a real Redis, with the
+store written through the project's own store modules: what each page shows, and that bad
+input, a missing admin token or an unreachable referee get clear answers, never a crash."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+
+import pytest
+from starlette.testclient import TestClient
+
+from pitch_sdk.decision_times import add_time
+from referee.match import result_to_dict
+from tests.workers.results import match_result
+from web.app import create_app
+from web.arena import WebArena
+from web.config import WebConfig
+from workers.processes.services import free_port
+from workers.ratings.leaderboard import Leaderboard, record_match
+from workers.storage.store import Store
+
+ADMIN = "web-admin-token"
+
+
+@pytest.fixture()
+def store(redis_url: str) -> Iterator[Store]:
+    """A store under a fresh key prefix; its keys are deleted afterwards."""
+    store = Store.from_url(redis_url, f"web-test-{uuid.uuid4().hex[:8]}:")
+    yield store
+    for key in store.client.scan_iter(f"{store.prefix}*"):
+        store.client.delete(key)
+
+
+@pytest.fixture()
+def client(store: Store, redis_url: str) -> Iterator[TestClient]:
+    """The web arena over ``store``, its referee address closed (nothing listens there)."""
+    config = WebConfig(redis_url=redis_url, store_prefix=store.prefix, referee=f"127.0.0.1:{free_port()}",
+                       admin_token=ADMIN)
+    with TestClient(create_app(config, WebArena(config, store)), headers={"accept": "text/html"}) as test_client:
+        yield test_client
+
+
+def _play(store: Store, match_id: str, seats: list[str], winner: int, slow_seat: int | None = None) -> None:
+    """Record and rate a partnership match as a worker would; ``slow_seat`` took 400 ms a decision."""
+    result = match_result(match_id, seats, [(winner, [11, 4] if winner == 0 else [4, 11])])
+    for seat in result.seats:
+        seat.decisions = 10
+        histogram: list[int] = []
+        for _ in range(10):
+            add_time(histogram, 400 if seat.seat == slow_seat else 3)
+        seat.decision_time_histogram[:] = histogram
+    result.seats[0].strikes, result.seats[0].timeouts = 1, 1
+    stored = result_to_dict(result)
+    assert store.record_match(match_id, stored, [])
+    record_match(store, stored)
+
+
+def _field(store: Store) -> list[str]:
+    return [store.register_bot(name)[0].bot_id for name in ("alpha", "bravo", "charlie", "<b>delta</b>")]
+
+
+def test_an_empty_arena_says_what_to_do(client: TestClient) -> None:
+    page = client.get("/leaderboards")
+    assert page.status_code == 200 and "No rated matches yet" in page.text
+    assert client.get("/", follow_redirects=False).headers["location"].endswith("/leaderboards")
+    assert "No bot is registered yet" in client.get("/bots").text
+    assert "No tournament yet" in client.get("/tournaments").text
+    assert client.get("/healthz").text == "ok\n"
+
+
+def test_leaderboard_shows_the_stores_rows_and_escapes_names(client: TestClient, store: Store) -> None:
+    bots = _field(store)
+    for i in range(6):
+        _play(store, f"m{i}", [bots[0], bots[1], bots[2], bots[3]], winner=0 if i % 3 else 1)
+    page = client.get("/leaderboards/partnership")
+    assert page.status_code == 200
+    for row in Leaderboard(store, "partnership").top(4):
+        assert f'data-bot-id="{row.bot_id}"' in page.text
+        assert f">{row.rating:.0f}" in page.text
+    assert "&lt;b&gt;delta&lt;/b&gt;" in page.text and "<b>delta</b>" not in page.text
+    assert page.text.count("<path d=") == 4  # one history line per bot
+    assert client.get("/leaderboards/partnership?sort=nonsense&page=x").status_code == 200
+
+
+def test_bot_page_shows_ratings_head_to_head_matches_and_conduct(client: TestClient, store: Store) -> None:
+    bots = _field(store)
+    for i in range(3):
+        _play(store, f"c{i}", [bots[0], bots[1], bots[2], bots[3]], winner=0, slow_seat=0)
+    page = client.get(f"/bots/{bots[0]}")
+    assert page.status_code == 200
+    assert "referee unreachable" in page.text  # the referee is down: said, not a failure
+    assert 'data-board="partnership"' in page.text
+    for opponent in (bots[1], bots[3]):
+        assert f'data-opponent="{opponent}"' in page.text
+    for match_id in ("c0", "c1", "c2"):
+        assert f'data-match-id="{match_id}"' in page.text
+    conduct = store.bot_conduct(bots[0])
+    assert (conduct.matches, conduct.decisions, conduct.strikes, conduct.timeouts) == (3, 30, 3, 3)
+    assert conduct.median_ms == 500 and conduct.p95_ms == 500
+    assert '<dd id="conduct-median">≤ 500 ms</dd>' in page.text
+    assert '<dd id="conduct-strikes">3</dd>' in page.text
+    assert store.bot_conduct(bots[1]).median_ms == 3
+
+
+def test_unknown_things_are_404s_that_repeat_little_of_the_request(client: TestClient) -> None:
+    for path in ("/leaderboards/" + "z" * 300, "/bots/" + "z" * 300, "/tournaments/" + "z" * 300,
+                 "/tournaments/nope/progress"):
+        page = client.get(path)
+        assert page.status_code == 404, path
+        assert "z" * 61 not in page.text
+    assert client.get("/bots/nope", headers={"accept": "*/*"}).text == "404: no bot 'nope'\n"
+
+
+def test_starting_a_tournament_needs_the_admin_token(client: TestClient) -> None:
+    for form in ({"preset": "partnership"}, {"preset": "partnership", "admin_token": "wrong"}):
+        refused = client.post("/tournaments", data=form)
+        assert refused.status_code == 403 and "admin token" in refused.text
+    bearer = client.post("/tournaments", data={"preset": "partnership", "games": "x"},
+                         headers={"authorization": f"Bearer {ADMIN}"})
+    assert bearer.status_code == 400 and "whole numbers" in bearer.text
+    down = client.post("/tournaments", data={"preset": "partnership", "admin_token": ADMIN})
+    assert down.status_code == 503 and "referee cannot be reached" in down.text
+
+
+def test_an_arena_without_an_admin_token_refuses_every_change(store: Store, redis_url: str) -> None:
+    config = WebConfig(redis_url=redis_url, store_prefix=store.prefix, referee=f"127.0.0.1:{free_port()}")
+    with TestClient(create_app(config, WebArena(config, store))) as open_arena:
+        assert open_arena.post("/tournaments", data={"preset": "x", "admin_token": ""}).status_code == 403
+
+
+def test_bad_settings_are_refused_with_the_variable_named() -> None:
+    with pytest.raises(ValueError, match="PITCH_WEB_ADDRESS"):
+        WebConfig.from_env({"PITCH_WEB_ADDRESS": "nowhere"})
+    with pytest.raises(ValueError, match="PITCH_WEB_MAX_HUMAN_MATCHES"):
+        WebConfig.from_env({"PITCH_WEB_MAX_HUMAN_MATCHES": "many"})
