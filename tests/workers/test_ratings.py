@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import math
 import random
+from itertools import pairwise
 
+import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -16,10 +18,14 @@ from referee.match import result_to_dict
 from tests.workers.results import duel, match_result
 from workers.config import WorkerConfig
 from workers.ratings.model import (
+    ALPHA,
     DEFAULT_CONFIG,
+    Z95,
     EloConfig,
     RatedGame,
     RatedMatch,
+    RatingRow,
+    Tally,
     bradley_terry,
     elo_update,
     expected_score,
@@ -217,6 +223,119 @@ def test_same_results_in_any_order_give_the_same_table(matches: list[RatedMatch]
     rng.shuffle(shuffled)
     reordered = [RatedMatch(m.match_id, m.preset, tuple(rng.sample(m.games, len(m.games)))) for m in shuffled]
     assert bradley_terry(reordered) == bradley_terry(matches)
+
+
+def dense_bradley_terry(matches: list[RatedMatch], config: EloConfig = DEFAULT_CONFIG) -> list[RatingRow]:
+    """The reference: the table as first written, with a dense rows × bots design matrix and a
+    dense Newton fit (fine on a handful of bots; the model's sparse fit must agree with it)."""
+    groups: dict[tuple[tuple[str, ...], tuple[str, ...], int], list[int]] = {}
+    for match in {m.match_id: m for m in matches}.values():
+        for game in match.games:
+            for a, b, score in game.comparisons():
+                first, second = tuple(sorted(game.parties[a])), tuple(sorted(game.parties[b]))
+                half_points = round(2 * score)
+                if first > second:
+                    first, second, half_points = second, first, 2 - half_points
+                counts = groups.setdefault((first, second, len(game.parties) - 1), [0, 0])
+                counts[0] += half_points
+                counts[1] += 1
+    totals = {bot: sum((tallies(m).get(bot, Tally()) for m in {m.match_id: m for m in matches}.values()), Tally())
+              for bot in {b for m in matches for b in m.bots}}
+    bots = sorted(totals)
+    index = {bot: i for i, bot in enumerate(bots)}
+    keys = sorted(groups)
+    design = np.zeros((len(keys) + len(bots), len(bots)))
+    trials, points = np.empty(len(keys) + len(bots)), np.empty(len(keys) + len(bots))
+    for row, (first, second, pairs) in enumerate(keys):
+        for bot in first:
+            design[row, index[bot]] += 1.0 / len(first)
+        for bot in second:
+            design[row, index[bot]] -= 1.0 / len(second)
+        half_points, count = groups[(first, second, pairs)]
+        trials[row], points[row] = count / pairs, half_points / (2 * pairs)
+    design[len(keys):] = np.eye(len(bots))
+    trials[len(keys):], points[len(keys):] = config.prior_draws, config.prior_draws / 2
+
+    def log_likelihood(r: np.ndarray) -> float:
+        z = ALPHA * (design @ r)
+        return float(-(points @ np.logaddexp(0.0, -z)) - (trials - points) @ np.logaddexp(0.0, z))
+
+    r = np.zeros(len(bots))
+    current = log_likelihood(r)
+    for _ in range(100):
+        p = 1.0 / (1.0 + np.exp(-ALPHA * (design @ r)))
+        gradient = ALPHA * design.T @ (points - trials * p)
+        step = np.linalg.solve(ALPHA**2 * (design.T * (trials * p * (1 - p))) @ design, gradient)
+        t = 1.0
+        while (candidate := log_likelihood(r + t * step)) < current + 1e-4 * t * float(gradient @ step) and t > 1e-8:
+            t /= 2
+        r, current = r + t * step, candidate
+        if float(np.max(np.abs(t * step))) < 1e-9:
+            break
+    p = 1.0 / (1.0 + np.exp(-ALPHA * (design @ r)))
+    covariance = np.linalg.inv(ALPHA**2 * (design.T * (trials * p * (1 - p))) @ design)
+    r -= r.mean()
+    centring = np.eye(len(bots)) - 1.0 / len(bots)
+    covariance = centring @ covariance @ centring
+    order = sorted(range(len(bots)), key=lambda i: (-float(r[i]), bots[i]))
+    rows = []
+    for rank, i in enumerate(order, start=1):
+        j = order[rank] if rank < len(order) else None
+        los = None if j is None else los_from_ratings(
+            float(r[i] - r[j]), float(covariance[i, i] + covariance[j, j] - 2 * covariance[i, j]))
+        half_width, tally = Z95 * math.sqrt(float(covariance[i, i])), totals[bots[i]]
+        rating = config.initial + float(r[i])
+        rows.append(RatingRow(rank, bots[i], rating, rating - half_width, rating + half_width, tally.games,
+                              tally.wins, tally.draws, tally.games < config.provisional_games, los))
+    return rows
+
+
+def random_field(bots: int, matches: int, seats: int, parties: int, seed: int) -> list[RatedMatch]:
+    """Random matches of ``parties`` parties of ``seats`` seats from ``bots`` bots, 1-3 games each
+    (ties included; a bot may hold two seats of its party)."""
+    rng = random.Random(seed)
+    names = [f"b{i:02d}" for i in range(bots)]
+    field = []
+    for m in range(matches):
+        chosen = rng.sample(names, seats * parties)
+        if seats > 1 and rng.random() < 0.1:
+            chosen[parties] = chosen[0]  # seat `parties` is party 0's second seat
+        teams = tuple(tuple(chosen[s] for s in range(len(chosen)) if s % parties == p) for p in range(parties))
+        games = tuple(RatedGame(teams, tuple(rng.randrange(parties) for _ in range(parties)))
+                      for _ in range(rng.randint(1, 3)))
+        field.append(RatedMatch(f"m{m}", "p", games))
+    return field
+
+
+def assert_same_table(got: list[RatingRow], want: list[RatingRow]) -> None:
+    """Every bot's rating, interval and counts agree to 1e-6; so do the order and the LOS
+    column, except among bots tied to within rounding (partners who only ever played
+    together), whose order rounding decides."""
+    by_bot = {row.bot_id: row for row in want}
+    assert sorted(by_bot) == sorted(row.bot_id for row in got)
+    for a in got:
+        b = by_bot[a.bot_id]
+        assert (a.games, a.wins, a.draws, a.provisional) == (b.games, b.wins, b.draws, b.provisional)
+        assert (a.rating, a.lower, a.upper) == pytest.approx((b.rating, b.lower, b.upper), abs=1e-6)
+    assert [a.rating for a in got] == pytest.approx([b.rating for b in want], abs=1e-6)
+    ratings = [row.rating for row in want]
+    if all(abs(x - y) > 1e-6 for x, y in pairwise(ratings)):
+        assert [row.bot_id for row in got] == [row.bot_id for row in want]
+        assert [a.los_next for a in got] == pytest.approx([b.los_next for b in want], abs=1e-6)
+
+
+@pytest.mark.parametrize(("bots", "matches", "seats", "parties"),
+                         [(6, 40, 1, 2), (10, 80, 2, 2), (9, 60, 1, 3), (12, 50, 2, 3), (4, 3, 1, 2)])
+def test_sparse_fit_equals_the_dense_reference(bots: int, matches: int, seats: int, parties: int) -> None:
+    for seed in range(3):
+        field = random_field(bots, matches, seats, parties, seed)
+        assert_same_table(bradley_terry(field), dense_bradley_terry(field))
+    assert_same_table(bradley_terry(simulate(40)), dense_bradley_terry(simulate(40)))
+
+
+@given(match_strategy)
+def test_sparse_fit_equals_the_dense_reference_on_any_results(matches: list[RatedMatch]) -> None:
+    assert_same_table(bradley_terry(matches), dense_bradley_terry(matches))
 
 
 def test_elo_parameters_come_from_the_workers_environment() -> None:

@@ -208,14 +208,23 @@ class Tally:
 
 def tallies(match: RatedMatch) -> dict[str, Tally]:
     """Per bot: the games it played in this match (once per game, whatever its seats)."""
-    out: dict[str, Tally] = {}
+    counts: dict[str, list[int]] = {}
+    _add_tallies(counts, match)
+    return {bot: Tally(*c) for bot, c in counts.items()}
+
+
+def _add_tallies(counts: dict[str, list[int]], match: RatedMatch) -> None:
+    """Add the match's games, wins and draws per bot to ``counts`` (plain lists: the
+    Bradley–Terry table sums them over a whole board, where a Tally per game would dominate)."""
     for game in match.games:
         firsts = game.standings.count(0)
         for p, party in enumerate(game.parties):
             first = game.standings[p] == 0
             for bot in set(party):
-                out[bot] = out.get(bot, Tally()) + Tally(1, int(first and firsts == 1), int(first and firsts > 1))
-    return out
+                c = counts.setdefault(bot, [0, 0, 0])
+                c[0] += 1
+                c[1] += first and firsts == 1
+                c[2] += first and firsts > 1
 
 
 def head_to_head(match: RatedMatch) -> dict[tuple[str, str], Tally]:
@@ -277,7 +286,9 @@ def bradley_terry(matches: Iterable[RatedMatch], config: EloConfig = DEFAULT_CON
 
     The same comparisons as the live Elo (party means, weight ``1/(parties-1)``, draws
     half a win), fitted jointly by Newton's method, plus ``config.prior_draws`` virtual
-    draws per bot against a fixed opponent.  The table is then centred on
+    draws per bot against a fixed opponent.  The design is sparse (a comparison row touches
+    only its parties' bots): a board of 100,000 matches between 1,000 bots fits in seconds,
+    where a dense rows × bots matrix would not fit in memory.  The table is then centred on
     ``config.initial``.  Intervals come from the observed Fisher information (the inverse
     Hessian at the optimum), taken for each rating relative to the pool's mean: games
     measure differences, never the pool's level.  LOS between neighbours uses the same
@@ -290,7 +301,7 @@ def bradley_terry(matches: Iterable[RatedMatch], config: EloConfig = DEFAULT_CON
         if unique.setdefault(match.match_id, match) != match:
             raise ValueError(f"two different results for match {match.match_id}")
     groups: dict[tuple[tuple[str, ...], tuple[str, ...], int], list[int]] = {}
-    totals: dict[str, Tally] = {}
+    played: dict[str, list[int]] = {}
     for match in unique.values():
         for game in match.games:
             for a, b, score in game.comparisons():
@@ -301,33 +312,40 @@ def bradley_terry(matches: Iterable[RatedMatch], config: EloConfig = DEFAULT_CON
                 counts = groups.setdefault((first, second, len(game.parties) - 1), [0, 0])
                 counts[0] += half_points
                 counts[1] += 1
-        for bot, tally in tallies(match).items():
-            totals[bot] = totals.get(bot, Tally()) + tally
+        _add_tallies(played, match)
+    totals = {bot: Tally(*c) for bot, c in played.items()}
     bots = sorted(totals)
     if not bots:
         return []
     index = {bot: i for i, bot in enumerate(bots)}
     keys = sorted(groups)
-    design = np.zeros((len(keys) + len(bots), len(bots)))
+    entry_rows: list[int] = []
+    entry_columns: list[int] = []
+    entry_values: list[float] = []
     trials = np.empty(len(keys) + len(bots))
     points = np.empty(len(keys) + len(bots))
     for row, key in enumerate(keys):
         first, second, pairs = key
-        for bot in first:
-            design[row, index[bot]] += 1.0 / len(first)
-        for bot in second:
-            design[row, index[bot]] -= 1.0 / len(second)
+        for party, sign in ((first, 1.0), (second, -1.0)):
+            for bot in party:
+                entry_rows.append(row)
+                entry_columns.append(index[bot])
+                entry_values.append(sign / len(party))
         half_points, count = groups[key]
         trials[row] = count / pairs
         points[row] = half_points / (2 * pairs)
-    prior = slice(len(keys), None)
-    design[prior] = np.eye(len(bots))
-    trials[prior] = config.prior_draws
-    points[prior] = config.prior_draws / 2
+    entry_rows.extend(range(len(keys), len(keys) + len(bots)))
+    entry_columns.extend(range(len(bots)))
+    entry_values.extend([1.0] * len(bots))
+    trials[len(keys):] = config.prior_draws
+    points[len(keys):] = config.prior_draws / 2
+    design = _SparseDesign(np.array(entry_rows), np.array(entry_columns), np.array(entry_values),
+                           len(keys) + len(bots), len(bots))
     ratings, covariance = _fit(design, trials, points)
     ratings -= ratings.mean()
-    centring = np.eye(len(bots)) - 1.0 / len(bots)
-    covariance = centring @ covariance @ centring
+    # The covariance of the centred ratings, (I - 1/n) C (I - 1/n), without two n³ products.
+    means = covariance.mean(axis=0)
+    covariance = covariance - means[:, None] - means[None, :] + means.mean()
     order = sorted(range(len(bots)), key=lambda i: (-float(ratings[i]), bots[i]))
     rows: list[RatingRow] = []
     for rank, i in enumerate(order, start=1):
@@ -344,21 +362,63 @@ def bradley_terry(matches: Iterable[RatedMatch], config: EloConfig = DEFAULT_CON
     return rows
 
 
-def _fit(design: np.ndarray, trials: np.ndarray, points: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+class _SparseDesign:
+    """The comparison design matrix as coordinates: entry ``k`` is ``values[k]`` at
+    ``(rows[k], columns[k])``.  A row touches only its two parties' bots (and a prior row one
+    bot), so products cost the number of entries, never rows × bots; duplicate coordinates
+    add up, as in a dense matrix."""
+
+    def __init__(self, rows: np.ndarray, columns: np.ndarray, values: np.ndarray, shape_rows: int,
+                 shape_columns: int) -> None:
+        order = np.argsort(rows, kind="stable")
+        self.rows, self.columns, self.values = rows[order], columns[order], values[order]
+        self.shape = (shape_rows, shape_columns)
+        # Every ordered pair of entries sharing a row: what the Hessian ``Dᵀ W D`` sums over.
+        starts = np.searchsorted(self.rows, np.arange(shape_rows))
+        counts = np.bincount(self.rows, minlength=shape_rows)
+        firsts: list[np.ndarray] = []
+        seconds: list[np.ndarray] = []
+        widest = int(counts.max()) if shape_rows else 0
+        for d in range(widest):
+            for e in range(widest):
+                having = np.flatnonzero(counts > max(d, e))
+                firsts.append(starts[having] + d)
+                seconds.append(starts[having] + e)
+        first, second = np.concatenate(firsts), np.concatenate(seconds)
+        self._pair_rows = self.rows[first]
+        self._pair_cells = self.columns[first] * shape_columns + self.columns[second]
+        self._pair_values = self.values[first] * self.values[second]
+
+    def times(self, vector: np.ndarray) -> np.ndarray:
+        """``D @ vector`` (one value per row)."""
+        return np.bincount(self.rows, weights=self.values * vector[self.columns], minlength=self.shape[0])
+
+    def transposed_times(self, vector: np.ndarray) -> np.ndarray:
+        """``Dᵀ @ vector`` (one value per column)."""
+        return np.bincount(self.columns, weights=self.values * vector[self.rows], minlength=self.shape[1])
+
+    def gram(self, weights: np.ndarray) -> np.ndarray:
+        """``Dᵀ diag(weights) D``, dense (columns × columns: bots × bots is small)."""
+        n = self.shape[1]
+        return np.bincount(self._pair_cells, weights=self._pair_values * weights[self._pair_rows],
+                           minlength=n * n).reshape(n, n)
+
+
+def _fit(design: _SparseDesign, trials: np.ndarray, points: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Maximise ``Σ points·log p + (trials - points)·log(1 - p)``, ``p = σ(α·design·r)``:
     damped Newton (the log-likelihood is strictly concave thanks to the prior rows).
     Returns the ratings (Elo, relative to the anchor) and their covariance."""
 
     def log_likelihood(r: np.ndarray) -> float:
-        z = ALPHA * (design @ r)
+        z = ALPHA * design.times(r)
         return float(-(points @ np.logaddexp(0.0, -z)) - (trials - points) @ np.logaddexp(0.0, z))
 
     r = np.zeros(design.shape[1])
     current = log_likelihood(r)
     for _ in range(100):
-        p = 1.0 / (1.0 + np.exp(-ALPHA * (design @ r)))
-        gradient = ALPHA * design.T @ (points - trials * p)
-        hessian = ALPHA**2 * (design.T * (trials * p * (1 - p))) @ design
+        p = 1.0 / (1.0 + np.exp(-ALPHA * design.times(r)))
+        gradient = ALPHA * design.transposed_times(points - trials * p)
+        hessian = ALPHA**2 * design.gram(trials * p * (1 - p))
         step = np.linalg.solve(hessian, gradient)
         t = 1.0
         while (candidate := log_likelihood(r + t * step)) < current + 1e-4 * t * float(gradient @ step) and t > 1e-8:
@@ -366,6 +426,6 @@ def _fit(design: np.ndarray, trials: np.ndarray, points: np.ndarray) -> tuple[np
         r, current = r + t * step, candidate
         if float(np.max(np.abs(t * step))) < 1e-9:
             break
-    p = 1.0 / (1.0 + np.exp(-ALPHA * (design @ r)))
-    hessian = ALPHA**2 * (design.T * (trials * p * (1 - p))) @ design
+    p = 1.0 / (1.0 + np.exp(-ALPHA * design.times(r)))
+    hessian = ALPHA**2 * design.gram(trials * p * (1 - p))
     return r, np.linalg.inv(hessian)
