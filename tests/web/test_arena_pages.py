@@ -64,3 +64,60 @@ def test_unknown_board_and_bot_are_clear_404s(arena: WebArena, page: Any) -> Non
     detail = page.locator("#error-detail").inner_text()
     assert detail.startswith("no leaderboard 'xxx") and len(detail) < 100
     assert page.goto(f"{arena.url}/bots/nobody").status == 404
+
+
+def test_bot_page_shows_the_referees_facts_ratings_head_to_head_and_matches(arena: WebArena, page: Any,
+                                                                           screenshots: Path) -> None:
+    """A bot's page: connected, its hello's version and declared capacity (from the
+    referee), its row on the leaderboard, a head-to-head row per opponent, and its recorded
+    matches, as the store has them."""
+    bot_id = arena.bot_id("heuristic-1")
+    info = {bot.bot_id: bot for bot in arena.referee.bots()}[bot_id]
+    page.goto(f"{arena.url}/bots/{bot_id}")
+    page.screenshot(path=str(screenshots / "bot.png"), full_page=True)
+    assert page.locator("#bot-name").inner_text() == "heuristic-1"
+    assert page.locator("#bot-status").inner_text() == "connected"
+    assert page.locator("#bot-version").inner_text() == (info.bot_version or "—")
+    assert page.locator("#bot-capacity").inner_text().startswith(f"{info.capacity} seats")
+    board = Leaderboard(arena.store, arena.preset)
+    row = board.row(bot_id)
+    assert row is not None
+    assert page.locator(f"#ratings tr[data-board={arena.preset}] .elo").inner_text().split()[0] == f"{row.rating:.0f}"
+    opponents = page.locator(f"table.h2h[data-board={arena.preset}] tbody tr")
+    assert opponents.evaluate_all("rows => rows.map(r => r.dataset.opponent)") == [
+        o.opponent for o in board.opponents(bot_id)]
+    listed = page.locator("#recent-matches tbody tr").evaluate_all("rows => rows.map(r => r.dataset.matchId)")
+    assert listed == [match_id for match_id, _ in arena.store.bot_matches(bot_id, 20)]
+    assert len(listed) == 6  # partnership round robin of four: every pairing, both rotations
+    conduct = arena.store.bot_conduct(bot_id)
+    assert page.locator("#conduct-strikes").inner_text() == str(conduct.strikes)
+    assert conduct.decisions > 0 and page.locator("#conduct-median").inner_text().startswith("≤")
+
+
+def test_a_tournament_started_from_the_page_shows_live_progress_then_its_table(arena: WebArena, page: Any,
+                                                                              screenshots: Path) -> None:
+    """The form (with the admin token) starts a round robin of the connected bots; its page
+    follows the progress without a reload and shows the final table when it is written."""
+    page.goto(f"{arena.url}/tournaments")
+    page.fill("#start-tournament input[name=preset]", "cutthroat")
+    page.fill("#start-tournament input[name=admin_token]", arena.web.admin_token)
+    page.click("#start-tournament button[type=submit]")
+    page.wait_for_url("**/tournaments/*")
+    tournament_id = page.url.rsplit("/", 1)[1]
+    page.evaluate("window.marker = 'no reload yet'")
+    total = int(page.locator("#count-total").inner_text())
+    assert total == len(arena.tournaments.plan(tournament_id).matches) == 12
+    first = int(page.locator("#count-played").inner_text())
+    assert first < total, "the tournament finished before its page could follow it"
+    page.wait_for_function(  # the counter moves while the page stays the same document
+        f"() => Number(document.getElementById('count-played').textContent) > {first} && window.marker",
+        timeout=60_000)
+    page.screenshot(path=str(screenshots / "tournament-running.png"), full_page=True)
+    page.wait_for_selector("#final-table", timeout=120_000)
+    page.screenshot(path=str(screenshots / "tournament.png"), full_page=True)
+    table = arena.tournaments.table(tournament_id)
+    assert table is not None
+    shown = page.locator("#final-table tbody tr").evaluate_all("rows => rows.map(r => r.dataset.botId)")
+    assert shown == [row["bot_id"] for row in table["rows"]]
+    assert page.locator("#state").inner_text() == "finished"
+    assert page.locator("#matches tr[data-status=played]").count() == 12
