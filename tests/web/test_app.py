@@ -134,3 +134,18 @@ def test_bad_settings_are_refused_with_the_variable_named() -> None:
         WebConfig.from_env({"PITCH_WEB_ADDRESS": "nowhere"})
     with pytest.raises(ValueError, match="PITCH_WEB_MAX_HUMAN_MATCHES"):
         WebConfig.from_env({"PITCH_WEB_MAX_HUMAN_MATCHES": "many"})
+
+
+def test_registering_needs_the_admin_token_and_says_when_the_referee_is_down(client: TestClient) -> None:
+    assert client.post("/bots", data={"name": "x"}).status_code == 403
+    down = client.post("/bots", data={"name": "x", "admin_token": ADMIN})
+    assert down.status_code == 503 and "no bot was registered" in down.text
+    long = client.post("/bots", data={"name": "x", "description": "d" * 501, "admin_token": ADMIN})
+    assert long.status_code == 400
+
+
+def test_bot_supplied_description_and_owner_are_text(client: TestClient, store: Store) -> None:
+    record, _ = store.register_bot("plain", owner="<i>me</i>", description='<img src=x onerror="alert(1)">')
+    page = client.get(f"/bots/{record.bot_id}")
+    assert "&lt;img src=x onerror=&#34;alert(1)&#34;&gt;" in page.text and "<img" not in page.text
+    assert "&lt;i&gt;me&lt;/i&gt;" in page.text

@@ -1,24 +1,31 @@
 """Bots: the list of registered bots, and a page per bot: connected now or not, its
 version and declared capacity (from the referee), its rating on each leaderboard with its
 history, head-to-head against every opponent, recent matches, and its conduct (strikes,
-timeouts, time per decision) over its recorded matches."""
+timeouts, time per decision) over its recorded matches.  With the admin token, the list's
+form registers a bot through the referee and shows its token once."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any
 
+import grpc
+from starlette.concurrency import run_in_threadpool
+from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from web.pages.common import arena, not_found, render
+from web.auth import bearer, check_admin
+from web.pages.common import arena, not_found, render, shown
 from web.views.charts import Series, history_chart
 from workers.ratings.leaderboard import HeadToHead, Leaderboard, boards
 from workers.ratings.model import RatingRow
 
 #: Recent matches shown on a bot's page.
 RECENT_MATCHES = 20
+#: Longest owner or description a registration takes.
+MAX_TEXT = 500
 
 
 @dataclass(frozen=True)
@@ -85,7 +92,26 @@ def _match_line(result: dict[str, Any], bot_id: str, finished: float) -> dict[st
             "strikes": sum(int(s.get("strikes", 0)) for s in seats if s.get("bot_id") == bot_id)}
 
 
+async def register(request: Request) -> Response:
+    """Register a bot through the referee (admin token required) and show its token once."""
+    web = arena(request)
+    form = await request.form()
+    check_admin(web.config.admin_token, bearer(request) or str(form.get("admin_token", "")))
+    name, owner, description = (str(form.get(key, "")).strip() for key in ("name", "owner", "description"))
+    if len(owner) > MAX_TEXT or len(description) > MAX_TEXT:
+        raise HTTPException(400, f"owner and description are at most {MAX_TEXT} characters")
+    try:
+        registered = await run_in_threadpool(web.referee.register, name, owner, description)
+    except grpc.RpcError as error:
+        status = {grpc.StatusCode.ALREADY_EXISTS: 409, grpc.StatusCode.INVALID_ARGUMENT: 400}.get(error.code(), 503)
+        detail = error.details() if status != 503 else "the referee cannot be reached: no bot was registered"
+        raise HTTPException(status, shown(str(detail))) from None
+    return render(request, "registered.html", status_code=201, name=name, bot_id=registered.bot_id,
+                  token=registered.token, referee=web.config.referee)
+
+
 routes = [
-    Route("/bots", bots, name="bots"),
+    Route("/bots", bots, name="bots", methods=["GET"]),
+    Route("/bots", register, name="register_bot", methods=["POST"]),
     Route("/bots/{bot_id}", bot, name="bot"),
 ]
