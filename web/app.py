@@ -20,6 +20,7 @@ from starlette.staticfiles import StaticFiles
 
 from web.arena import WebArena
 from web.config import WebConfig
+from web.humans import games as humans
 from web.pages import bots, leaderboards, live, play, replays, tournaments
 from web.pages.common import render
 from web.templating import make_templates
@@ -58,7 +59,8 @@ def create_app(config: WebConfig, arena: WebArena | None = None, extra_routes: l
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        yield
+        async with humans.serving(app):  # people's games: their seat and the house bots (web.humans)
+            yield
         await served.close()
 
     routes: list[BaseRoute] = [
