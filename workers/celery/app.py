@@ -21,6 +21,7 @@ the environment.
 
 from __future__ import annotations
 
+import click
 from celery import Celery
 
 from workers.config import WorkerConfig
@@ -63,3 +64,24 @@ def make_app(config: WorkerConfig) -> Celery:
 
 config = WorkerConfig.from_env()
 app = make_app(config)
+
+
+def run(celery: Celery, argv: list[str]) -> int:
+    """Run ``celery ARGV`` for ``celery`` and return its exit status.
+
+    ``Celery.start`` runs the same command but drops its status: a worker that stopped on
+    "Unrecoverable error" (its pool processes could not start, say) exited 0, and an
+    orchestrator took the failure for a clean stop."""
+    from celery.bin.celery import celery as command
+
+    command.params[0].default = celery
+    try:
+        status = command.main(args=argv, standalone_mode=False)
+    except click.exceptions.Exit as stop:
+        status = stop.exit_code
+    except click.ClickException as error:
+        error.show()
+        status = error.exit_code
+    finally:
+        command.params[0].default = None
+    return status if isinstance(status, int) else 0

@@ -107,7 +107,7 @@ def worker(
     argv = ["worker", f"--loglevel={loglevel}", "-n", name, *ctx.args]
     if concurrency:
         argv.append(f"--concurrency={concurrency}")
-    raise typer.Exit(celery_app.app.start(argv) or 0)
+    raise typer.Exit(celery_app.run(celery_app.app, argv))
 
 
 @app.command(context_settings=PASS_THROUGH)
@@ -125,7 +125,8 @@ def beat(
 
     if not celery_app.config.presets:
         Console(stderr=True).print("[yellow]PITCH_AUTO_PRESETS is empty: beat has nothing to schedule[/]")
-    raise typer.Exit(celery_app.app.start(["beat", f"--schedule={schedule}", f"--loglevel={loglevel}", *ctx.args]) or 0)
+    raise typer.Exit(celery_app.run(celery_app.app, ["beat", f"--schedule={schedule}", f"--loglevel={loglevel}",
+                                                     *ctx.args]))
 
 
 @app.command()
