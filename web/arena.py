@@ -45,8 +45,9 @@ class WebArena:
         return cls(config, Store.from_url(config.redis_url, config.store_prefix))
 
     def fitted_table(self, board: str) -> list[RatingRow]:
-        """The board's order-independent Bradley–Terry table."""
-        return Leaderboard(self.store, board, self.config.elo).fitted()
+        """The board's order-independent Bradley–Terry table, from its cache: a page never
+        waits for a large board's refit (a stale table is served and refitted in the background)."""
+        return Leaderboard(self.store, board, self.config.elo).fitted_cached()
 
     @property
     def admin_metadata(self) -> tuple[tuple[str, str], ...]:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import multiprocessing
 import random
+import time
 import uuid
 from collections import Counter
 from collections.abc import Iterator
@@ -18,7 +19,7 @@ import pytest
 
 from referee.match import result_to_dict
 from tests.workers.results import duel, match_result
-from workers.ratings.leaderboard import Leaderboard, boards, record_match, tournament_table
+from workers.ratings.leaderboard import FittedTable, Leaderboard, boards, record_match, tournament_table
 from workers.ratings.model import DEFAULT_CONFIG, EloConfig, elo_update, rated_match
 from workers.storage.store import Store
 
@@ -167,3 +168,93 @@ def test_tournament_table_reads_dicts_and_protobufs_in_any_order() -> None:
     table = tournament_table(results)
     assert [row.bot_id for row in table] == ["a", "b", "c"]
     assert tournament_table([result_to_dict(r) for r in reversed(results)]) == table
+
+
+# ----------------------------------------------------------------------------- cached Bradley–Terry table
+def record_both(store: Store, board: Leaderboard, results: list[dict[str, Any]]) -> None:
+    """What a match task does: store the result, then rate it."""
+    for result in results:
+        store.record_match(result["match_id"], result, [])
+        board.record(result)
+
+
+def wait_fresh(board: Leaderboard, timeout: float = 20.0) -> FittedTable:
+    """The cached table once it is fitted from every applied match and no refit holds the lock."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        table = board.cached_table()
+        applied = board.client.scard(f"{board.store.prefix}elo:{board.board}:applied")
+        if table is not None and table.matches == applied and not board.client.exists(LOCK.format(board)):
+            return table
+        time.sleep(0.02)
+    raise AssertionError("the cached table never became fresh")
+
+
+LOCK = "{0.store.prefix}elo:{0.board}:fitted-lock"
+
+
+def test_a_small_board_without_a_table_is_fitted_at_once_and_cached(store: Store) -> None:
+    board = Leaderboard(store, "partnership")
+    assert board.fitted_cached() == [] and board.cached_table() is None  # nothing rated, nothing cached
+    results = partnership_matches(12)
+    record_both(store, board, results)
+    rows = board.fitted_cached()
+    assert rows == board.fitted() and len(rows) == 4
+    table = board.cached_table()
+    assert table is not None and table.matches == 12 and table.rows == rows
+    assert FittedTable.from_json(table.to_json()) == table  # floats survive JSON exactly
+    assert store.client.get(f"{store.prefix}elo:partnership:fitted") is not None
+
+
+def test_a_stale_table_is_served_and_refitted_in_the_background(store: Store) -> None:
+    board = Leaderboard(store, "partnership")
+    results = partnership_matches(30)
+    record_both(store, board, results[:20])
+    old = board.fitted_cached()
+    record_both(store, board, results[20:])
+    # Refitted recently (interval not reached): served stale, no refit started.
+    assert board.fitted_cached(refit_interval_s=3600) == old
+    assert not store.client.exists(LOCK.format(board))
+    # Due: still served stale at once, refitted behind the page.
+    assert board.fitted_cached(refit_interval_s=0) == old
+    fresh = wait_fresh(board)
+    assert fresh.matches == 30 and fresh.rows == board.fitted() != old
+    assert board.fitted_cached(refit_interval_s=0) == fresh.rows
+
+
+def test_a_large_board_without_a_table_never_waits_for_its_fit(store: Store) -> None:
+    board = Leaderboard(store, "partnership")
+    record_both(store, board, partnership_matches(10))
+    assert board.fitted_cached(sync_matches=5) == []  # the first fit runs in the background
+    assert wait_fresh(board).rows == board.fitted()
+
+
+def test_one_refit_at_a_time_per_board_and_a_refit_never_counted_twice(store: Store) -> None:
+    board = Leaderboard(store, "partnership")
+    results = partnership_matches(16)
+    record_both(store, board, results)
+    record_both(store, board, results)  # a retried task: stored and rated once
+    with ThreadPoolExecutor(8) as pool:
+        started = [t for t in pool.map(lambda _: Leaderboard(store, "partnership").refit_in_background(), range(16))
+                   if t is not None]
+    assert len(started) == 1  # the others found the lock taken
+    started[0].join()
+    table = wait_fresh(board)
+    assert table.matches == 16
+    assert sum(row.games for row in table.rows) == 4 * sum(len(r["games"]) for r in results)
+    # A slower refit of an older applied set does not replace the newer table.
+    older = FittedTable(10, table.computed + 1, table.rows[:1])
+    assert board._store_fitted(keys=[f"{store.prefix}elo:partnership:fitted"], args=[older.to_json(), 10]) == 0
+    assert board.cached_table() == table
+    # While another process holds the lock, a stale table is served and no second refit starts.
+    more = partnership_matches(18, seed=4)[16:]
+    for result in more:
+        result["match_id"] = "extra-" + result["match_id"]
+    record_both(store, board, more)
+    store.client.set(LOCK.format(board), "someone else", ex=60)
+    assert board.fitted_cached(refit_interval_s=0) == table.rows
+    assert board.refit_in_background() is None
+    assert board.cached_table() == table
+    store.client.delete(LOCK.format(board))
+    assert board.refit_in_background() is not None
+    assert wait_fresh(board).matches == 18

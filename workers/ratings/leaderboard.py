@@ -9,6 +9,9 @@ The rating rules are in :mod:`workers.ratings.model`; this module only stores an
     {p}elo:{board}:history:{id}   list of JSON points {match, time, rating, change, games}, oldest first
     {p}elo:{board}:h2h:{id}       hash: "{opponent}:games|wins|draws" -> the bot's count against it
     {p}elo:{board}:applied        set of the match ids already rated (idempotency)
+    {p}elo:{board}:fitted         the cached Bradley–Terry table: JSON {matches, computed, rows}, where
+                                  matches is how many rated matches it was fitted from
+    {p}elo:{board}:fitted-lock    present while one process refits the table (SET NX EX)
 
 Applying a match is optimistic and atomic: read the bots' hashes (each carries a
 ``version`` bumped by every match that touches the bot), compute the new values in Python,
@@ -16,12 +19,22 @@ then one Lua script checks, all at once, that the match is not yet applied and t
 version moved, and writes everything.  A moved version means another worker rated a match
 of the same bots in between: re-read and retry, so no update is lost and the rating rules
 are not duplicated in Lua.
+
+The Bradley–Terry table is fitted from every rated match of the board, which at 100,000
+matches takes tens of seconds (reading and parsing the results more than the fit), so pages
+read it from a cache (:meth:`Leaderboard.fitted_cached`): stale while revalidating.  The
+table records how many matches it was fitted from; since the applied set only grows, a
+different count means it is stale, and a reader then serves it as it is and starts one
+refit in the background (one per board across every process: whoever takes the lock).
+Only a small board without any table yet is fitted while the reader waits.
 """
 
 from __future__ import annotations
 
 import json
 import math
+import secrets
+import threading
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -74,6 +87,57 @@ return 1
 
 _ROW_FIELDS = ("rating", "information", "games", "wins", "draws")
 
+# KEYS: the fitted table.  ARGV: the new table JSON, its match count.  A refit stores its table
+# unless one fitted from more matches is there already (a slower refit of an older applied set
+# must not replace a newer table).  Returns 1 when stored.
+_STORE_FITTED = """
+local old = redis.call('GET', KEYS[1])
+if old and cjson.decode(old).matches >= tonumber(ARGV[2]) then return 0 end
+redis.call('SET', KEYS[1], ARGV[1])
+return 1
+"""
+
+# KEYS: the lock.  ARGV: the holder's token.  Deletes the lock only if it is still the holder's.
+_RELEASE = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
+"""
+
+#: A board without a cached table is fitted while the reader waits only up to this many
+#: rated matches (well under a second); a larger one shows no Bradley–Terry column until
+#: its first background refit is done.
+SYNC_FIT_MATCHES = 2_000
+#: A stale table is refitted at most this often (seconds since its fit): on a busy arena every
+#: read finds new matches, and back-to-back refits would keep a core busy for little change.
+REFIT_INTERVAL_S = 30.0
+#: Expiry of the refit lock: only frees the lock of a refitter that died; a finished refit
+#: deletes it.
+REFIT_LOCK_S = 600
+#: Results read per round trip while refitting (a 100,000-result MGET would be one huge reply).
+READ_CHUNK = 2_000
+
+
+@dataclass(frozen=True)
+class FittedTable:
+    """A cached Bradley–Terry table: its rows, how many rated matches it was fitted from, and
+    when (``time.time()``)."""
+
+    matches: int
+    computed: float
+    rows: list[RatingRow]
+
+    def to_json(self) -> str:
+        """The stored form (rows as lists of their fields, in :class:`RatingRow` order)."""
+        return json.dumps({"matches": self.matches, "computed": self.computed,
+                           "rows": [[r.rank, r.bot_id, r.rating, r.lower, r.upper, r.games, r.wins, r.draws,
+                                     r.provisional, r.los_next] for r in self.rows]})
+
+    @classmethod
+    def from_json(cls, raw: str) -> FittedTable:
+        """The inverse of :meth:`to_json`."""
+        data = json.loads(raw)
+        return cls(int(data["matches"]), float(data["computed"]), [RatingRow(*row) for row in data["rows"]])
+
 
 @dataclass(frozen=True)
 class HistoryPoint:
@@ -119,6 +183,8 @@ class Leaderboard:
         self._base = f"{store.prefix}elo:{board}:"
         self._boards = f"{store.prefix}elo:boards"
         self._apply = self.client.register_script(_APPLY)
+        self._store_fitted = self.client.register_script(_STORE_FITTED)
+        self._release = self.client.register_script(_RELEASE)
 
     def _key(self, *parts: str) -> str:
         return self._base + ":".join(parts)
@@ -215,9 +281,68 @@ class Leaderboard:
 
     def fitted(self) -> list[RatingRow]:
         """The order-independent Bradley–Terry table of every match rated on this board:
-        shown beside the live Elo, which depends on the order workers finished in."""
+        shown beside the live Elo, which depends on the order workers finished in.  Fitted
+        now, from every result (the CLI's fresh table); pages read :meth:`fitted_cached`."""
+        return self._fit()[1]
+
+    def _fit(self) -> tuple[int, list[RatingRow]]:
+        """The table of the applied set as read now, and how many matches that set held."""
         applied = sorted(str(m) for m in self.client.smembers(self._key("applied")))
-        return tournament_table(self.store.match_results(applied), self.config)
+        results = [result for start in range(0, len(applied), READ_CHUNK)
+                   for result in self.store.match_results(applied[start:start + READ_CHUNK])]
+        return len(applied), tournament_table(results, self.config)
+
+    def refit(self) -> FittedTable:
+        """Fit the table now and cache it (unless a table of more matches was cached
+        meanwhile); the table fitted.  Its count is of the ids it read, not of the applied set
+        when it is stored: matches rated during the fit leave it stale, never counted in."""
+        matches, rows = self._fit()
+        table = FittedTable(matches, time.time(), rows)
+        self._store_fitted(keys=[self._key("fitted")], args=[table.to_json(), matches])
+        return table
+
+    def cached_table(self) -> FittedTable | None:
+        """The cached table as it is, stale or not, or ``None``."""
+        raw = self.client.get(self._key("fitted"))
+        return None if raw is None else FittedTable.from_json(str(raw))
+
+    def fitted_cached(self, sync_matches: int = SYNC_FIT_MATCHES,
+                      refit_interval_s: float = REFIT_INTERVAL_S) -> list[RatingRow]:
+        """The Bradley–Terry table for a page, without making it wait for a large refit.
+
+        Fresh (fitted from as many matches as are applied now): served.  Stale: served as
+        it is, and refitted in the background if its fit is ``refit_interval_s`` old, by one
+        process at a time.  None cached: fitted now if the board has at most
+        ``sync_matches`` rated matches, else an empty table while the background fit runs."""
+        pipe = self.client.pipeline(transaction=False)
+        pipe.get(self._key("fitted"))
+        pipe.scard(self._key("applied"))
+        raw, applied = pipe.execute()
+        table = None if raw is None else FittedTable.from_json(str(raw))
+        if applied == 0 or (table is not None and table.matches == applied):
+            return [] if table is None else table.rows
+        if table is None and applied <= sync_matches:
+            return self.refit().rows
+        if table is None or time.time() - table.computed >= refit_interval_s:
+            self.refit_in_background()
+        return [] if table is None else table.rows
+
+    def refit_in_background(self) -> threading.Thread | None:
+        """Start a refit in a daemon thread if no process is refitting this board; the
+        thread, or ``None`` when another holds the lock."""
+        token = secrets.token_hex(8)
+        if not self.client.set(self._key("fitted-lock"), token, nx=True, ex=REFIT_LOCK_S):
+            return None
+
+        def run() -> None:
+            try:
+                self.refit()
+            finally:
+                self._release(keys=[self._key("fitted-lock")], args=[token])
+
+        thread = threading.Thread(target=run, name=f"refit-{self.board}", daemon=True)
+        thread.start()
+        return thread
 
     def history(self, bot_id: str) -> list[HistoryPoint]:
         """The bot's live rating after each of its matches, in the order they were rated."""

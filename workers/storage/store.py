@@ -38,6 +38,9 @@ Ratings (written and read by ``workers.ratings.leaderboard`` only; a board is no
     {p}elo:{board}:history:{id}   list of JSON rating points, one per rated match (for plots)
     {p}elo:{board}:h2h:{id}       hash: "{opponent}:games|wins|draws" -> counts against it
     {p}elo:{board}:applied        set of rated match ids (a match is rated at most once)
+    {p}elo:{board}:fitted         cached Bradley–Terry table JSON, with the number of rated matches
+                                  it was fitted from (stale when that differs from the applied set's)
+    {p}elo:{board}:fitted-lock    held by the one process refitting the table (SET NX EX)
 """
 
 from __future__ import annotations
