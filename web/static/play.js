@@ -248,6 +248,7 @@
     view = next;
     receivedAt = performance.now();
     root.dataset.state = view.state;
+    root.dataset.decisionId = view.decision ? view.decision.id : "";
     byId("play-state").textContent = view.state === "deciding" ? "your turn" : view.state;
     if (view.table) drawSeats(view.table);
     drawMine();
