@@ -15,13 +15,36 @@ from pitch_sdk.proto.pitch.v1 import arena_pb2, arena_pb2_grpc
 from referee.match import result_to_dict
 from workers.tournaments.schedule import Schedule, ScheduledMatch
 
-#: Refusals that may clear up by themselves: a bot is offline (FAILED_PRECONDITION), the
-#: referee is down or shutting down (UNAVAILABLE), a bot's seats are all busy
-#: (RESOURCE_EXHAUSTED), the call outlived its deadline while the match runs on
-#: (DEADLINE_EXCEEDED: a retry joins the running match).
-TRANSIENT = frozenset({grpc.StatusCode.FAILED_PRECONDITION, grpc.StatusCode.UNAVAILABLE,
-                       grpc.StatusCode.RESOURCE_EXHAUSTED, grpc.StatusCode.DEADLINE_EXCEEDED,
-                       grpc.StatusCode.CANCELLED, grpc.StatusCode.ABORTED})
+#: What a worker does with each status a referee can answer RunMatch with: ``True`` retry
+#: later (with backoff; recorded as not played only after the last retry), ``False`` record
+#: the match as not played now.  Every code is listed, so a code is never classified by
+#: accident.  Retry what may clear up by itself or what the worker cannot tell from a played
+#: match (an internal fault: recording a played match as not played loses it); give up at
+#: once on what only a person can fix (a bad request, a wrong admin token, an unknown bot).
+RETRY_ON: dict[grpc.StatusCode, bool] = {
+    grpc.StatusCode.OK: False,  # not an error; listed for completeness
+    grpc.StatusCode.CANCELLED: True,  # the call was cut (a referee restart): the match may run on
+    grpc.StatusCode.UNKNOWN: True,  # an internal fault of unknown kind: maybe a played match
+    grpc.StatusCode.INVALID_ARGUMENT: False,  # the schedule's request is wrong: it stays wrong
+    grpc.StatusCode.DEADLINE_EXCEEDED: True,  # the call outlived its deadline: a retry joins the match
+    grpc.StatusCode.NOT_FOUND: False,  # a seat's bot is not registered
+    grpc.StatusCode.ALREADY_EXISTS: False,  # not answered by RunMatch (a match id returns its record)
+    grpc.StatusCode.PERMISSION_DENIED: False,  # a person must change the configuration
+    grpc.StatusCode.RESOURCE_EXHAUSTED: True,  # the referee or a bot's seats are full for now
+    grpc.StatusCode.FAILED_PRECONDITION: True,  # a bot is offline: it may reconnect
+    grpc.StatusCode.ABORTED: True,  # the referee aborted the match (shutdown): play it again
+    grpc.StatusCode.OUT_OF_RANGE: False,  # a bad request
+    grpc.StatusCode.UNIMPLEMENTED: False,  # a referee without RunMatch: misconfigured
+    grpc.StatusCode.INTERNAL: True,  # a referee fault: maybe a played match
+    grpc.StatusCode.UNAVAILABLE: True,  # the referee, or its store, is down or restarting
+    grpc.StatusCode.DATA_LOSS: True,  # the referee lost data: a retry reads the record or plays again
+    grpc.StatusCode.UNAUTHENTICATED: False,  # a wrong admin token: a person must fix it
+}
+
+
+def is_transient(code: grpc.StatusCode) -> bool:
+    """Whether a RunMatch refusal with ``code`` is worth retrying (see :data:`RETRY_ON`)."""
+    return RETRY_ON[code]
 
 
 class RefereeClient:

@@ -31,7 +31,7 @@ import grpc
 from celery import Celery, group
 
 from workers.celery.broker import held_task_args
-from workers.referee_client import TRANSIENT, RefereeClient
+from workers.referee_client import RefereeClient, is_transient
 from workers.storage.store import Store
 from workers.tournaments.schedule import Schedule, ScheduleError, round_robin
 from workers.tournaments.store import TournamentStore
@@ -170,7 +170,7 @@ def play(tournaments: TournamentStore, referee: RefereeClient, tournament_id: st
         result = store.match_result(match.match_id) or referee.run_match(schedule, match)
     except grpc.RpcError as error:
         reason = f"{error.code().name}: {error.details()}"
-        if error.code() in TRANSIENT and not final:
+        if is_transient(error.code()) and not final:
             raise MatchDeferred(reason) from error
         log.warning("tournament %s match %s not played after %d attempt(s): %s", tournament_id, match.match_id,
                     attempt, reason)
