@@ -67,7 +67,11 @@ class PendingDecision:
             rule = request.card_set
             card_set = {"allowed": [c.name for c in rule.allowed], "required": [c.name for c in rule.required],
                         "min": rule.min_count, "max": rule.max_count}
-        return {"id": request.decision_id, "kind": wire.kind_from_pb(request.kind).value, "actions": self.actions(),
+        try:
+            kind = wire.kind_from_pb(request.kind).value
+        except ActionParseError:  # a kind newer than this service: the listed actions still work
+            kind = "decision"
+        return {"id": request.decision_id, "kind": kind, "actions": self.actions(),
                 "card_set": card_set, "budget_ms": request.time_budget_ms, "bank_ms": request.time_bank_ms,
                 "elapsed_ms": int(1000 * (time.monotonic() - self.received))}
 
@@ -146,9 +150,23 @@ class Table:
         if self.decision is None or self.decision.request.decision_id != decision_id:
             raise DecisionError(409, "that decision is no longer pending (answered, timed out or replaced)")
         answer = self.decision.answer(index, cards)
+        if index is not None and self.observation is not None:
+            self._show_play(self.decision.request.legal_actions[index])
         self.decision = None
         self.touch()
         return answer
+
+    def _show_play(self, action: pb.Action) -> None:
+        """Show the person's card on the table at once: the referee's next request (which
+        says the same) may be a whole trick away."""
+        if action.WhichOneof("choice") != "play" or self.observation is None:
+            return
+        hand = [card for card in self.observation.hand if card.id != action.play.id]
+        del self.observation.hand[:]
+        self.observation.hand.extend(hand)
+        self.observation.current_trick.add(seat=self.seat, card=action.play)
+        if self.seat < len(self.observation.hand_sizes):
+            self.observation.hand_sizes[self.seat] = len(hand)
 
     def struck(self, strike: bot_pb2.Strike) -> None:
         """The referee played a fallback for the person (too late, usually)."""
@@ -179,7 +197,7 @@ class Table:
             "table": None if self.observation is None else _public_view(self.observation),
             "hand": [], "decision": None,
         }
-        if owner and self.observation is not None:
+        if owner and self.observation is not None and not self.finished:
             view["hand"] = [c.name for c in self.observation.hand]
             view["decision"] = None if self.decision is None else self.decision.view()
         return view

@@ -107,22 +107,25 @@
       box.querySelector("[data-role=bid]").textContent = bid === null ? "" : (bid === 0 ? "passed" : "bid " + bid);
       const cards = box.querySelector("[data-role=cards]");
       clear(cards);
-      if (seat !== view.seat || !owner) {
+      if ((seat !== view.seat || !owner) && view.state !== "finished") {
         for (let i = 0; i < (table.hand_sizes[seat] || 0); i += 1) cards.appendChild(cardBack());
       }
       const played = box.querySelector("[data-role=played]");
       clear(played);
-      table.trick.forEach((play) => { if (play.seat === seat) played.appendChild(card(play.card, false)); });
+      if (view.state !== "finished") {
+        table.trick.forEach((play) => { if (play.seat === seat) played.appendChild(card(play.card, false)); });
+      }
       box.classList.toggle("to-move", view.state !== "finished" && table.to_move === seat);
     });
     byId("play-hand-number").textContent = table.hand_number;
     byId("play-trump").textContent = table.trump ? SUITS[table.trump[0]] + " " + table.trump.toLowerCase() : "—";
     byId("play-bid").textContent = table.pitcher === null ? "—"
       : (table.bid ? table.bid + " by " : "") + "seat " + (table.pitcher + 1);
-    byId("play-scores").textContent = partyScores(table);
+    const final = view.result && view.result.scores.length ? view.result.scores[view.result.scores.length - 1] : null;
+    byId("play-scores").textContent = partyScores(final ? { scores: final } : table);
     const last = byId("play-last");
     clear(last);
-    if (table.last_trick) {
+    if (table.last_trick && view.state !== "finished") {
       last.appendChild(el("span", "muted", "last trick: "));
       table.last_trick.plays.forEach((play) => last.appendChild(card(play.card, false)));
       last.appendChild(el("span", "muted", " won by seat " + (table.last_trick.winner + 1)));
