@@ -11,13 +11,19 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
+import redis
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from workers.tournaments import control as tournament
 from workers.tournaments.store import TournamentStore
 
-Show = Callable[[tournament.Progress], None]
+Show = Callable[[tournament.Progress, str | None], None]
+"""Shows a progress, with a note that replaces its status (an outage) when not ``None``."""
+
+
+#: Longest wait between two looks at an unreachable store.
+OUTAGE_POLL_MAX_S = 2.0
 
 
 def follow(console: Console, tournaments: TournamentStore, tournament_id: str, *,
@@ -25,19 +31,32 @@ def follow(console: Console, tournaments: TournamentStore, tournament_id: str, *
     """Show the tournament's progress until it is finished; returns the final progress.
 
     ``check`` is called at every poll and may raise to stop following (a local process
-    that died)."""
+    that died).  A store outage after the first look (a Redis restart) does not end the
+    following: the progress line says the store is unreachable and for how long, and the
+    counts carry on when it is back (the workers keep their own state meanwhile)."""
     now = tournament.progress(tournaments, tournament_id)
     with _display(console, f"{now.preset} {tournament_id}", now.total) as show:
+        outage: float | None = None
         while True:
-            show(now)
-            if now.finished:
+            show(now, None if outage is None else _outage(outage))
+            if now.finished and outage is None:
                 return now
             check()
-            time.sleep(poll_s)
-            now = tournament.progress(tournaments, tournament_id)
+            time.sleep(poll_s if outage is None else min(OUTAGE_POLL_MAX_S, max(poll_s, time.monotonic() - outage)))
+            try:
+                now = tournament.progress(tournaments, tournament_id)
+                outage = None
+            except redis.RedisError:
+                outage = time.monotonic() if outage is None else outage
 
 
-def _status(now: tournament.Progress) -> str:
+def _outage(since: float) -> str:
+    return f"store unreachable for {time.monotonic() - since:.0f}s, waiting for Redis"
+
+
+def _status(now: tournament.Progress, note: str | None = None) -> str:
+    if note is not None:
+        return note
     words = [f"{now.in_progress} running"]
     if now.not_played:
         words.append(f"{now.not_played} not played")
@@ -52,14 +71,14 @@ def _display(console: Console, label: str, total: int) -> Iterator[Show]:
                    TextColumn("{task.fields[status]}"), TimeElapsedColumn())
         with Progress(*columns, console=console) as bar:
             task = bar.add_task(label, total=total, status="")
-            yield lambda now: bar.update(task, completed=now.played + now.not_played, status=_status(now))
+            yield lambda now, note: bar.update(task, completed=now.played + now.not_played, status=_status(now, note))
         return
-    shown: list[tuple[int, int]] = []
+    shown: list[tuple[int, int, bool]] = []
 
-    def show(now: tournament.Progress) -> None:
-        counts = (now.played + now.not_played, now.in_progress)
+    def show(now: tournament.Progress, note: str | None) -> None:
+        counts = (now.played + now.not_played, now.in_progress, note is not None)
         if not shown or shown[-1] != counts:
             shown.append(counts)
-            console.print(f"{label}: {counts[0]}/{total} matches recorded ({_status(now)})")
+            console.print(f"{label}: {counts[0]}/{total} matches recorded ({_status(now, note)})")
 
     yield show

@@ -45,11 +45,31 @@ class RedisServer:
         self.socket = self.directory / "redis.sock"
         persistence = (["--dir", persist_dir, "--appendonly", "yes"] if persist_dir
                        else ["--dir", str(self.directory), "--save", "", "--appendonly", "no"])
-        self.process = subprocess.Popen(
-            **owned_child([redis_server_binary(), "--port", "0", "--unixsocket", str(self.socket),
-                           "--unixsocketperm", "700", *persistence, "--logfile", str(self.directory / "redis.log")]),
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        self._argv = [redis_server_binary(), "--port", "0", "--unixsocket", str(self.socket), "--unixsocketperm", "700",
+                      *persistence, "--logfile", str(self.directory / "redis.log")]
+        self._spawn()
+
+    def _spawn(self) -> None:
+        self.process = subprocess.Popen(**owned_child(self._argv), stdout=subprocess.DEVNULL,
+                                        stderr=subprocess.DEVNULL)
         self._wait_ready()
+
+    def halt(self) -> None:
+        """Stop the server but keep its socket's place, so :meth:`resume` brings it back at
+        the same URL (with its data only when it persists: ``persist_dir``): what clients
+        see of a Redis restart."""
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+
+    def resume(self) -> None:
+        """Start the server again after :meth:`halt`."""
+        if self.process.poll() is not None:
+            self._spawn()
 
     @property
     def url(self) -> str:
@@ -78,13 +98,7 @@ class RedisServer:
 
     def stop(self) -> None:
         """Terminate the server and delete its directory."""
-        if self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
+        self.halt()
         self._tmp.cleanup()
 
     def __enter__(self) -> RedisServer:
