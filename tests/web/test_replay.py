@@ -82,7 +82,7 @@ def test_stepping_a_whole_game_shows_the_engines_cards_and_scores(arena: WebAren
         if step == len(expected) // 3:
             page.screenshot(path=str(screenshots / "replay.png"), full_page=True)
         if step + 1 < len(expected):
-            with page.expect_navigation():
+            with page.expect_navigation(wait_until="domcontentloaded"):  # replay.js runs before it
                 page.keyboard.press("ArrowRight")
             assert page.url.endswith(f"step={step + 1}&view=all")
     assert page.locator("#game-over").count() == 1
