@@ -1,7 +1,155 @@
-"""Placeholder while the live pages are built in this session."""
+"""Live matches: the matches the referee plays now (ListMatches), and a spectator page that
+follows one as it is played, fed by server-sent events relayed from ArenaService's
+spectator stream (StreamMatchEvents).
+
+Only public information leaves this module while a match runs: the referee's spectator
+stream carries no hidden card, and :mod:`web.views.spectator` folds it without adding
+any. Each spectator has its own upstream call, cancelled as soon as the browser goes away,
+so a closed tab leaves no stream open on the referee."""
 
 from __future__ import annotations
 
-from starlette.routing import BaseRoute
+import json
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from typing import Any
 
-routes: list[BaseRoute] = []
+import grpc
+from google.protobuf import json_format
+from sse_starlette.sse import EventSourceResponse
+from starlette.background import BackgroundTask
+from starlette.concurrency import run_in_threadpool
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import BaseRoute, Route
+
+from pitch_sdk import wire
+from pitch_sdk.proto.pitch.v1 import arena_pb2, bot_pb2
+from pitch_sdk.rules import Ruleset, preset
+from pitch_sdk.rules.errors import RulesError
+from web.arena import WebArena
+from web.pages.common import arena, not_found, render
+from web.templating import when
+from web.views.spectator import SpectatorTable
+
+#: Seconds between refreshes of the list of running matches in the browser.
+REFRESH_INTERVAL_S = 2.0
+UNREACHABLE = "the referee cannot be reached"
+
+
+@dataclass(frozen=True)
+class Watched:
+    """What the spectator pages know of a match before its events: its variant and seats,
+    and either the referee's running entry or the stored result of a match that ended."""
+
+    match_id: str
+    ruleset: Ruleset
+    bot_ids: list[str]
+    names: list[str]
+    running: arena_pb2.RunningMatch | None
+    result: bot_pb2.MatchResult | None
+
+
+def _watched(web: WebArena, match_id: str) -> Watched:
+    """The match from the referee's running list, else from the store's results; a 503
+    when the referee cannot be reached, a 404 when neither knows it."""
+    running = web.running_matches()
+    if running is None:
+        raise HTTPException(503, f"{UNREACHABLE}: no live view of match {match_id!r} now")
+    for match in running:
+        if match.match_id == match_id:
+            try:
+                ruleset = preset(match.preset)
+            except RulesError:
+                raise HTTPException(404, f"match {match_id!r} plays a variant this web arena does not know") from None
+            return Watched(match_id, ruleset, list(match.seat_bot_ids), list(match.seat_names), match, None)
+    stored = web.store.match_result(match_id)
+    if stored is None:
+        raise not_found("match", match_id)
+    result = json_format.ParseDict(stored, bot_pb2.MatchResult(), ignore_unknown_fields=True)
+    bot_ids = [seat.bot_id for seat in result.seats]
+    names = web.store.bot_names(bot_ids)
+    return Watched(match_id, wire.ruleset_from_pb(result.ruleset), bot_ids, [names.get(b, b) for b in bot_ids],
+                   None, result)
+
+
+def _listed(request: Request, match: arena_pb2.RunningMatch) -> dict[str, Any]:
+    """A running match as the list shows it (and its JSON refresh sends it)."""
+    return {"match_id": match.match_id, "preset": match.preset, "game": match.game, "games": match.games,
+            "started": when(match.started_unix), "practice": match.practice,
+            "url": str(request.url_for("spectate", match_id=match.match_id)),
+            "seats": [{"bot_id": bot_id, "name": name, "url": str(request.url_for("bot", bot_id=bot_id))}
+                      for bot_id, name in zip(match.seat_bot_ids, match.seat_names, strict=False)]}
+
+
+def live(request: Request) -> Response:
+    """The running matches, oldest first; ``?format=json`` is the same list for the page's
+    periodic refresh (so it updates without a reload)."""
+    running = arena(request).running_matches()
+    matches = None if running is None else [_listed(request, match) for match in running]
+    if request.query_params.get("format") == "json":
+        return JSONResponse({"reachable": matches is not None, "matches": matches or []})
+    return render(request, "live.html", matches=matches, refresh_ms=int(1000 * REFRESH_INTERVAL_S))
+
+
+def spectate(request: Request) -> Response:
+    """The spectator's table of a running match (drawn by ``live.js`` from the events), or
+    the result of a match that has ended, with a link to its replay."""
+    watched = _watched(arena(request), request.path_params["match_id"])
+    table = SpectatorTable.of(watched.ruleset, watched.names)
+    ended = None if watched.result is None else table.finish(watched.result)
+    running = watched.running
+    return render(request, "spectate.html", match_id=watched.match_id, ruleset=watched.ruleset,
+                  seats=list(zip(watched.bot_ids, watched.names, strict=True)), parties=table.party_names(),
+                  running=running, started=when(running.started_unix) if running else "", ended=ended)
+
+
+def _refused(error: grpc.aio.AioRpcError, match_id: str) -> HTTPException:
+    """The referee's refusal to stream a match as an HTTP error (never a 500)."""
+    if error.code() == grpc.StatusCode.NOT_FOUND:
+        return not_found("match", match_id)
+    return HTTPException(503, f"{UNREACHABLE}: no live view of match {match_id!r} now")
+
+
+async def spectate_events(request: Request) -> Response:
+    """Server-sent events of a match: one ``match-event`` per public event (the event and
+    the table after it, as JSON), then one ``result``. The first message is read before
+    the response starts, so an unknown match is a 404 and a silent referee a 503."""
+    web = arena(request)
+    match_id = request.path_params["match_id"]
+    watched = await run_in_threadpool(_watched, web, match_id)
+    table = SpectatorTable.of(watched.ruleset, watched.names)
+    call: Any = web.aio_stub().StreamMatchEvents(  # grpc.aio's call; the stubs type the sync one
+        arena_pb2.StreamMatchEventsRequest(match_id=match_id), metadata=web.admin_metadata)
+    try:
+        first = await call.read()
+    except grpc.aio.AioRpcError as error:
+        call.cancel()
+        raise _refused(error, match_id) from None
+
+    async def relay() -> AsyncIterator[dict[str, str]]:
+        item = first
+        try:
+            while item is not grpc.aio.EOF:
+                if item.HasField("result"):
+                    yield {"event": "result", "data": json.dumps(table.finish(item.result))}
+                    return
+                shown = table.apply(item.event)
+                yield {"event": "match-event", "data": json.dumps({"event": shown, "table": table.to_dict()})}
+                item = await call.read()
+            yield {"event": "failure", "data": json.dumps({"text": "the referee ended the stream without a result"})}
+        except grpc.aio.AioRpcError:
+            yield {"event": "failure", "data": json.dumps({"text": f"{UNREACHABLE}: the live view stopped"})}
+        finally:
+            call.cancel()  # the browser left (sse_starlette cancels this generator) or the match ended
+
+    # The background task also cancels the call when the generator never ran (a HEAD request).
+    return EventSourceResponse(relay(), ping=15, background=BackgroundTask(call.cancel))
+
+
+routes: list[BaseRoute] = [
+    Route("/live", live, name="live"),
+    Route("/live/{match_id}", spectate, name="spectate"),
+    Route("/live/{match_id}/events", spectate_events, name="spectate_events"),
+]
