@@ -29,6 +29,7 @@ ENVIRONMENT = {
     "visibility_timeout_s": "PITCH_VISIBILITY_TIMEOUT_S",
     "restore_interval_s": "PITCH_RESTORE_INTERVAL_S",
     "requeue_interval_s": "PITCH_REQUEUE_INTERVAL_S",
+    "lease_s": "PITCH_MATCH_LEASE_S",
     "auto_presets": "PITCH_AUTO_PRESETS",
     "auto_interval_s": "PITCH_AUTO_INTERVAL_S",
     "auto_games": "PITCH_AUTO_GAMES",
@@ -65,9 +66,15 @@ class WorkerConfig:
     again (a worker died): longer than a match plus the longest retry delay."""
     restore_interval_s: float = 10.0
     """How often a worker looks for tasks of dead workers past the visibility timeout."""
-    requeue_interval_s: float = 60.0
+    requeue_interval_s: float = 10.0
     """How often beat looks for matches whose task the broker lost (a worker killed while
-    taking it) and sends them again."""
+    taking it) or whose worker stopped renewing its lease (a worker killed while playing
+    it), and sends them again."""
+    lease_s: float = 15.0
+    """How long a match stays its worker's without renewal: the worker renews its lease every
+    third of it while the referee plays the match, so a killed worker's match is sent
+    again about ``lease_s + requeue_interval_s`` after the kill, not after the visibility
+    timeout."""
     auto_presets: str = ""
     """Comma-separated presets of the automated round robins (beat); empty: none."""
     auto_interval_s: float = 3600.0
@@ -83,7 +90,7 @@ class WorkerConfig:
 
     def __post_init__(self) -> None:
         for name in ("match_timeout_s", "retry_backoff_s", "visibility_timeout_s", "restore_interval_s",
-                     "requeue_interval_s", "auto_interval_s"):
+                     "requeue_interval_s", "auto_interval_s", "lease_s"):
             if getattr(self, name) <= 0:
                 raise ValueError(f"{name} must be positive, got {getattr(self, name)}")
         if self.match_retries < 0 or self.auto_games < 1:

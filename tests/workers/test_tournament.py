@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import base64
 import json
+import time
 import uuid
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 from celery import Celery
@@ -86,7 +88,7 @@ def test_config_from_environment_and_celery_urls() -> None:
     beat = make_app(WorkerConfig(auto_presets="cutthroat", auto_interval_s=60)).conf.beat_schedule
     assert beat == {"round-robin-cutthroat": {"task": "pitch.auto_round_robin", "schedule": 60.0,
                                               "args": ("cutthroat",), "options": {"expires": 60.0}},
-                    "requeue-lost": {"task": "pitch.requeue_lost", "schedule": 60.0, "options": {"expires": 60.0}}}
+                    "requeue-lost": {"task": "pitch.requeue_lost", "schedule": 10.0, "options": {"expires": 10.0}}}
 
 
 def test_launch_sends_only_matches_without_outcome(redis_url: str) -> None:
@@ -134,8 +136,9 @@ def test_launch_sends_only_matches_without_outcome(redis_url: str) -> None:
 def test_requeue_lost_sends_again_only_what_the_broker_lost(redis_url: str) -> None:
     """A task a worker took and lost before marking it taken (kombu's window between BRPOP
     and its unacked hash) is sent again; a queued task, a task taken and unacknowledged, and
-    a match with an outcome are not; a tournament whose every match has an outcome gets its
-    table even when its final task was lost."""
+    a match with an outcome are not; a taken task whose match was started is sent again once
+    its lease lapses (its worker died), not while the lease lives; a tournament whose every
+    match has an outcome gets its table even when its final task was lost."""
     config = worker_config(redis_url, f"test-{uuid.uuid4().hex[:8]}:")
     tournaments = TournamentStore(Store.from_url(redis_url, config.store_prefix))
     app = make_app(config)
@@ -153,6 +156,12 @@ def test_requeue_lost_sends_again_only_what_the_broker_lost(redis_url: str) -> N
         assert queued(app) == 9
         assert tournament.requeue_lost(app, tournaments, confirm_after_s=0) == {"lossy": [lost[1]]}
         assert queued(app) == 10 and tournament.requeue_lost(app, tournaments, confirm_after_s=0) == {}
+        # the taken task's match was started by a worker: resent once its lease lapses, not while it lives
+        tournaments.hold("lossy", taken_index(taken), "worker-1#1", seconds=0.3)
+        tournaments.mark_started("lossy", taken_index(taken))
+        assert tournament.requeue_lost(app, tournaments, confirm_after_s=0) == {}
+        time.sleep(0.4)
+        assert tournament.requeue_lost(app, tournaments, confirm_after_s=0) == {"lossy": [taken_index(taken)]}
         for match in schedule.matches:
             tournaments.record_outcome("lossy", match.index, {"status": PLAYED, "result": {}})
         wipe_broker(tournaments, config)  # the final task is lost too
@@ -161,6 +170,12 @@ def test_requeue_lost_sends_again_only_what_the_broker_lost(redis_url: str) -> N
     finally:
         for key in tournaments.client.scan_iter(f"{config.store_prefix}*"):
             tournaments.client.delete(key)
+
+
+def taken_index(message: dict[str, Any]) -> int:
+    """The match index of a decoded play_match message."""
+    args, _kwargs, _embed = json.loads(base64.b64decode(message["body"]))
+    return int(args[1])
 
 
 def broker_args(raw: bytes) -> tuple[str, int]:
@@ -287,6 +302,36 @@ def test_killed_worker_loses_no_match_and_plays_none_twice(arena: ArenaThread, r
     assert_each_match_once(arena, tournaments, schedule)
     outcomes = tournaments.outcomes(tid)
     assert {outcomes[i]["worker"].split("@")[0] for i in interrupted} == {"survivor"}
+
+
+@pytest.mark.slow
+def test_killed_workers_matches_are_sent_again_when_their_lease_lapses(arena: ArenaThread, rig: Rig,
+                                                                        tmp_path: Path) -> None:
+    """With the broker's visibility timeout at its 40-minute default, a SIGKILLed worker's
+    running matches are picked up when their leases lapse (the worker renewed them while it
+    waited on the referee): the survivor's sweep sends them again within seconds, the
+    retries join or reuse the referee's matches, and every match is recorded exactly once."""
+    config = replace(rig.config, visibility_timeout_s=2400, lease_s=2, requeue_interval_s=1)
+    tournaments, app, workers = rig.tournaments, make_app(config), rig.workers
+    bots = [arena.connect(spec) for spec in SPECS]
+    schedule = tournament.create(tournaments, "partnership", bots, games=3, seed=5)
+    tournament.launch(app, tournaments, schedule.tournament_id)
+    workers.append(WorkerProcess(config, "doomed", tmp_path))
+    tid = schedule.tournament_id
+    wait_until(lambda: tournament.progress(tournaments, tid).in_progress >= 2, 30, "two running matches")
+    assert tournaments.leased(tid, list(range(len(schedule.matches))))  # the running matches are leased
+    workers[0].kill()
+    killed = time.monotonic()
+    interrupted = set(tournaments.started(tid)) - set(tournaments.outcomes(tid))
+    assert interrupted
+    workers.append(WorkerProcess(config, "survivor", tmp_path, beat=True))
+    wait_until(lambda: interrupted <= set(tournaments.outcomes(tid)), 60, "the killed worker's matches")
+    recovered = time.monotonic() - killed
+    wait_until(lambda: tournament.progress(tournaments, tid).finished, 60, "the tournament to finish")
+    assert_each_match_once(arena, tournaments, schedule)
+    outcomes = tournaments.outcomes(tid)
+    assert {outcomes[i]["worker"].split("@")[0] for i in interrupted} == {"survivor"}
+    print(f"the killed worker's {len(interrupted)} match(es) recorded {recovered:.1f}s after the kill")
 
 
 @pytest.mark.slow

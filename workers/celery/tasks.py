@@ -52,10 +52,12 @@ def play_match(self: Task, tournament_id: str, index: int) -> str:
     try:
         status = tournament.play(tournaments(), referee(), tournament_id, index, worker=self.request.hostname or "",
                                  attempt=retries + 1, final=retries >= config.match_retries,
-                                 on_played=record_ratings)
+                                 on_played=record_ratings, lease_s=config.lease_s)
     except tournament.MatchDeferred as deferred:
         delay = config.retry_delay(retries)
         log.info("tournament %s match %d deferred %.1fs: %s", tournament_id, index, delay, deferred)
+        # the match stays this worker's until its retry is due (else the sweep would send it again)
+        tournaments().hold(tournament_id, index, f"{self.request.hostname}#retry", delay + config.lease_s)
         raise self.retry(countdown=delay) from deferred
     if tournament.ready_to_finish(tournaments(), tournament_id):
         finish_tournament.delay(tournament_id)

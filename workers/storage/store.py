@@ -27,6 +27,8 @@ Tournaments (``workers.tournaments.store``; Celery's own keys live under ``{p}ce
     {p}tournament:{id}:outcomes     hash: match index -> outcome JSON (played with its result, or
                                     not played with the reason), each written once (HSETNX)
     {p}tournament:{id}:started      hash: match index -> time its latest attempt began (progress)
+    {p}tournament:{id}:lease:{i}    the worker responsible for match i now, expiring unless renewed
+                                    (while it plays, or until its retry is due)
     {p}tournament:{id}:table        the final table JSON, written once (SET NX)
     {p}auto:{preset}                id of the latest automated round robin of a preset
 

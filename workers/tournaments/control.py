@@ -21,13 +21,16 @@ went the same way.
 from __future__ import annotations
 
 import logging
+import threading
 import time
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
 import grpc
+import redis
 from celery import Celery, group
 
 from workers.celery.broker import held_task_args
@@ -106,8 +109,10 @@ def _send_matches(app: Celery, tournament_id: str, indices: Sequence[int]) -> No
 
 def requeue_lost(app: Celery, tournaments: TournamentStore, *, confirm_after_s: float = 1.0) -> dict[str, list[int]]:
     """Send again every match of an unfinished tournament that has no outcome and whose task
-    the broker no longer holds (neither queued nor taken by a worker); write the table of a
-    tournament whose every match has an outcome.  Returns the matches sent, by tournament.
+    the broker no longer holds (neither queued nor taken by a worker), or that was started
+    and whose lease lapsed (its worker was killed: the broker would hand its task out again
+    only after the visibility timeout, tens of minutes); write the table of a tournament
+    whose every match has an outcome.  Returns the matches sent, by tournament.
 
     The broker is read twice, ``confirm_after_s`` apart, and a match counts as lost only if
     both looks miss it: a worker holds a message in memory for a moment between taking it
@@ -125,9 +130,13 @@ def requeue_lost(app: Celery, tournaments: TournamentStore, *, confirm_after_s: 
     for tournament_id in open_ids:
         schedule = tournaments.plan(tournament_id)
         outcomes = tournaments.outcomes(tournament_id)
-        lost = [m.index for m in schedule.matches if m.index not in outcomes and (tournament_id, m.index) not in held]
+        started = tournaments.started(tournament_id)
+        open_matches = [m.index for m in schedule.matches if m.index not in outcomes]
+        leased = tournaments.leased(tournament_id, open_matches)
+        lost = [i for i in open_matches if (tournament_id, i) not in held or (i in started and i not in leased)]
         if lost:
-            log.warning("tournament %s: the broker lost matches %s; sending them again", tournament_id, lost)
+            log.warning("tournament %s: matches %s have no task in the broker or no live lease (a lost task, a "
+                        "killed worker); sending them again", tournament_id, lost)
             _send_matches(app, tournament_id, lost)
             resent[tournament_id] = lost
         elif len(outcomes) == len(schedule.matches):
@@ -145,8 +154,33 @@ def progress(tournaments: TournamentStore, tournament_id: str) -> Progress:
                     len(started), tournaments.table(tournament_id) is not None)
 
 
+@contextmanager
+def _renewing(tournaments: TournamentStore, tournament_id: str, index: int, holder: str,
+              lease_s: float) -> Iterator[None]:
+    """Hold match ``index``'s lease while the body runs, renewed every third of ``lease_s``
+    from a thread (the body blocks on the referee), so the lease lapses only when this
+    process stops running: the sweep then sends the match again."""
+    stop = threading.Event()
+
+    def renew() -> None:
+        while not stop.wait(lease_s / 3):
+            try:
+                tournaments.hold(tournament_id, index, holder, lease_s)
+            except redis.RedisError as error:  # the next renewal may succeed; the match goes on
+                log.warning("tournament %s match %d: lease not renewed: %s", tournament_id, index, error)
+
+    tournaments.hold(tournament_id, index, holder, lease_s)
+    renewer = threading.Thread(target=renew, name=f"lease-{tournament_id}-{index}", daemon=True)
+    renewer.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        renewer.join()
+
+
 def play(tournaments: TournamentStore, referee: RefereeClient, tournament_id: str, index: int, *,
-         worker: str, attempt: int, final: bool, on_played: RatingsHook) -> str:
+         worker: str, attempt: int, final: bool, on_played: RatingsHook, lease_s: float = 15.0) -> str:
     """Play match ``index`` unless it has an outcome; returns the outcome's status.
 
     The referee's stored result is used when there is one (the match ran but its outcome
@@ -154,11 +188,22 @@ def play(tournaments: TournamentStore, referee: RefereeClient, tournament_id: st
     outcome always carries the first recorded result of the match id.  A
     transient refusal raises :class:`MatchDeferred` unless this is the ``final`` attempt,
     when the match is recorded as not played with the reason; other refusals are recorded
-    as not played at once.
+    as not played at once.  While it plays, the match is leased to ``worker`` (see
+    :func:`requeue_lost`); the lease ends with the outcome.
     """
     existing = tournaments.outcome(tournament_id, index)
     if existing is not None:
         return str(existing["status"])
+    with _renewing(tournaments, tournament_id, index, f"{worker}#{attempt}", lease_s):
+        status = _play(tournaments, referee, tournament_id, index, worker=worker, attempt=attempt, final=final,
+                       on_played=on_played)
+    tournaments.release(tournament_id, index)
+    return status
+
+
+def _play(tournaments: TournamentStore, referee: RefereeClient, tournament_id: str, index: int, *,
+          worker: str, attempt: int, final: bool, on_played: RatingsHook) -> str:
+    """:func:`play` under its lease."""
     began = time.perf_counter()
     schedule = tournaments.plan(tournament_id)
     match = schedule.matches[index]

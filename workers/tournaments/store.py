@@ -86,6 +86,22 @@ class TournamentStore:
         """Note that an attempt at match ``index`` began (for progress reports only)."""
         self.client.hset(self._key("tournament", tournament_id, "started"), str(index), repr(time.time()))
 
+    def hold(self, tournament_id: str, index: int, holder: str, seconds: float) -> None:
+        """Lease match ``index`` to ``holder`` for ``seconds`` (set again to renew)."""
+        self.client.set(self._key("tournament", tournament_id, "lease", str(index)), holder,
+                        px=max(1, round(seconds * 1000)))
+
+    def release(self, tournament_id: str, index: int) -> None:
+        """End the lease of match ``index`` (its outcome is recorded)."""
+        self.client.delete(self._key("tournament", tournament_id, "lease", str(index)))
+
+    def leased(self, tournament_id: str, indices: list[int]) -> set[int]:
+        """Which of ``indices`` have a live lease (one round trip)."""
+        if not indices:
+            return set()
+        holders = self.client.mget([self._key("tournament", tournament_id, "lease", str(i)) for i in indices])
+        return {index for index, holder in zip(indices, holders, strict=True) if holder is not None}
+
     def started(self, tournament_id: str) -> dict[int, float]:
         """When the latest attempt at each match began."""
         raw: dict[str, str] = self.client.hgetall(  # type: ignore[assignment]
