@@ -13,6 +13,7 @@ import pytest
 
 from tests.web.harness import WebArena
 from workers.ratings.leaderboard import Leaderboard, boards
+from workers.tournaments.control import default_entrants
 
 pytestmark = pytest.mark.slow
 
@@ -93,6 +94,9 @@ def test_a_persons_whole_game_is_played_by_clicking_legal_cards(arena: WebArena,
     assert result is not None and result["completed"]
     for board in {*boards(arena.store), "partnership"}:
         assert not Leaderboard(arena.store, board).applied(match_id)
+    seated = {seat["bot_id"] for seat in result["seats"]}
+    assert seated <= arena.store.house_bots()  # the person and house bots: never in "every connected bot"
+    assert default_entrants(arena.store, [*seated, *arena.names]) == list(arena.names)
 
 
 def test_the_decision_endpoint_refuses_clearly(arena: WebArena, page: Any) -> None:

@@ -381,3 +381,17 @@ def test_resume_after_losing_the_queue(arena: ArenaThread, rig: Rig, tmp_path: P
     workers.append(WorkerProcess(config, "second", tmp_path))
     wait_until(lambda: tournament.progress(tournaments, tid).finished, 60, "the tournament to finish")
     assert_each_match_once(arena, tournaments, schedule)
+
+
+def test_every_connected_bot_means_all_but_the_arenas_house_bots(redis_url: str) -> None:
+    """A round robin of "every connected bot" (the CLI's default, the web form's, beat's)
+    leaves out the arena's own bots: the web arena's seat for people would play first legal
+    moves in it, and its house bots are there to play people."""
+    store = Store.from_url(redis_url, f"house-{uuid.uuid4().hex[:8]}:")
+    try:
+        store.mark_house("person")
+        assert store.house_bots() == {"person"}
+        assert tournament.default_entrants(store, ["a", "person", "b"]) == ["a", "b"]
+    finally:
+        for key in store.client.scan_iter(f"{store.prefix}*"):
+            store.client.delete(key)

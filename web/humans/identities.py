@@ -71,4 +71,6 @@ def ensure_identities(store: Store, referee: RefereeClient) -> dict[str, Identit
             found[role] = Identity(role, registered.bot_id, name, registered.token)
             store.client.hset(identity_key(store, role),
                               mapping={"bot_id": registered.bot_id, "name": name, "token": registered.token})
+        for identity in found.values():  # kept out of "every connected bot" round robins
+            store.mark_house(identity.bot_id)
         return found

@@ -113,7 +113,8 @@ async def start_tournament(request: Request) -> Response:
     connected = await run_in_threadpool(web.connected)
     if connected is None:
         raise HTTPException(503, "the referee cannot be reached: no tournament was started")
-    entrants = wanted or [bot.bot_id for bot in connected.values() if bot.connected]
+    entrants = wanted or control.default_entrants(web.store, [bot.bot_id for bot in connected.values()
+                                                               if bot.connected])
     unknown = [bot for bot in entrants if bot not in connected]
     if unknown:
         raise HTTPException(400, f"not a registered bot: {shown(unknown[0])}")

@@ -73,8 +73,8 @@ def finish_tournament(tournament_id: str) -> bool:
 @app.task(name=AUTO_ROUND_ROBIN)
 def auto_round_robin(preset: str) -> str | None:
     """Beat's entry: a round robin of every connected bot at ``preset``; the new id or None."""
-    schedule = tournament.start_automatic(app, tournaments(), preset, referee().connected_bots(),
-                                          games=config.auto_games)
+    entrants = tournament.default_entrants(tournaments().store, referee().connected_bots())
+    schedule = tournament.start_automatic(app, tournaments(), preset, entrants, games=config.auto_games)
     return None if schedule is None else schedule.tournament_id
 
 

@@ -29,6 +29,7 @@ from referee.__main__ import main as referee_main
 from workers.celery.app import make_app
 from workers.cli import views
 from workers.cli.demo import DEFAULT_LINEUP, lineup, run_demo
+from workers.cli.match import match as match_command
 from workers.cli.watch import follow
 from workers.config import WorkerConfig
 from workers.processes.services import ServiceError
@@ -45,6 +46,7 @@ app = typer.Typer(
          "match logs.  Configured by REDIS_URL and PITCH_* variables.",
     no_args_is_help=True, add_completion=False)
 app.command("referee")(referee_main)
+app.command("match")(match_command)
 
 #: Commands that pass what follows ``--`` to Celery (before it, an unknown option is an error).
 PASS_THROUGH = {"allow_extra_args": True}
@@ -231,6 +233,8 @@ def tournament(
         if resume is None:
             assert preset is not None
             entrants, teams = _entrants(_referee(config), bots, team)
+            if not bots and not team:  # every connected bot: not the arena's own house bots
+                entrants = tournaments_api.default_entrants(store, entrants)
             try:
                 schedule = tournaments_api.create(tournaments, preset, entrants, games=games, seed=seed, teams=teams)
             except ScheduleError as exc:

@@ -74,6 +74,14 @@ class Progress:
         return self.total - self.played - self.not_played
 
 
+def default_entrants(store: Store, connected: Sequence[str]) -> list[str]:
+    """Who "every connected bot" means: the connected bots less the arena's own house bots
+    (the web arena's seat for people would play first legal moves in a round robin, and
+    house bots are there to play people, not to be rated)."""
+    house = store.house_bots()
+    return [bot for bot in connected if bot not in house]
+
+
 def create(tournaments: TournamentStore, preset: str, entrants: Sequence[str], *, games: int = 1, seed: int = 0,
            options: dict[str, Any] | None = None, teams: Sequence[Sequence[str]] | None = None,
            tournament_id: str | None = None) -> Schedule:
