@@ -10,6 +10,8 @@ Layout::
     {p}bot:{id}             hash: name, owner, description, token_sha256, created
     {p}bot-name:{name}      bot id (makes names unique)
     {p}token:{sha256}       bot id (token lookup; the token itself is never stored)
+    {p}house-bots           set of the ids of the arena's own bots (the web arena's seat for
+                            people and its house bots): never entered in round robins by default
     {p}match:{id}           match result JSON, written once (SET NX: a retried match never
                             counts twice)
     {p}match-log:{id}       list of game log JSONs, written with the result
@@ -149,6 +151,15 @@ class Store:
         for bot_id in ids:
             pipe.hget(self._key("bot", bot_id), "name")
         return {bot_id: str(name) for bot_id, name in zip(ids, pipe.execute(), strict=True) if name is not None}
+
+    def mark_house(self, bot_id: str) -> None:
+        """Count a bot among the arena's own (see :meth:`house_bots`)."""
+        self.client.sadd(self._key("house-bots"), bot_id)
+
+    def house_bots(self) -> set[str]:
+        """The arena's own bots (the web arena's people's seat and house bots): they play
+        the matches they are seated in, but "every connected bot" does not include them."""
+        return {str(bot_id) for bot_id in self.client.smembers(self._key("house-bots"))}
 
     # ----------------------------------------------------------------- matches
     def record_match(self, match_id: str, result: dict[str, Any], game_logs: list[str]) -> bool:
