@@ -7,11 +7,12 @@ use, so a client built before the prefork pool forks is never shared across proc
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import grpc
 
-from pitch_sdk.proto.pitch.v1 import arena_pb2, arena_pb2_grpc
+from pitch_sdk.proto.pitch.v1 import arena_pb2, arena_pb2_grpc, bot_pb2
 from referee.match import result_to_dict
 from workers.tournaments.schedule import Schedule, ScheduledMatch
 
@@ -85,3 +86,15 @@ class RefereeClient:
     def connected_bots(self) -> list[str]:
         """Ids of the bots connected now."""
         return [bot.bot_id for bot in self.bots() if bot.connected]
+
+    def play_match(self, preset: str, seat_bot_ids: Sequence[str], *, seed: int = 0, games: int = 1,
+                   options_json: str = "", match_id: str = "") -> bot_pb2.MatchResult:
+        """Run one match outside any tournament (``pitch-arena match``) and return its result.
+
+        The referee records it like any other; with a ``match_id`` it already ran (or runs
+        now), the call returns (or joins) that match instead of playing it again.  Raises
+        :class:`grpc.RpcError` when the referee refuses or cannot be reached."""
+        response = self.stub.RunMatch(arena_pb2.RunMatchRequest(
+            preset=preset, options_json=options_json, seat_bot_ids=list(seat_bot_ids), seed=seed, games=games,
+            match_id=match_id), metadata=self.metadata, timeout=self.match_timeout_s)
+        return response.result

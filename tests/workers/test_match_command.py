@@ -1,0 +1,97 @@
+"""``pitch-arena match``: one match through a real referee (in-process, SDK bots over
+loopback gRPC) and a private redis-server, driven like test_cli.py drives the other commands."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+
+import pytest
+
+from workers.storage.store import Store
+
+from .celery_harness import ArenaThread
+from .test_cli import invoke
+
+
+@pytest.fixture(scope="module")
+def arena(redis_url: str) -> Iterator[ArenaThread]:
+    """One referee for the module."""
+    thread = ArenaThread(redis_url)
+    try:
+        yield thread
+    finally:
+        thread.close()
+
+
+@pytest.fixture()
+def env(arena: ArenaThread, redis_url: str) -> dict[str, str]:
+    """The environment a deployment gives the CLI (wide output so lines are not wrapped)."""
+    return {"REDIS_URL": redis_url, "PITCH_STORE_PREFIX": arena.prefix, "PITCH_ADMIN_TOKEN": "test-admin",
+            "PITCH_REFEREE": f"127.0.0.1:{arena.arena.server.port}", "COLUMNS": "200"}
+
+
+@pytest.fixture(scope="module")
+def players(arena: ArenaThread) -> tuple[str, str]:
+    """A connected heuristic and a connected random bot: their ids."""
+    return arena.connect("heuristic"), arena.connect("random")
+
+
+def _names(env: dict[str, str]) -> dict[str, str]:
+    store = Store.from_url(env["REDIS_URL"], env["PITCH_STORE_PREFIX"])
+    return {bot.bot_id: bot.name for bot in store.bots()}
+
+
+def test_match_runs_one_recorded_match_and_prints_its_result(env: dict[str, str], players: tuple[str, str]) -> None:
+    """Bots by name or id, one per seat (a bot may fill several): the match is played by the
+    referee and recorded, and the panel shows every seat, each game's winner and scores and
+    the strikes; running the same --match-id again prints the recorded result."""
+    heuristic, random_bot = players
+    names = _names(env)
+    match_id = f"cli-{uuid.uuid4().hex[:8]}"
+    args = ["match", "cutthroat", names[heuristic], random_bot, names[random_bot], "--seed", "5", "--games", "2",
+            "--options", '{"target": 5}', "--match-id", match_id]
+    code, out, err = invoke(env, *args)
+    assert code == 0, err
+    store = Store.from_url(env["REDIS_URL"], env["PITCH_STORE_PREFIX"])
+    record = store.match_result(match_id)
+    assert record is not None and len(record["games"]) == 2 and record["seed"] == "5"
+    assert [s["bot_id"] for s in record["seats"]] == [heuristic, random_bot, random_bot]
+    assert f"match {match_id}" in out and "cutthroat, seed 5, 2 game(s)" in out
+    for seat, bot in enumerate([heuristic, random_bot, random_bot]):
+        assert f"seat {seat}: {names[bot]} (ok, " in out and " 0 strikes)" in out
+    for number, game in enumerate(record["games"], 1):
+        scores = " – ".join(str(s) for s in game["scores"])
+        assert f"game {number}: " in out and scores in out
+    assert f"pitch-arena match-log {match_id}" in out
+    again = invoke(env, *args)
+    assert again[0] == 0 and again[1] == out
+
+
+@pytest.mark.parametrize(("args", "says"), [
+    (["match", "cutthroat", "nobody-here", "x", "y"], "no registered bot named nobody-here"),
+    (["match", "cutthroat", "BOT", "BOT"], "cutthroat has 3 seats: give 3 bots, not 2"),
+    (["match", "no-such-preset", "BOT"], "bad ruleset"),
+    (["match", "cutthroat", "BOT", "BOT", "BOT", "--options", "[1]"], "must be a JSON object"),
+    (["match", "cutthroat", "BOT", "BOT", "BOT", "--options", "{not json"], "bad ruleset"),
+    (["match", "cutthroat", "BOT", "BOT", "BOT", "--games", "5000"], "games must be at most"),
+])
+def test_bad_input_exits_2_naming_it(env: dict[str, str], players: tuple[str, str], args: list[str],
+                                     says: str) -> None:
+    """Unknown bots, a wrong number of bots, a bad preset or options, input the referee
+    refuses (INVALID_ARGUMENT): exit 2 with the reason, and no match is played."""
+    bot = _names(env)[players[0]]
+    code, out, err = invoke(env, *[bot if arg == "BOT" else arg for arg in args])
+    assert code == 2 and says in err and "match " not in out
+
+
+def test_offline_bot_or_unreachable_referee_exits_1(arena: ArenaThread, env: dict[str, str],
+                                                   players: tuple[str, str]) -> None:
+    """A registered bot that is not connected: the referee refuses at once (exit 1, its
+    reason shown); a referee nobody answers at: exit 1 naming PITCH_REFEREE."""
+    offline, _ = arena.register()
+    code, _, err = invoke(env, "match", "cutthroat", players[0], players[1], offline)
+    assert code == 1 and "FAILED_PRECONDITION" in err and "not connected" in err
+    code, _, err = invoke({**env, "PITCH_REFEREE": "127.0.0.1:9", "PITCH_MATCH_TIMEOUT_S": "5"},
+                          "match", "cutthroat", "a", "b", "c")
+    assert code == 1 and "PITCH_REFEREE" in err and "UNAVAILABLE" in err
