@@ -117,6 +117,13 @@ REFIT_LOCK_S = 600
 READ_CHUNK = 2_000
 
 
+#: Tables parsed in this process, by key, with the stored text they were parsed from: a page
+#: that finds the same text again skips decoding a thousand rows (most of its cost).
+_PARSED: dict[str, tuple[str, FittedTable]] = {}
+#: Tables kept parsed (one per board normally; tests use many prefixes).
+PARSED_TABLES = 64
+
+
 @dataclass(frozen=True)
 class FittedTable:
     """A cached Bradley–Terry table: its rows, how many rated matches it was fitted from, and
@@ -318,14 +325,26 @@ class Leaderboard:
         pipe.get(self._key("fitted"))
         pipe.scard(self._key("applied"))
         raw, applied = pipe.execute()
-        table = None if raw is None else FittedTable.from_json(str(raw))
+        table = None if raw is None else self._parsed(str(raw))
         if applied == 0 or (table is not None and table.matches == applied):
-            return [] if table is None else table.rows
+            return [] if table is None else list(table.rows)
         if table is None and applied <= sync_matches:
             return self.refit().rows
         if table is None or time.time() - table.computed >= refit_interval_s:
             self.refit_in_background()
-        return [] if table is None else table.rows
+        return [] if table is None else list(table.rows)
+
+    def _parsed(self, raw: str) -> FittedTable:
+        """The table stored as ``raw``, decoded once per process for the same text."""
+        key = self._key("fitted")
+        known = _PARSED.get(key)
+        if known is not None and known[0] == raw:
+            return known[1]
+        table = FittedTable.from_json(raw)
+        if len(_PARSED) >= PARSED_TABLES:
+            _PARSED.pop(next(iter(_PARSED)), None)
+        _PARSED[key] = (raw, table)
+        return table
 
     def refit_in_background(self) -> threading.Thread | None:
         """Start a refit in a daemon thread if no process is refitting this board; the
