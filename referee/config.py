@@ -76,3 +76,51 @@ class RefereeConfig:
         values = values_from_env(cls, ENVIRONMENT, os.environ if env is None else env)
         values.update({k: v for k, v in overrides.items() if v is not None})
         return cls(**values)
+
+
+# ------------------------------------------------------------------ input bounds
+# Every value a client sends is bounded before it is used, so that no request costs more
+# than a small, fixed amount of the event loop's time and no reply or log line grows with
+# what a client sent.  Generous for every legitimate use; each refusal names its bound.
+
+MAX_ADMIN_REQUEST_BYTES = 64 * 1024
+"""An encoded ArenaService request (the largest legitimate one is a few kilobytes)."""
+MAX_BOT_MESSAGE_BYTES = 256 * 1024
+"""An encoded BotMessage: a batch of answers for every seat of a bot of maximum capacity."""
+MAX_BATCH_MESSAGES = 4096
+"""Members of one ``BotMessage.batch``."""
+MAX_CAPACITY = 1024
+"""Seats a hello may declare."""
+MAX_ID_CHARS = 128
+"""A match id or bot id."""
+MAX_NAME_CHARS = 64
+"""A hello's bot name or version, a preset name, a protocol version."""
+MAX_SDK_CHARS = 128
+"""A hello's SDK description."""
+MAX_LIST_ITEMS = 64
+"""A hello's protocol versions and rulesets, a match's seats."""
+MAX_OWNER_CHARS = 128
+"""A registered bot's owner."""
+MAX_DESCRIPTION_CHARS = 2000
+"""A registered bot's description."""
+MAX_OPTIONS_JSON_CHARS = 4096
+"""A ruleset's options JSON (the largest legitimate one is a few hundred characters)."""
+MAX_OPTIONS_DEPTH = 4
+"""Nesting of a ruleset's options JSON (options are values or short lists of values)."""
+MAX_OPTIONS_LIST_ITEMS = 64
+"""Items of a list among a ruleset's options (point categories, ...)."""
+MAX_TIME_MS = 3_600_000
+"""A time control's per-decision time or bank."""
+MAX_STRIKES = 1000
+"""A fault policy's strikes before a forfeit."""
+ECHO_CHARS = 80
+"""How much of a client's value an error message or log line repeats."""
+
+
+def echo(value: str, limit: int = ECHO_CHARS) -> str:
+    """``value`` as an error reply or log line may repeat it: at most ``limit`` characters,
+    an ellipsis marking a cut.  Callers format it with ``!r`` so control characters show
+    escaped.  Unbounded echoes would let a client make status details overflow the
+    caller's metadata limit (it would see RESOURCE_EXHAUSTED instead of the real error)
+    or fill the log."""
+    return value if len(value) <= limit else value[:limit] + "…"

@@ -35,6 +35,7 @@ from pitch_sdk.rules import (
     observe,
 )
 from pitch_sdk.rules.events import Dealt, Event
+from referee.config import echo
 from referee.protowire import field_tag, length_delimited
 from referee.sessions import PendingDecision, Presence
 
@@ -108,7 +109,7 @@ class SeatRunner:
         spec = self.match.spec
         decision = state.decision()
         legal = decision.legal_actions
-        decision_id = f"{spec.match_id}:{self.match.next_decision()}"
+        decision_id = f"{spec.match_id}:{self.seat}:{self.match.next_decision()}"  # see Presence.ignore
         request, listed = self._request(state, decision, decision_id, game)
         loop = asyncio.get_running_loop()
         pending = PendingDecision(request, loop.create_future())
@@ -223,6 +224,7 @@ class SeatRunner:
         """Play the first legal action for the seat; strike it unless it was away."""
         action = state.default_action()
         spec = self.match.spec
+        message = echo(message, 200)  # it may repeat what the bot sent
         if reason != bot_pb2.STRIKE_REASON_DISCONNECTED:
             self.strikes += 1
             if reason == bot_pb2.STRIKE_REASON_TIMEOUT:
@@ -432,7 +434,8 @@ class Match:
             forfeiting_party=forfeiting or 0, completed=completed,
             seats=[bot_pb2.SeatOutcome(seat=r.seat, bot_id=r.presence.bot.bot_id, status=r.status,  # type: ignore[arg-type]
                                        strikes=r.strikes, decisions=r.decisions,
-                                       ignored_answers=r.presence.ignored_answers, timeouts=r.timeouts,
+                                       ignored_answers=r.presence.ignored.pop((self.spec.match_id, r.seat), 0),
+                                       timeouts=r.timeouts,
                                        time_used_ms=round(r.time_used_ms),
                                        decision_time_histogram=r.decision_times) for r in self.seats])
 

@@ -14,9 +14,9 @@ import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
-from pitch_sdk.proto.pitch.v1 import arena_pb2, arena_pb2_grpc, bot_pb2
+from pitch_sdk.proto.pitch.v1 import arena_pb2, bot_pb2
 from referee.config import RefereeConfig
-from referee.service import Arena, ArenaServicer, BotServicer, add_bot_service
+from referee.service import Arena, ArenaServicer, BotServicer, add_arena_service, add_bot_service
 from workers.storage.store import Store
 
 log = logging.getLogger("pitch.referee")
@@ -41,7 +41,7 @@ class RefereeServer:
             ("grpc.keepalive_permit_without_calls", 1),
         ])
         add_bot_service(BotServicer(self.arena), self.server)
-        arena_pb2_grpc.add_ArenaServiceServicer_to_server(ArenaServicer(self.arena), self.server)
+        add_arena_service(ArenaServicer(self.arena), self.server)
         self.health = health.aio.HealthServicer()
         health_pb2_grpc.add_HealthServicer_to_server(self.health, self.server)
         reflection.enable_server_reflection((*SERVICE_NAMES, health.SERVICE_NAME, reflection.SERVICE_NAME),

@@ -15,6 +15,8 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+import grpc
+
 from pitch_sdk import wire
 from pitch_sdk.proto.pitch.v1 import bot_pb2
 from referee.protowire import field_tag, length_delimited
@@ -36,6 +38,8 @@ class Session:
         self.session_id = uuid.uuid4().hex[:16]
         self.hello = hello
         self.open = True
+        self.ending: tuple[grpc.StatusCode, str] | None = None
+        """The status the stream ends with when the referee ends it (``None``: OK)."""
         self._outbox: deque[bytes] = deque()
         self._writer_waiting: asyncio.Future[None] | None = None
 
@@ -66,6 +70,13 @@ class Session:
         if self.open:
             self.open = False
             self._wake_writer()
+
+    def end(self, code: grpc.StatusCode, message: str) -> None:
+        """Close the stream with a status that says why (the first reason given wins): a
+        stream the referee ends must never look like a clean end to the bot."""
+        if self.ending is None and self.open:
+            self.ending = (code, message)
+        self.close()
 
     def _wake_writer(self) -> None:
         waiting = self._writer_waiting
@@ -103,7 +114,10 @@ class Presence:
     session: Session | None = None
     seats_in_use: int = 0
     pending: dict[str, PendingDecision] = field(default_factory=dict)
-    ignored_answers: int = 0
+    ignored: dict[tuple[str, int], int] = field(default_factory=dict)
+    """Ignored answers per (match id, seat) of a match in progress, for that seat's outcome."""
+    ignored_messages: int = 0
+    """Ignored messages that name no seat of a match in progress (for the logs only)."""
     resume_messages: dict[tuple[str, int], bot_pb2.RefereeMessage] = field(default_factory=dict)
     """``match_started`` per (match id, seat) in progress, re-sent on reconnection."""
     reconnected: asyncio.Event = field(default_factory=asyncio.Event)
@@ -137,10 +151,23 @@ class Presence:
         """Hand an answer to its pending decision; ``False`` (and counted) if it has none."""
         pending = self.pending.get(decision.decision_id)
         if pending is None or pending.answer.done():
-            self.ignored_answers += 1
+            self.ignore(decision.decision_id)
             return False
         pending.answer.set_result(decision)
         return True
+
+    def ignore(self, decision_id: str) -> None:
+        """Count an ignored answer against the seat and match its decision id names
+        (``{match id}:{seat}:{number}``, see :class:`referee.match.SeatRunner`) while this
+        bot plays that seat, so a seat's outcome counts its own match only; otherwise
+        against nobody's result."""
+        seat_of, _, number = decision_id.rpartition(":")
+        match_id, _, seat = seat_of.rpartition(":")
+        key = (match_id, int(seat)) if seat.isdecimal() and len(seat) < 4 and number.isdecimal() else None
+        if key is not None and key in self.resume_messages:
+            self.ignored[key] = self.ignored.get(key, 0) + 1
+        else:
+            self.ignored_messages += 1
 
 
 class Registry:
@@ -166,10 +193,12 @@ class Registry:
 
         Matches in progress and pending decisions are re-sent on the new stream."""
         presence = self.presence(bot)
-        if presence.session is not None:
-            log.info("bot %s opened a new stream; closing the previous one", bot.name)
-            presence.session.close()
         session = Session(hello)
+        if presence.session is not None:
+            log.info("bot %r opened a new stream (session %s); ending the previous one (session %s)",
+                     bot.name, session.session_id, presence.session.session_id)
+            presence.session.end(grpc.StatusCode.ABORTED, "replaced by a newer connection of the same bot "
+                                 f"(session {session.session_id})")
         presence.session = session
         for message in presence.resume_messages.values():
             session.send(message.SerializeToString())

@@ -38,15 +38,24 @@ def _percent(value: float | None) -> str:
     return "—" if value is None else f"{100 * value:.0f}%"
 
 
+def shown(value: str, limit: int = 64) -> Text:
+    """A string a bot or its owner chose, safe to print: control characters (terminal
+    escapes, NUL, ...) shown escaped, rich markup not interpreted (a ``Text`` is never
+    parsed for markup), and at most ``limit`` characters, an ellipsis marking a cut."""
+    safe = "".join(ch if ch.isprintable() else ch.encode("unicode_escape").decode("ascii") for ch in value)
+    return Text(safe if len(safe) <= limit else safe[:limit] + "…")
+
+
 def bots_table(bots: Sequence[arena_pb2.BotInfo]) -> Table:
-    """Every registered bot and whether it is connected now (from the referee)."""
+    """Every registered bot and whether it is connected now (from the referee).  Names,
+    ids, versions and owners are bot-supplied: each goes through :func:`shown`."""
     table = Table(title="registered bots", box=box.SIMPLE_HEAD)
     for column in ("bot", "id", "connected", "seats in use", "version", "owner"):
         table.add_column(column, justify="right" if column == "seats in use" else "left")
     for bot in bots:
         connected = Text("yes", style="green") if bot.connected else Text("no", style="dim")
         seats = f"{bot.seats_in_use}/{bot.capacity}" if bot.connected else ""
-        table.add_row(bot.name, bot.bot_id, connected, seats, bot.bot_version, bot.owner)
+        table.add_row(shown(bot.name), shown(bot.bot_id), connected, seats, shown(bot.bot_version), shown(bot.owner))
     return table
 
 

@@ -102,10 +102,14 @@ class Store:
 
     # ----------------------------------------------------------------- bots
     def register_bot(self, name: str, owner: str = "", description: str = "") -> tuple[BotRecord, str]:
-        """Register a bot; returns its record and its token (the only time it is shown)."""
-        name = name.strip()
-        if not name or len(name) > 64 or any(ch.isspace() and ch != " " for ch in name):
-            raise StoreError(f"bad bot name {name!r}: use 1-64 printable characters")
+        """Register a bot; returns its record and its token (the only time it is shown).
+
+        A name is 1-64 printable characters (``str.isprintable``: no control characters,
+        escapes or NUL, which would reach terminals and logs), not starting or ending with a
+        space; the error repeats at most 60 characters of a bad name."""
+        if not (0 < len(name) <= 64 and name.isprintable() and name.strip() == name):
+            shown = name if len(name) <= 60 else name[:60] + "…"
+            raise StoreError(f"bad bot name {shown!r}: use 1-64 printable characters, no leading or trailing space")
         bot_id = uuid.uuid4().hex[:12]
         if not self.client.set(self._key("bot-name", name), bot_id, nx=True):
             raise StoreError(f"a bot named {name!r} is already registered")

@@ -1,0 +1,377 @@
+"""The referee against hostile and broken clients and an unreachable store (issue 12).
+
+Each test states the user-visible outcome: a store outage is UNAVAILABLE and a played
+match's result survives it; undecodable or oversized input gets INVALID_ARGUMENT with a
+short message (admin calls are authenticated before anything is parsed) and a rate-limited
+log; every session the referee ends, ends with a status and a reason; echoes of client
+input are truncated; ignored answers count per seat and match; a replaced stream and a
+duplicate hello are told so.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+from collections.abc import AsyncIterator
+
+import grpc
+import pytest
+
+from pitch_sdk.proto.pitch.v1 import arena_pb2, bot_pb2, game_pb2
+from referee.config import MAX_ADMIN_REQUEST_BYTES
+from tests.referee.bots import FirstLegalBot, SteadyBot
+from tests.referee.harness import ADMIN, Arena, RawBot, running_arena
+from workers.processes.redis_server import RedisServer
+
+HELLO = bot_pb2.Hello(bot_name="raw", protocol_versions=["pitch.v1"])
+ADMIN_METHODS = ("RegisterBot", "ListBots", "RunMatch", "GetMatchLog", "ListMatches")
+SHORT = 300
+"""Longest status details a refusal may have (no echo of a client's value is longer)."""
+
+
+def run(coroutine: object) -> object:
+    """Run a test coroutine on a fresh event loop."""
+    return asyncio.run(coroutine)  # type: ignore[arg-type]
+
+
+async def refused(call: object, what: object = "") -> grpc.aio.AioRpcError:
+    """The error a call ends with (the test fails, naming ``what``, if it succeeds)."""
+    try:
+        await call  # type: ignore[misc]
+    except grpc.aio.AioRpcError as error:
+        return error
+    pytest.fail(f"not refused: {what}")
+
+
+async def raw_connect(arena: Arena, token: str, frames: list[bytes],
+                      wait_s: float = 10.0) -> tuple[list[bot_pb2.RefereeMessage], grpc.StatusCode, str]:
+    """Open ``Connect`` with ``frames`` as the stream's raw messages, keep it open, and read
+    until the referee ends it: the messages received, the status and its details."""
+    connect = arena.channel.stream_stream("/pitch.v1.BotService/Connect", request_serializer=None,
+                                          response_deserializer=bot_pb2.RefereeMessage.FromString)
+
+    ended = asyncio.Event()
+
+    async def requests() -> AsyncIterator[bytes]:
+        for frame in frames:
+            yield frame
+        await ended.wait()  # the referee must end the stream
+
+    call = connect(requests(), metadata=(("authorization", f"Bearer {token}"),))
+    received: list[bot_pb2.RefereeMessage] = []
+
+    async def read() -> None:
+        async for message in call:
+            received.append(message)
+
+    with contextlib.suppress(grpc.aio.AioRpcError):
+        await asyncio.wait_for(read(), wait_s)
+    ended.set()
+    await asyncio.sleep(0.01)  # the request iterator ends
+    return received, await call.code(), await call.details() or ""
+
+
+def hello_bytes(**fields: object) -> bytes:
+    """An encoded hello speaking pitch.v1."""
+    return bot_pb2.BotMessage(hello=bot_pb2.Hello(protocol_versions=["pitch.v1"], **fields)).SerializeToString()  # type: ignore[arg-type]
+
+
+def admin_raw(arena: Arena, method: str, token: bool = True) -> object:
+    """A unary ArenaService method taking raw bytes."""
+    call = arena.channel.unary_unary(f"/pitch.v1.ArenaService/{method}", request_serializer=None,
+                                     response_deserializer=None)
+    return lambda payload: call(payload, metadata=ADMIN if token else ())
+
+
+def test_store_outage_is_unavailable_and_a_played_match_is_kept_until_recorded() -> None:
+    """With the arena's Redis stopped mid-match, the match still completes; RunMatch answers
+    UNAVAILABLE saying the match was played and its result is kept; every other call that
+    needs the store (and a bot's Connect) answers UNAVAILABLE naming Redis, never UNKNOWN.
+    When a store is back, the referee records the kept result by itself and a retry of the
+    same match id returns it."""
+
+    async def scenario() -> None:
+        with RedisServer() as first, RedisServer() as second:
+            async with running_arena(first.url) as arena:
+                seats = [(await arena.connect(SteadyBot))[0] for _ in range(3)]
+                token = (await arena.register()).token
+                match = asyncio.create_task(arena.run_match("cutthroat", seats, seed=2, match_id="outage",
+                                                            options_json='{"target": 3}'))
+                while not arena.server.arena.matches:
+                    await asyncio.sleep(0.01)
+                first.stop()  # the store goes away while the match is played
+                error = await refused(match)
+                assert error.code() == grpc.StatusCode.UNAVAILABLE, error.details()
+                assert "was played" in error.details() and "Redis" in error.details()
+                calls = [arena.admin.ListBots(arena_pb2.ListBotsRequest(), metadata=ADMIN),
+                         arena.admin.GetMatchLog(arena_pb2.GetMatchLogRequest(match_id="outage"), metadata=ADMIN),
+                         arena.admin.RegisterBot(arena_pb2.RegisterBotRequest(name="late"), metadata=ADMIN),
+                         arena.run_match("cutthroat", seats, match_id="outage")]
+                for call in calls:
+                    error = await refused(call)
+                    assert error.code() == grpc.StatusCode.UNAVAILABLE, error.details()
+                    assert "the arena's store (Redis) cannot be reached" in error.details()
+                _, code, details = await raw_connect(arena, token, [hello_bytes(bot_name="x")])
+                assert code == grpc.StatusCode.UNAVAILABLE and "Redis" in details
+                store = arena.server.arena.store
+                store.client = second.client()  # a store is back
+                for _ in range(100):
+                    if store.match_result("outage") is not None:
+                        break
+                    await asyncio.sleep(0.05)
+                recorded = store.match_result("outage")
+                assert recorded is not None and recorded["completed"]
+                again = (await arena.run_match("cutthroat", seats, match_id="outage")).result
+                assert again.completed and again.match_id == "outage" and not arena.server.arena.unrecorded
+
+    run(scenario())
+
+
+def test_undecodable_requests_get_invalid_argument_and_a_rate_limited_log(
+        redis_url: str, caplog: pytest.LogCaptureFixture) -> None:
+    """Garbage as the first Connect message, a hello with bad UTF-8, and random bytes to
+    every ArenaService method get INVALID_ARGUMENT with a short message and no Python
+    exception text; without the admin token the same bytes get UNAUTHENTICATED (the token
+    is checked before anything is parsed); a flood of them logs at most a few lines, none
+    with a traceback."""
+
+    async def scenario() -> None:
+        async with running_arena(redis_url) as arena:
+            token = (await arena.register()).token
+            for frame in (b"\xff\xff\xff", b"\x0a\x03\x0a\x01\xff"):
+                received, code, details = await raw_connect(arena, token, [frame])
+                assert not received and code == grpc.StatusCode.INVALID_ARGUMENT, (code, details)
+                assert "undecodable pitch.v1.BotMessage" in details and len(details) < SHORT
+            for method in ADMIN_METHODS:
+                error = await refused(admin_raw(arena, method, token=False)(b"\xff\xff\xff"))  # type: ignore[operator]
+                assert error.code() == grpc.StatusCode.UNAUTHENTICATED, method
+                error = await refused(admin_raw(arena, method)(b"\xff\xff\xff"))  # type: ignore[operator]
+                assert error.code() == grpc.StatusCode.INVALID_ARGUMENT, method
+                assert "undecodable pitch.v1." in error.details() and "Traceback" not in error.details()
+                assert len(error.details()) < SHORT
+            caplog.clear()
+            flood = admin_raw(arena, "RunMatch")
+            for _ in range(100):
+                await refused(flood(b"\xff\xff\xff"))  # type: ignore[operator]
+            assert len(caplog.records) <= 10, [r.getMessage() for r in caplog.records]
+            assert not any(r.exc_info for r in caplog.records)
+
+    with caplog.at_level(logging.INFO):
+        run(scenario())
+
+
+def test_oversized_input_is_refused_at_once_with_a_short_message(redis_url: str) -> None:
+    """An 800 KB options list, a 1 MB bot name or match id, a 10 KB name, id or preset,
+    deeply nested options, too many seats, absurd time controls: each is refused with
+    INVALID_ARGUMENT and a message under 300 characters (long values are cut with an
+    ellipsis), quickly; a hello with a huge name, version or capacity is refused as a bad
+    hello."""
+
+    async def scenario() -> None:
+        async with running_arena(redis_url) as arena:
+            online = [(await arena.connect(FirstLegalBot))[0] for _ in range(3)]
+            big_options = json.dumps({"points": ["high"] * 100_000})
+            cases: list[tuple[object, str]] = [
+                (arena.run_match("cutthroat", online, options_json=big_options), "over the limit"),
+                (arena.run_match("cutthroat", online, options_json=json.dumps({"points": ["high"] * 1000})),
+                 "more than 4096"),
+                (arena.run_match("cutthroat", online, options_json="[" * 2000 + "]" * 2000), "not JSON"),
+                (arena.run_match("cutthroat", online, options_json='{"a": [[[[1]]]]}'), "nests deeper"),
+                (arena.run_match("cutthroat", online, options_json='{"target": 1000000000000000000000000000000}'),
+                 "bad ruleset"),
+                (arena.run_match("cutthroat", online, match_id="m" * 1_000_000), "over the limit"),
+                (arena.run_match("cutthroat", online, match_id="m" * 10_000), "…"),
+                (arena.run_match("c" * 10_000, online), "…"),
+                (arena.run_match("cutthroat", ["b" * 10_000] * 3), "…"),
+                (arena.run_match("cutthroat", online * 100), "more than 64"),
+                (arena.run_match("cutthroat", online, time_control=bot_pb2.TimeControl(per_decision_ms=10**9)),
+                 "time_control"),
+                (arena.register("n" * 1_000_000), "over the limit"),
+                (arena.register("n" * 10_000), "…"),
+                (arena.admin.GetMatchLog(arena_pb2.GetMatchLogRequest(match_id="g" * 10_000), metadata=ADMIN), "…"),
+            ]
+            loop = asyncio.get_running_loop()
+            for call, needle in cases:
+                started = loop.time()
+                error = await refused(call, needle)
+                assert error.code() == grpc.StatusCode.INVALID_ARGUMENT, (needle, error.code(), error.details()[:200])
+                assert needle in error.details() and len(error.details()) < SHORT, error.details()
+                assert loop.time() - started < 0.5
+            assert len(big_options) > MAX_ADMIN_REQUEST_BYTES
+            token = (await arena.register()).token
+            for hello in (hello_bytes(bot_name="n" * 1000), hello_bytes(bot_version="v" * 1000),
+                          hello_bytes(sdk="s" * 1000), hello_bytes(capacity=10**6),
+                          hello_bytes(rulesets=["r"] * 1000), hello_bytes(bot_version="\x1b[2J\x1b[31mPWNED")):
+                received, _, _ = await raw_connect(arena, token, [hello])
+                assert [m.refusal.reason for m in received] == [bot_pb2.REFUSAL_REASON_BAD_HELLO]
+                assert len(received[0].refusal.message) < SHORT, received[0].refusal.message
+
+    run(scenario())
+
+
+def test_bot_names_are_printable_and_bounded(redis_url: str) -> None:
+    """RegisterBot refuses names with escapes, NUL or other control characters, empty or
+    longer than 64 characters, or with a leading or trailing space, saying so; printable
+    names (any script) are accepted."""
+
+    async def scenario() -> None:
+        async with running_arena(redis_url) as arena:
+            for name in ("a\x00b", "\x1b[2J\x1b[31mPWNED", "tab\there", "", " lead", "trail ", "x" * 65):
+                error = await refused(arena.admin.RegisterBot(arena_pb2.RegisterBotRequest(name=name),
+                                                              metadata=ADMIN), name)
+                assert error.code() == grpc.StatusCode.INVALID_ARGUMENT, name
+                assert "1-64 printable characters" in error.details()
+            for name in ("ok name", "élan-ボット", "x" * 64):
+                assert (await arena.register(name)).bot_id
+
+    run(scenario())
+
+
+def test_every_session_the_referee_ends_says_why_and_is_logged_once(
+        redis_url: str, caplog: pytest.LogCaptureFixture) -> None:
+    """After the welcome, an undecodable message, an oversized one or a batch inside a batch
+    ends the stream with INVALID_ARGUMENT naming the problem, logged once per session; a
+    practice request whose ruleset the protocol cannot carry ({"target": 10**30}) is
+    answered with a RequestError and the session goes on."""
+
+    async def scenario() -> None:
+        async with running_arena(redis_url) as arena:
+            token = (await arena.register()).token
+            nested = bot_pb2.BotMessage(batch=bot_pb2.BotMessages(messages=[
+                bot_pb2.BotMessage(batch=bot_pb2.BotMessages())])).SerializeToString()
+            oversized = bot_pb2.BotMessage(practice=bot_pb2.PracticeRequest(
+                preset="cutthroat", options_json="x" * 300_000)).SerializeToString()
+            for frame, needle in ((b"\xff\xff\xff", "undecodable"), (nested, "a batch inside a batch"),
+                                  (oversized, "over the limit")):
+                caplog.clear()
+                received, code, details = await raw_connect(arena, token, [hello_bytes(bot_name="x"), frame])
+                assert received[0].HasField("welcome")
+                assert code == grpc.StatusCode.INVALID_ARGUMENT and needle in details, (code, details)
+                ended = [r for r in caplog.records if "ended:" in r.getMessage()]
+                assert len(ended) == 1 and needle in ended[0].getMessage()
+            practice = bot_pb2.BotMessage(practice=bot_pb2.PracticeRequest(
+                preset="cutthroat", options_json='{"target": 1000000000000000000000000000000}'))
+            errors: list[str] = []
+
+            def read(bot: RawBot, message: bot_pb2.RefereeMessage) -> bool | None:
+                if message.HasField("error"):
+                    errors.append(message.error.message)
+                    bot.close()
+                return None
+
+            raw = await RawBot(arena, token, HELLO, read).started()
+            raw.send(practice)
+            await asyncio.wait_for(raw.task, 10)
+            assert len(errors) == 1 and "bad ruleset" in errors[0]
+            assert await raw.call.code() == grpc.StatusCode.OK  # the bot closed it
+
+    with caplog.at_level(logging.INFO):
+        run(scenario())
+
+
+def test_illegal_action_echoes_are_truncated(redis_url: str, caplog: pytest.LogCaptureFixture) -> None:
+    """An answer whose action is 100 KB of text gets a strike whose message is short, and no
+    log line repeats it."""
+
+    async def scenario() -> None:
+        async with running_arena(redis_url) as arena:
+            registered = await arena.register()
+            others = [(await arena.connect(FirstLegalBot))[0] for _ in range(2)]
+            strikes: list[str] = []
+
+            def junk(bot: RawBot, message: bot_pb2.RefereeMessage) -> bool | None:
+                if message.HasField("decision_request"):
+                    request = message.decision_request
+                    bot.send(bot_pb2.BotMessage(decision=bot_pb2.Decision(
+                        match_id=request.match_id, decision_id=request.decision_id,
+                        action=game_pb2.Action(text="x" * 100_000))))
+                if message.HasField("strike"):
+                    strikes.append(message.strike.message)
+                if message.HasField("match_ended"):
+                    bot.close()
+                return None
+
+            raw = await RawBot(arena, registered.token, HELLO, junk).started()
+            await arena.run_match("cutthroat", [registered.bot_id, *others], seed=1,
+                                  fault_policy=arena_pb2.FaultPolicy(max_strikes=2))
+            await asyncio.wait_for(raw.task, 10)
+            assert strikes and all(len(message) < SHORT for message in strikes), strikes
+            assert all(len(r.getMessage()) < 2000 for r in caplog.records)
+
+    with caplog.at_level(logging.INFO):
+        run(scenario())
+
+
+def test_ignored_answers_count_per_seat_and_match(redis_url: str) -> None:
+    """A bot in two seats of a match answers one seat's requests twice: that seat's outcome
+    counts the duplicates, its other seat's none; in the bot's next match, where it answers
+    once, both seats count none (counts do not carry over between matches)."""
+
+    async def scenario() -> None:
+        async with running_arena(redis_url) as arena:
+            registered = await arena.register()
+            other = (await arena.connect(FirstLegalBot))[0]
+            twice = {"seat": 0}
+
+            def answer(bot: RawBot, message: bot_pb2.RefereeMessage) -> bool | None:
+                if message.HasField("decision_request"):
+                    request = message.decision_request
+                    decision = bot_pb2.BotMessage(decision=bot_pb2.Decision(
+                        match_id=request.match_id, decision_id=request.decision_id, legal_action_index=0))
+                    bot.send(decision)
+                    if request.seat == twice["seat"]:
+                        bot.send(decision)
+                return None
+
+            raw = await RawBot(arena, registered.token, bot_pb2.Hello(
+                bot_name="two", protocol_versions=["pitch.v1"], capacity=2), answer).started()
+            first = (await arena.run_match("cutthroat", [registered.bot_id, registered.bot_id, other], seed=3,
+                                           options_json='{"target": 3}')).result
+            twice["seat"] = -1
+            second = (await arena.run_match("cutthroat", [registered.bot_id, registered.bot_id, other], seed=4,
+                                            options_json='{"target": 3}')).result
+            raw.close()
+            assert first.seats[0].decisions - 1 <= first.seats[0].ignored_answers <= first.seats[0].decisions
+            assert first.seats[0].ignored_answers > 0 and first.seats[1].ignored_answers == 0
+            assert [s.ignored_answers for s in second.seats] == [0, 0, 0]
+
+    run(scenario())
+
+
+def test_a_replaced_stream_and_a_duplicate_hello_are_told_why(redis_url: str) -> None:
+    """A second connection with the same token ends the first stream with ABORTED naming the
+    new session; a second hello on a stream is answered with a RequestError naming the
+    session, and counted."""
+
+    async def scenario() -> None:
+        async with running_arena(redis_url) as arena:
+            registered = await arena.register()
+            errors: list[str] = []
+
+            def keep(bot: RawBot, message: bot_pb2.RefereeMessage) -> bool | None:
+                if message.HasField("error"):
+                    errors.append(message.error.message)
+                return None
+
+            old = await RawBot(arena, registered.token, HELLO, keep).started()
+            new = await RawBot(arena, registered.token, HELLO, keep).started()
+            with pytest.raises(grpc.aio.AioRpcError):
+                await asyncio.wait_for(old.task, 10)
+            presence = arena.server.arena.registry.get(registered.bot_id)
+            assert presence is not None and presence.session is not None
+            session_id = presence.session.session_id
+            assert await old.call.code() == grpc.StatusCode.ABORTED
+            details = await old.call.details()
+            assert "replaced by a newer connection of the same bot" in details and session_id in details
+            new.send(bot_pb2.BotMessage(hello=HELLO))
+            for _ in range(100):
+                if errors:
+                    break
+                await asyncio.sleep(0.02)
+            assert len(errors) == 1 and "hello after the welcome" in errors[0] and session_id in errors[0]
+            assert presence.ignored_messages == 1
+            new.close()
+
+    run(scenario())
