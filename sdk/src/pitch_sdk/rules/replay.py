@@ -2,6 +2,14 @@
 
 A log is enough to rebuild the whole game, so it is what matches store and what disputes
 are settled with: :func:`replay` re-applies the actions and must reach identical results.
+
+A log also carries ``dealt``: every deal as the engine dealt it (each seat's hand and the
+stock in draw order).  The seed and ``deals`` already determine them, so it adds nothing
+to the replay; it is there for readers without this engine (a bot author's own tools in
+another language, reading ``GetMatchLog``), who could not otherwise see the hands.  It
+is checked, not used: :func:`replay` raises if the game it rebuilds was dealt differently,
+so a log cannot show one set of hands while the moves were played with another.  Logs
+written before it existed have none and replay as before.
 """
 
 from __future__ import annotations
@@ -11,8 +19,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from pitch_sdk.rules.actions import Action, parse_action
-from pitch_sdk.rules.cards import parse_cards
+from pitch_sdk.rules.cards import cards_of, format_cards, mask_of, parse_cards
 from pitch_sdk.rules.errors import IllegalActionError, RulesError
+from pitch_sdk.rules.events import Dealt
 from pitch_sdk.rules.ruleset import Ruleset
 from pitch_sdk.rules.state import Deal, GameState
 
@@ -26,11 +35,13 @@ class GameLog:
     dealer: int
     deals: tuple[Deal, ...]
     moves: tuple[tuple[int, Action], ...]
+    dealt: tuple[Dealt, ...] = ()
+    """Every deal of the game so far as dealt (redeals included), for readers; empty in old logs."""
 
     @classmethod
     def of(cls, state: GameState, deals: tuple[Deal, ...] = ()) -> GameLog:
         """The log of ``state`` so far (``deals``: the explicit deals it was created with)."""
-        return cls(state.rules, state.seed, state.first_dealer, deals, tuple(state.moves))
+        return cls(state.rules, state.seed, state.first_dealer, deals, tuple(state.moves), _dealt(state))
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form; actions in their text form with the seat that made them."""
@@ -39,6 +50,9 @@ class GameLog:
             "deals": [{"hands": [" ".join(c.name for c in h) for h in d.hands],
                        "stock": " ".join(c.name for c in d.stock)} for d in self.deals],
             "moves": [[seat, str(action)] for seat, action in self.moves],
+            "dealt": [{"hand_number": d.hand_number, "dealer": d.dealer,
+                       "hands": [format_cards(cards_of(h)) for h in d.hands], "stock": format_cards(d.stock)}
+                      for d in self.dealt],
         }
 
     def to_json(self) -> str:
@@ -53,8 +67,12 @@ class GameLog:
                                tuple(parse_cards(d.get("stock", ""))))
                           for d in data.get("deals", []))
             moves = tuple((int(seat), parse_action(text)) for seat, text in data["moves"])
-            return cls(Ruleset.from_dict(data["ruleset"]), int(data.get("seed", 0)),
-                       int(data.get("dealer", 0)), deals, moves)
+            rules = Ruleset.from_dict(data["ruleset"])
+            blind = rules.bidding.look_option
+            dealt = tuple(Dealt(int(d["hand_number"]), int(d["dealer"]),
+                                tuple(mask_of(parse_cards(h)) for h in d["hands"]), tuple(parse_cards(d["stock"])),
+                                blind) for d in data.get("dealt", []))
+            return cls(rules, int(data.get("seed", 0)), int(data.get("dealer", 0)), deals, moves, dealt)
         except (KeyError, TypeError) as exc:
             raise RulesError(f"malformed game log: {exc!r}") from None
 
@@ -68,4 +86,26 @@ def replay(log: GameLog) -> GameState:
                 f"move {index} ({action}) is logged for seat {seat} but seat {state.to_move} is to move",
                 action, list(state.listed_actions()))
         state.apply(action)
+    if log.dealt:
+        _check_dealt(log.dealt, _dealt(state))
     return state
+
+
+def _dealt(state: GameState) -> tuple[Dealt, ...]:
+    """Every deal of ``state`` so far, from its event history."""
+    return tuple(event for event in state.history if type(event) is Dealt)
+
+
+def _check_dealt(logged: tuple[Dealt, ...], replayed: tuple[Dealt, ...]) -> None:
+    """Raise unless the log's ``dealt`` is what the replay dealt, naming the first difference."""
+    for number, (mine, theirs) in enumerate(zip(logged, replayed, strict=False), 1):
+        if mine != theirs:
+            raise RulesError(f"the log's dealt[{number - 1}] (hand {mine.hand_number}) is not what the replay "
+                             f"dealt: logged {_shown(mine)}, replayed {_shown(theirs)}")
+    if len(logged) != len(replayed):
+        raise RulesError(f"the log's dealt lists {len(logged)} deals but the replay dealt {len(replayed)}")
+
+
+def _shown(deal: Dealt) -> str:
+    hands = " / ".join(format_cards(cards_of(h)) for h in deal.hands)
+    return f"dealer {deal.dealer}, hands {hands}, stock {format_cards(deal.stock) or '-'}"
