@@ -284,3 +284,23 @@ def test_a_worker_whose_pool_cannot_start_exits_non_zero(redis_url: str, tmp_pat
         env=env, cwd=Path(__file__).resolve().parents[2], capture_output=True, text=True, timeout=120)
     assert "Could not start worker processes" in worker.stderr, worker.stderr[-2000:]
     assert worker.returncode == 1, worker.stderr[-2000:]
+
+
+def test_bots_table_shows_bot_supplied_strings_inert() -> None:
+    """A bot version of terminal escapes, a name of rich markup and an owner with NUL are
+    printed by ``pitch-arena bots`` as visible text: no escape reaches the terminal, no
+    markup is interpreted."""
+    import io
+
+    from rich.console import Console
+
+    from pitch_sdk.proto.pitch.v1 import arena_pb2
+    from workers.cli.views import bots_table
+
+    bot = arena_pb2.BotInfo(bot_id="id1", name="[red]x[/red]", owner="o\x00wner", connected=True, capacity=1,
+                            bot_version="\x1b[2J\x1b[31mPWNED")
+    out = io.StringIO()
+    Console(file=out, force_terminal=True, color_system="standard", width=200).print(bots_table([bot]))
+    text = out.getvalue()
+    assert "\x1b[2J" not in text and "\x1b[31mPWNED" not in text and "\x00" not in text
+    assert "\\x1b[2J\\x1b[31mPWNED" in text and "[red]x[/red]" in text and "o\\x00wner" in text
