@@ -4,7 +4,12 @@ isort:skip_file
 The arena's admin API: registering bots, running matches, reading their records.
 
 Calls need the admin token in the call metadata under `authorization` as
-`Bearer <token>`; without it they end with status UNAUTHENTICATED.
+`Bearer <token>`; without it they end with status UNAUTHENTICATED, before the request
+is even parsed. A request that does not parse, or is over 64 KiB, or has a value over
+its bound, ends with INVALID_ARGUMENT and a short message (values a caller sent are
+repeated cut to 80 characters). A referee that cannot reach its store (Redis) answers
+UNAVAILABLE, "the arena's store (Redis) cannot be reached: ..."; callers retry. No call
+is answered UNKNOWN: a fault of the referee's own is INTERNAL.
 """
 
 from collections import abc as _abc
@@ -33,11 +38,13 @@ class RegisterBotRequest(_message.Message):
     OWNER_FIELD_NUMBER: _builtins.int
     DESCRIPTION_FIELD_NUMBER: _builtins.int
     name: _builtins.str
-    """Display name; unique among registered bots."""
+    """Display name; unique among registered bots: 1-64 printable characters (no control
+    characters), not starting or ending with a space.
+    """
     owner: _builtins.str
-    """Who runs the bot (free text)."""
+    """Who runs the bot (free text: at most 128 printable characters)."""
     description: _builtins.str
-    """What the bot is (free text)."""
+    """What the bot is (free text: at most 2000 characters)."""
     def __init__(
         self,
         *,
@@ -205,16 +212,20 @@ class RunMatchRequest(_message.Message):
     preset: _builtins.str
     """The variant: a preset name, with options as a JSON object (may be empty)."""
     options_json: _builtins.str
-    """Options over the preset, e.g. {"target": 11}."""
+    """Options over the preset, e.g. {"target": 11} (at most 4096 characters, nested at
+    most 4 deep, lists of at most 64 items).
+    """
     seed: _builtins.int
     """The seed the deals come from."""
     games: _builtins.int
     """Games to play (0 means 1)."""
     match_id: _builtins.str
-    """Optional caller-chosen id; running the same id twice returns the first result."""
+    """Optional caller-chosen id (at most 128 printable characters); running the same id
+    twice returns the first result.
+    """
     @_builtins.property
     def seat_bot_ids(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
-        """The bot id in each seat, by seat; a bot may fill several seats."""
+        """The bot id in each seat, by seat; a bot may fill several seats (at most 64 seats)."""
 
     @_builtins.property
     def time_control(self) -> _bot_pb2.TimeControl:

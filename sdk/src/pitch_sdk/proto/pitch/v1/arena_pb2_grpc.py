@@ -87,7 +87,9 @@ class ArenaServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def RunMatch(self, request, context):
-        """Runs a match to the end and returns its result.
+        """Runs a match to the end and returns its result. A match played while the store cannot
+        be reached is answered UNAVAILABLE; the referee keeps its result, records it as soon
+        as the store is back, and returns it to a retry with the same match id.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

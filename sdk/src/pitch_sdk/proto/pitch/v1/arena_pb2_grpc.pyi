@@ -4,7 +4,12 @@ isort:skip_file
 The arena's admin API: registering bots, running matches, reading their records.
 
 Calls need the admin token in the call metadata under `authorization` as
-`Bearer <token>`; without it they end with status UNAUTHENTICATED.
+`Bearer <token>`; without it they end with status UNAUTHENTICATED, before the request
+is even parsed. A request that does not parse, or is over 64 KiB, or has a value over
+its bound, ends with INVALID_ARGUMENT and a short message (values a caller sent are
+repeated cut to 80 characters). A referee that cannot reach its store (Redis) answers
+UNAVAILABLE, "the arena's store (Redis) cannot be reached: ..."; callers retry. No call
+is answered UNKNOWN: a fault of the referee's own is INTERNAL.
 """
 
 from collections import abc as _abc
@@ -44,7 +49,10 @@ class ArenaServiceStub:
     ListBots: _grpc.UnaryUnaryMultiCallable[_arena_pb2.ListBotsRequest, _arena_pb2.ListBotsResponse]
     """Lists registered bots and whether each is connected now."""
     RunMatch: _grpc.UnaryUnaryMultiCallable[_arena_pb2.RunMatchRequest, _arena_pb2.RunMatchResponse]
-    """Runs a match to the end and returns its result."""
+    """Runs a match to the end and returns its result. A match played while the store cannot
+    be reached is answered UNAVAILABLE; the referee keeps its result, records it as soon
+    as the store is back, and returns it to a retry with the same match id.
+    """
     StreamMatchEvents: _grpc.UnaryStreamMultiCallable[_arena_pb2.StreamMatchEventsRequest, _arena_pb2.StreamMatchEventsResponse]
     """Streams a match's public events as they happen (from the start, for a running or
     finished match).
@@ -66,7 +74,10 @@ class ArenaServiceAsyncStub(ArenaServiceStub):
     ListBots: _aio.UnaryUnaryMultiCallable[_arena_pb2.ListBotsRequest, _arena_pb2.ListBotsResponse]  # type: ignore[assignment]
     """Lists registered bots and whether each is connected now."""
     RunMatch: _aio.UnaryUnaryMultiCallable[_arena_pb2.RunMatchRequest, _arena_pb2.RunMatchResponse]  # type: ignore[assignment]
-    """Runs a match to the end and returns its result."""
+    """Runs a match to the end and returns its result. A match played while the store cannot
+    be reached is answered UNAVAILABLE; the referee keeps its result, records it as soon
+    as the store is back, and returns it to a retry with the same match id.
+    """
     StreamMatchEvents: _aio.UnaryStreamMultiCallable[_arena_pb2.StreamMatchEventsRequest, _arena_pb2.StreamMatchEventsResponse]  # type: ignore[assignment]
     """Streams a match's public events as they happen (from the start, for a running or
     finished match).
@@ -103,7 +114,10 @@ class ArenaServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _arena_pb2.RunMatchRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_arena_pb2.RunMatchResponse, _abc.Awaitable[_arena_pb2.RunMatchResponse]]:
-        """Runs a match to the end and returns its result."""
+        """Runs a match to the end and returns its result. A match played while the store cannot
+        be reached is answered UNAVAILABLE; the referee keeps its result, records it as soon
+        as the store is back, and returns it to a retry with the same match id.
+        """
 
     @_abc_1.abstractmethod
     def StreamMatchEvents(

@@ -6,7 +6,8 @@ The bot connection: one long-lived bidirectional stream per bot process.
 Conversation, in order:
 1. The bot calls `BotService.Connect` with its token in the call metadata under the key
    `authorization` as `Bearer <token>`. A missing or wrong token ends the call with
-   status UNAUTHENTICATED before any message is read.
+   status UNAUTHENTICATED before any message is read; a referee that cannot reach its
+   store ends it with UNAVAILABLE (retry later).
 2. The bot speaks first: a `BotMessage.hello`.
 3. The referee answers `RefereeMessage.welcome` (the negotiated protocol version and a
    session id) or `RefereeMessage.refusal` followed by the end of the stream.
@@ -17,15 +18,25 @@ Conversation, in order:
 5. The bot answers each `decision_request` with one `decision` carrying the request's
    `decision_id`. An answer with a stale, unknown or duplicate decision id is ignored
    (and counted), never applied. A late or illegal answer gets a `strike` notice and
-   the referee plays a fallback legal move for the seat.
+   the referee plays a fallback legal move for the seat. A second `hello` on a stream is
+   answered with a `RequestError` (and counted), never applied.
 6. If the stream drops, the bot reconnects with the same token and sends a new hello;
    within the referee's grace window it resumes its seats where they were: the referee
    sends `match_started` again for every match in progress, then the decisions still
-   pending. A new stream with the same token replaces the old one.
+   pending. A new stream with the same token replaces the old one: the old stream ends
+   with status ABORTED, "replaced by a newer connection of the same bot (session <id>)".
 7. Batches (optional): a bot whose hello sets `batching` may get several messages that
    were ready at the same moment in one `RefereeMessage.batch`; any bot may send
    several answers in one `BotMessage.batch`. Either side handles a batch's messages
    in order, exactly as if they had come one by one.
+8. Every stream the referee ends for a reason ends with a status that says it (never a
+   silent OK): INVALID_ARGUMENT for a message that does not parse (bad encoding, a
+   string that is not UTF-8), one over the referee's size limit (256 KiB), a batch of
+   more than 4096 messages or a batch inside a batch; ABORTED when replaced (step 6);
+   INTERNAL for a fault of the referee's own (reconnect to resume). A hello whose
+   strings or lists are over their bounds (bot_name and bot_version: 64 printable
+   characters, sdk: 128, protocol_versions and rulesets: 64 entries of 64 characters,
+   capacity: 1024) is refused with REFUSAL_REASON_BAD_HELLO.
 """
 
 from collections import abc as _abc
@@ -130,7 +141,8 @@ class BotMessage(_message.Message):
     @_builtins.property
     def batch(self) -> Global___BotMessages:
         """Several messages at once (answers to several decision requests, typically), handled
-        in order as if sent one by one. Any bot may send one; a hello inside is ignored.
+        in order as if sent one by one. Any bot may send one; a hello inside is answered as
+        any second hello (see the file comment, step 5); a batch inside ends the stream.
         """
 
     def __init__(
@@ -193,7 +205,9 @@ class PracticeRequest(_message.Message):
     preset: _builtins.str
     """Preset name, e.g. "cutthroat"."""
     options_json: _builtins.str
-    """Options over the preset as a JSON object (may be empty)."""
+    """Options over the preset as a JSON object (may be empty; at most 4096 characters,
+    nested at most 4 deep, lists of at most 64 items).
+    """
     seed: _builtins.int
     """The seed the deals come from."""
     games: _builtins.int
@@ -1158,7 +1172,11 @@ class SeatOutcome(_message.Message):
     decisions: _builtins.int
     """Decisions the bot answered itself."""
     ignored_answers: _builtins.int
-    """Answers ignored because their decision id was stale, unknown or duplicate."""
+    """Answers ignored because their decision id was stale or duplicate, counted for this
+    seat in this match only: the seat and match an ignored answer's decision id names
+    (while the bot plays them). An answer whose decision id names no seat of a match in
+    progress is counted in no result.
+    """
     timeouts: _builtins.int
     """Strikes received for answering too late (included in `strikes`)."""
     time_used_ms: _builtins.int
