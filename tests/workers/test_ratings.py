@@ -11,9 +11,11 @@ from itertools import pairwise
 
 import numpy as np
 import pytest
+from google.protobuf import json_format
 from hypothesis import given
 from hypothesis import strategies as st
 
+from pitch_sdk.proto.pitch.v1 import bot_pb2
 from referee.match import result_to_dict
 from tests.workers.results import duel, match_result
 from workers.config import WorkerConfig
@@ -72,6 +74,32 @@ def test_a_bot_in_two_parties_or_unequal_parties_are_rejected() -> None:
         RatedGame((("a",), ("a",)), (0, 1))
     with pytest.raises(ValueError, match="same"):
         RatedGame((("a", "b"), ("c",)), (0, 1))
+
+
+result_strategy = st.builds(
+    lambda parties, size, games, forfeiting, completed, order: match_result(
+        "m", [f"bot{(s * 7 + order) % (parties * size)}" for s in range(parties * size)],
+        [(w, sc[:parties]) for w, sc in games], parties=parties,
+        forfeiting=None if forfeiting is None else forfeiting % parties, completed=completed),
+    st.integers(2, 4), st.integers(1, 2),
+    st.lists(st.tuples(st.one_of(st.none(), st.integers(0, 1)), st.lists(st.integers(-5, 30), min_size=4, max_size=4)),
+             max_size=4),
+    st.one_of(st.none(), st.integers(0, 3)), st.booleans(), st.integers(0, 7))
+
+
+@given(result_strategy)
+def test_a_stored_dict_reads_as_its_protobuf(result: bot_pb2.MatchResult) -> None:
+    """The direct reading of the store's dicts agrees with the protobuf's; any other form of
+    dict goes through protobuf's parser (camelCase names, numbers as strings) or is refused."""
+    stored = result_to_dict(result)
+    assert rated_match(stored) == rated_match(result)
+    camel = json_format.MessageToDict(result)
+    assert rated_match(camel) == rated_match(result)
+    if stored.get("games"):
+        quoted = {**stored, "games": [{**g, "scores": [str(x) for x in g.get("scores", [])]} for g in stored["games"]]}
+        assert rated_match(quoted) == rated_match(result)
+    with pytest.raises(json_format.ParseError):
+        rated_match({**stored, "surprise": 1})
 
 
 # ----------------------------------------------------------------------------- live Elo
