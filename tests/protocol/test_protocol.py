@@ -12,7 +12,8 @@ from pathlib import Path
 
 from grpc_tools import protoc
 
-from tests.referee.harness import running_arena
+from pitch_sdk.proto.pitch.v1 import bot_pb2, game_pb2
+from tests.referee.harness import RawBot, answer_first, running_arena
 
 ROOT = Path(__file__).resolve().parents[2]
 PROTOS = ROOT / "protos"
@@ -65,3 +66,44 @@ def test_a_bot_built_from_the_protos_alone_completes_a_match(tmp_path: Path, red
     summary = asyncio.run(scenario())
     assert summary["pitch_sdk_imported"] is False
     assert summary["decisions"] and summary["result"] == {"completed": True, "statuses": [1, 1, 1]}
+
+
+def test_a_card_whose_id_and_name_disagree_is_a_malformed_answer(redis_url: str) -> None:
+    """As the .proto says of `Card`: an answer naming one card by `id` and another by `name`
+    earns a malformed-answer strike naming both (before, the referee silently played the
+    card of the id), and the referee plays its fallback; later answers play on."""
+    strikes: list[bot_pb2.Strike] = []
+    sent: list[str] = []
+
+    def handle(bot: RawBot, message: bot_pb2.RefereeMessage) -> bool | None:
+        if message.HasField("strike"):
+            strikes.append(message.strike)
+        if message.HasField("decision_request") and message.decision_request.kind == game_pb2.DECISION_KIND_PLAY \
+                and not sent:
+            request = message.decision_request
+            card = request.legal_actions[0].play
+            other = "2C" if card.name != "2C" else "3C"
+            sent.append(f"{card.id}/{other}")
+            bot.send(bot_pb2.BotMessage(decision=bot_pb2.Decision(
+                match_id=request.match_id, decision_id=request.decision_id,
+                action=game_pb2.Action(kind=game_pb2.DECISION_KIND_PLAY, play=game_pb2.Card(id=card.id, name=other)))))
+            return None
+        return answer_first(bot, message)
+
+    async def scenario() -> bot_pb2.MatchResult:
+        async with running_arena(redis_url) as arena:
+            registered = await arena.register()
+            hello = bot_pb2.Hello(bot_name="mismatch", protocol_versions=["pitch.v1"], capacity=3)
+            bot = await RawBot(arena, registered.token, hello, handle).started()
+            result = (await arena.run_match("cutthroat", [registered.bot_id] * 3, seed=3)).result
+            await asyncio.wait_for(bot.task, 10)
+            return result
+
+    result = asyncio.run(scenario())
+    assert len(sent) == 1 and len(strikes) == 1
+    strike = strikes[0]
+    card_id, other = sent[0].split("/")
+    assert strike.reason == bot_pb2.STRIKE_REASON_MALFORMED
+    assert f"card id {card_id} is" in strike.message and f"its name says '{other}'" in strike.message
+    assert result.completed and not result.forfeited
+    assert sorted(seat.strikes for seat in result.seats) == [0, 0, 1]

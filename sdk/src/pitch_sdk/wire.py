@@ -96,12 +96,21 @@ def card_to_pb(card: int) -> pb.Card:
 
 
 def card_from_pb(message: pb.Card) -> Card:
-    """A ``Card`` message back to a card; the id wins, the name is used when the id is 0."""
-    if message.id or not message.name:
-        if message.id >= len(CARDS):
-            raise ActionParseError(f"card id {message.id} is out of range 0..53")
-        return CARDS[message.id]
-    return Card.parse(message.name)
+    """A ``Card`` message back to a card, from its id, its name, or both when they agree.
+
+    Proto3 cannot tell an id of 0 (the two of clubs) from no id, so a card with id 0 and
+    a name is the card the name says.  An id and a name that disagree are refused rather
+    than one of them silently preferred: a client whose ids and names differ has a bug
+    (an off-by-one in its numbering, say) that it should hear about, not play through."""
+    if message.id >= len(CARDS):
+        raise ActionParseError(f"card id {message.id} is out of range 0..53")
+    card = CARDS[message.id]
+    if not message.name or message.name == card.name:  # the referee's own cards: no parsing
+        return card
+    named = Card.parse(message.name)
+    if message.id and named != card:
+        raise ActionParseError(f"card id {message.id} is {CARDS[message.id]} but its name says {message.name!r}")
+    return named
 
 
 def cards_to_pb(cards: Sequence[int]) -> list[pb.Card]:

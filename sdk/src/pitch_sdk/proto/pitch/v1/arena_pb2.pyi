@@ -181,7 +181,9 @@ class FaultPolicy(_message.Message):
 
     MAX_STRIKES_FIELD_NUMBER: _builtins.int
     max_strikes: _builtins.int
-    """Strikes after which the seat's party forfeits the match; 0 means never forfeit."""
+    """Strikes after which the seat's party forfeits the match; 0 means never forfeit. (The
+    referee's default, for a request without a fault policy, is 3: PITCH_MAX_STRIKES.)
+    """
     def __init__(
         self,
         *,
@@ -225,11 +227,13 @@ class RunMatchRequest(_message.Message):
     """
     @_builtins.property
     def seat_bot_ids(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
-        """The bot id in each seat, by seat; a bot may fill several seats (at most 64 seats)."""
+        """The bot id in each seat, by seat (index = seat, from 0); a bot may fill several
+        seats (at most 64 seats).
+        """
 
     @_builtins.property
     def time_control(self) -> _bot_pb2.TimeControl:
-        """The time control (unset: the referee's default)."""
+        """The time control (unset: the referee's defaults; see `TimeControl` for what zeros mean)."""
 
     @_builtins.property
     def fault_policy(self) -> Global___FaultPolicy:
@@ -367,8 +371,26 @@ class GetMatchLogResponse(_message.Message):
 
     @_builtins.property
     def game_logs_json(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
-        """One SDK game log per game (`GameLog.to_json()`): ruleset, seed, moves; replaying it
-        with the SDK reproduces the game exactly.
+        """One game log per game, in order (a game cut short by a forfeit included, up to its last
+        move): a JSON object, the SDK's `GameLog.to_json()`; the SDK's `replay` reproduces the
+        game from it exactly. Card lists are card names (see `Card`) separated by spaces. Its
+        fields:
+          "ruleset": the complete ruleset (the same JSON as `Ruleset.json`).
+          "seed": the game's engine seed, from which its deals (and any other chance) come:
+            the match's `seed` * 65536 + the game's index from 0.
+          "dealer": the seat that deals the first hand.
+          "deals": explicit deals the game starts with before seeded ones, each {"hands":
+            [cards by seat], "stock": cards}; always empty in matches the referee plays.
+          "moves": every decision in order, as [seat, action text] (the text form of
+            `Action.text`, e.g. [2, "bid 3"], [0, "play 10H"]).
+          "dealt": every deal as dealt, in order, re-deals included (a re-deal, after an
+            all-pass or a misdeal, repeats its hand's number): {"hand_number": from 1,
+            "dealer": seat, "hands": [each seat's cards by seat, in increasing id order],
+            "stock": the undealt cards in the order they are drawn (in a ruleset with a
+            widow, its first `hand_size` cards are the widow)}. The hands are the cards dealt,
+            before any exchange, discard, burn, new hand or lost card (those follow from
+            "moves" and the rules). The SDK's `replay` refuses a log whose "dealt" is not what
+            it deals; logs recorded before "dealt" existed have none.
         """
 
     def __init__(
@@ -430,7 +452,7 @@ class RunningMatch(_message.Message):
     """True for a practice match (not recorded)."""
     @_builtins.property
     def seat_bot_ids(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
-        """The bot id in each seat, by seat."""
+        """The bot id in each seat, by seat (index = seat, from 0)."""
 
     @_builtins.property
     def seat_names(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:

@@ -104,7 +104,8 @@ class ArenaServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def GetMatchLog(self, request, context):
-        """Fetches a finished match's full log (every hand, including hidden cards).
+        """Fetches a recorded match's result and its game logs: every hand as dealt (hidden cards
+        included) and every move (see `GetMatchLogResponse`).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

@@ -58,7 +58,9 @@ class ArenaServiceStub:
     finished match).
     """
     GetMatchLog: _grpc.UnaryUnaryMultiCallable[_arena_pb2.GetMatchLogRequest, _arena_pb2.GetMatchLogResponse]
-    """Fetches a finished match's full log (every hand, including hidden cards)."""
+    """Fetches a recorded match's result and its game logs: every hand as dealt (hidden cards
+    included) and every move (see `GetMatchLogResponse`).
+    """
     ListMatches: _grpc.UnaryUnaryMultiCallable[_arena_pb2.ListMatchesRequest, _arena_pb2.ListMatchesResponse]
     """Lists the matches this referee is playing now (for spectators: public facts only)."""
 
@@ -83,7 +85,9 @@ class ArenaServiceAsyncStub(ArenaServiceStub):
     finished match).
     """
     GetMatchLog: _aio.UnaryUnaryMultiCallable[_arena_pb2.GetMatchLogRequest, _arena_pb2.GetMatchLogResponse]  # type: ignore[assignment]
-    """Fetches a finished match's full log (every hand, including hidden cards)."""
+    """Fetches a recorded match's result and its game logs: every hand as dealt (hidden cards
+    included) and every move (see `GetMatchLogResponse`).
+    """
     ListMatches: _aio.UnaryUnaryMultiCallable[_arena_pb2.ListMatchesRequest, _arena_pb2.ListMatchesResponse]  # type: ignore[assignment]
     """Lists the matches this referee is playing now (for spectators: public facts only)."""
 
@@ -135,7 +139,9 @@ class ArenaServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _arena_pb2.GetMatchLogRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_arena_pb2.GetMatchLogResponse, _abc.Awaitable[_arena_pb2.GetMatchLogResponse]]:
-        """Fetches a finished match's full log (every hand, including hidden cards)."""
+        """Fetches a recorded match's result and its game logs: every hand as dealt (hidden cards
+        included) and every move (see `GetMatchLogResponse`).
+        """
 
     @_abc_1.abstractmethod
     def ListMatches(

@@ -213,7 +213,7 @@ class PracticeRequest(_message.Message):
     games: _builtins.int
     """Games to play (0 means 1, at most 10)."""
     seat: _builtins.int
-    """The seat this bot plays."""
+    """The seat this bot plays, from 0."""
     def __init__(
         self,
         *,
@@ -492,7 +492,17 @@ Global___Refusal: _TypeAlias = Refusal  # noqa: Y015
 
 @_typing.final
 class TimeControl(_message.Message):
-    """Time control for a match, measured on the referee."""
+    """Time control for a match, measured on the referee: a decision may take
+    `per_decision_ms`, and then the seat's bank; time over `per_decision_ms` is taken from
+    the bank, and a seat that runs out of both gets a timeout strike (and has no bank left
+    for the rest of the match). The referee's defaults are 2000 ms per decision and a
+    30000 ms bank (its settings PITCH_PER_DECISION_MS and PITCH_BANK_MS). In
+    `RunMatchRequest`, an unset time control means those defaults; a set one is taken as
+    given, except that a `per_decision_ms` of 0 means the default: so an all-zero
+    `TimeControl` is the default time per decision with no bank at all. Practice matches
+    always play under the defaults. What the referee sends (`MatchStarted`) is always the
+    time control in force.
+    """
 
     DESCRIPTOR: _descriptor.Descriptor
 
@@ -501,7 +511,7 @@ class TimeControl(_message.Message):
     per_decision_ms: _builtins.int
     """Milliseconds each decision may take before the bank is used."""
     bank_ms: _builtins.int
-    """Milliseconds of extra time the seat may spend over the whole match."""
+    """Milliseconds of extra time the seat may spend over the whole match; 0: none."""
     def __init__(
         self,
         *,
@@ -532,7 +542,9 @@ class MatchStarted(_message.Message):
     match_id: _builtins.str
     """The match id; every later message about this match carries it."""
     seat: _builtins.int
-    """The seat this bot plays (a bot may hold several seats; each gets its own message)."""
+    """The seat this bot plays, from 0 (a bot may hold several seats; each gets its own
+    message).
+    """
     games: _builtins.int
     """Games in the match."""
     max_strikes: _builtins.int
@@ -543,11 +555,11 @@ class MatchStarted(_message.Message):
 
     @_builtins.property
     def seat_names(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
-        """The display names of the bots in every seat, by seat."""
+        """The display names of the bots in every seat, by seat (index = seat)."""
 
     @_builtins.property
     def time_control(self) -> Global___TimeControl:
-        """The time control."""
+        """The time control in force for this match."""
 
     def __init__(
         self,
@@ -590,7 +602,7 @@ class DecisionRequest(_message.Message):
     decision_id: _builtins.str
     """Echo this id in the answer; ids are unique per connection."""
     seat: _builtins.int
-    """The seat that must decide."""
+    """The seat that must decide, from 0."""
     game: _builtins.int
     """The game number within the match, from 1."""
     kind: _game_pb2.DecisionKind.ValueType
@@ -605,13 +617,18 @@ class DecisionRequest(_message.Message):
 
     @_builtins.property
     def legal_actions(self) -> _containers.RepeatedCompositeFieldContainer[_game_pb2.Action]:
-        """Every legal action, sorted. For card-set decisions with too many sets to list, this
-        is empty and `card_set` holds the constraint instead.
+        """Every legal action, sorted; `Decision.legal_action_index` indexes this list. Never
+        empty, except for a card-set decision (DECISION_KIND_CHOOSE_CARDS) with more than 256
+        legal sets: then it is empty, the decision comes as the constraint `card_set` only,
+        and the answer must be a `Decision.action` holding `cards` that meet it.
         """
 
     @_builtins.property
     def card_set(self) -> _game_pb2.CardSetRule:
-        """The constraint for card-set decisions."""
+        """The constraint, set on every card-set decision (DECISION_KIND_CHOOSE_CARDS) whether
+        `legal_actions` lists the sets or not (when it does, both describe the same sets);
+        unset for every other kind.
+        """
 
     @_builtins.property
     def events(self) -> _containers.RepeatedCompositeFieldContainer[Global___MatchEvent]:
@@ -659,10 +676,12 @@ class Decision(_message.Message):
     decision_id: _builtins.str
     """The decision id from the request."""
     legal_action_index: _builtins.int
-    """Index into `legal_actions`."""
+    """Index into `legal_actions`, from 0."""
     @_builtins.property
     def action(self) -> _game_pb2.Action:
-        """The action (required for card-set decisions sent as a constraint)."""
+        """The action (required for card-set decisions sent as a constraint); see `Action`
+        for what it must hold and what happens when it is malformed or illegal.
+        """
 
     def __init__(
         self,
@@ -700,7 +719,7 @@ class Strike(_message.Message):
     decision_id: _builtins.str
     """The decision that was overridden."""
     seat: _builtins.int
-    """The seat."""
+    """The seat, from 0."""
     reason: Global___StrikeReason.ValueType
     """Why, as a code."""
     message: _builtins.str
@@ -1079,11 +1098,11 @@ class MatchResult(_message.Message):
 
     @_builtins.property
     def seats(self) -> _containers.RepeatedCompositeFieldContainer[Global___SeatOutcome]:
-        """How each seat ended the match, by seat."""
+        """How each seat ended the match, by seat (index = seat)."""
 
     @_builtins.property
     def party_wins(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
-        """Games won per party."""
+        """Games won per party (index = party, from 0)."""
 
     def __init__(
         self,
@@ -1118,7 +1137,7 @@ class GameOutcome(_message.Message):
     HANDS_FIELD_NUMBER: _builtins.int
     WIN_REASON_FIELD_NUMBER: _builtins.int
     winner: _builtins.int
-    """The winning party, when `has_winner`."""
+    """The winning party (from 0), when `has_winner`."""
     has_winner: _builtins.bool
     """False for a draw."""
     hands: _builtins.int
@@ -1162,7 +1181,7 @@ class SeatOutcome(_message.Message):
     TIME_USED_MS_FIELD_NUMBER: _builtins.int
     DECISION_TIME_HISTOGRAM_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
-    """The seat."""
+    """The seat, from 0."""
     bot_id: _builtins.str
     """The registered bot id in the seat."""
     status: _game_pb2.SeatStatus.ValueType

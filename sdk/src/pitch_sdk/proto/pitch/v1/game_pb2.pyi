@@ -7,6 +7,10 @@ use them.
 
 Versioning: package `pitch.v1` only ever gains fields; nothing is renumbered or reused.
 A breaking change would be a new package `pitch.v2`, served beside this one.
+
+Numbering: seats count from 0 (seat 0, 1, ..., players - 1, clockwise), and so do parties
+(seat s plays for party s % parties) and indexes into lists; hand and game numbers count
+from 1.
 """
 
 from collections import abc as _abc
@@ -216,6 +220,11 @@ class Card(_message.Message):
     encoding: suit index (clubs 0, diamonds 1, hearts 2, spades 3) * 13 + (rank - 2) for
     the 52 suited cards, 52 for the little joker, 53 for the big joker.
     `name` is the short name players use: "AS", "10H", "JC", "LJ", "BJ".
+
+    The referee always sends both. In an answer, give `id`, `name` or both: a card with both
+    must have an `id` and a `name` that agree, else the answer is malformed (a strike naming
+    both); names are read case-insensitively. Proto3 cannot tell an `id` of 0 (the two of
+    clubs, "2C") from no `id`, so a card with `id` 0 and a `name` is the card the name says.
     """
 
     DESCRIPTOR: _descriptor.Descriptor
@@ -223,9 +232,9 @@ class Card(_message.Message):
     ID_FIELD_NUMBER: _builtins.int
     NAME_FIELD_NUMBER: _builtins.int
     id: _builtins.int
-    """Compact id 0..53 (see the message comment)."""
+    """Compact id 0..53 (see the message comment); more than 53 is malformed."""
     name: _builtins.str
-    """Short name, e.g. "10H"; derived from `id`, sent for readability."""
+    """Short name, e.g. "10H": the name of `id` in everything the referee sends."""
     def __init__(
         self,
         *,
@@ -249,7 +258,9 @@ class CardSet(_message.Message):
     CARDS_FIELD_NUMBER: _builtins.int
     @_builtins.property
     def cards(self) -> _containers.RepeatedCompositeFieldContainer[Global___Card]:
-        """The cards, in increasing id order."""
+        """The cards: in increasing id order when the referee sends them; in an answer any order
+        will do, and a card given twice counts once.
+        """
 
     def __init__(
         self,
@@ -269,6 +280,15 @@ class Action(_message.Message):
     """One action. Exactly one member of `choice` is set; `text` repeats it in the canonical
     text form used by logs and scenarios ("pass", "bid 3", "bid 6 for 12", "coke",
     "trump H", "play 10H", "call AS", "cards 2C 7D", "yes", "no").
+
+    In an answer (`Decision.action`) the only field required is the action itself: one
+    member of `choice`, or, with none set, `text`. `kind` is not read (a wrong one changes
+    nothing), `text` is not read when a `choice` member is set, and `double` only with
+    `bid`. An action the referee cannot read (none of them set, unknown text, a trump with
+    SUIT_UNSPECIFIED, a bad card) earns a STRIKE_REASON_MALFORMED strike; one it reads but
+    which is not legal now (an action of another kind than the request's included) earns
+    STRIKE_REASON_ILLEGAL_ACTION. Either way the referee plays the first legal action for
+    the seat, and the strike counts toward `MatchStarted.max_strikes`.
     """
 
     DESCRIPTOR: _descriptor.Descriptor
@@ -285,7 +305,9 @@ class Action(_message.Message):
     TEXT_FIELD_NUMBER: _builtins.int
     DOUBLE_FIELD_NUMBER: _builtins.int
     kind: Global___DecisionKind.ValueType
-    """The decision this action answers."""
+    """The decision this action answers; set on everything the referee sends, not read in
+    answers.
+    """
     bid: _builtins.int
     """Bid this many points."""
     trump: Global___Suit.ValueType
@@ -294,7 +316,7 @@ class Action(_message.Message):
     """Answer yes (true) or no (false)."""
     coke: _builtins.bool
     """Declare coke (the Scranton rule: a hand with no card of ten or higher); always true
-    when set.
+    when set (in an answer, setting it is what counts).
     """
     text: _builtins.str
     """Canonical text form; on input the referee reads `choice` when set, else `text`."""
@@ -310,7 +332,7 @@ class Action(_message.Message):
 
     @_builtins.property
     def cards(self) -> Global___CardSet:
-        """Choose these cards."""
+        """Choose these cards (in an answer, in any order)."""
 
     def __init__(
         self,
@@ -338,9 +360,10 @@ Global___Action: _TypeAlias = Action  # noqa: Y015
 
 @_typing.final
 class CardSetRule(_message.Message):
-    """The constraint on a card-set decision, sent instead of listing every set when that
-    would explode: choose between `min_count` and `max_count` cards from `allowed`,
-    including every card of `required`.
+    """The constraint on a card-set decision (DECISION_KIND_CHOOSE_CARDS): choose between
+    `min_count` and `max_count` cards from `allowed`, including every card of `required`.
+    Sent with every card-set decision; when the legal sets are too many to list, it is all
+    the request holds (see `DecisionRequest.legal_actions`).
     """
 
     DESCRIPTOR: _descriptor.Descriptor

@@ -7,6 +7,10 @@ use them.
 
 Versioning: package `pitch.v1` only ever gains fields; nothing is renumbered or reused.
 A breaking change would be a new package `pitch.v2`, served beside this one.
+
+Numbering: seats count from 0 (seat 0, 1, ..., players - 1, clockwise), and so do parties
+(seat s plays for party s % parties) and indexes into lists; hand and game numbers count
+from 1.
 """
 
 from collections import abc as _abc
