@@ -12,8 +12,8 @@ from pathlib import Path
 
 from grpc_tools import protoc
 
-from pitch_sdk.proto.pitch.v1 import bot_pb2, game_pb2
-from tests.referee.harness import RawBot, answer_first, running_arena
+from pitch_sdk.proto.pitch.v1 import arena_pb2, bot_pb2, game_pb2
+from tests.referee.harness import ADMIN, RawBot, answer_first, running_arena
 
 ROOT = Path(__file__).resolve().parents[2]
 PROTOS = ROOT / "protos"
@@ -107,3 +107,42 @@ def test_a_card_whose_id_and_name_disagree_is_a_malformed_answer(redis_url: str)
     assert f"card id {card_id} is" in strike.message and f"its name says '{other}'" in strike.message
     assert result.completed and not result.forfeited
     assert sorted(seat.strikes for seat in result.seats) == [0, 0, 1]
+
+
+def test_get_match_log_holds_every_hand_dealt(redis_url: str) -> None:
+    """GetMatchLog's JSON, read without the SDK, lists every deal of every game ("dealt"):
+    each seat's hand there is the hand that seat was shown in its `hand_dealt` event."""
+    shown: dict[tuple[int, int, int], list[str]] = {}  # (game, deal index, seat) -> names
+
+    def handle(bot: RawBot, message: bot_pb2.RefereeMessage) -> bool | None:
+        if message.HasField("decision_request"):
+            request = message.decision_request
+            for event in request.events:
+                if event.HasField("hand_dealt"):
+                    deals = sum(1 for (game, _, seat) in shown if game == event.game and seat == request.seat)
+                    shown[(event.game, deals, request.seat)] = [card.name for card in event.hand_dealt.hand]
+        return answer_first(bot, message)
+
+    async def scenario() -> tuple[bot_pb2.MatchResult, list[str]]:
+        async with running_arena(redis_url) as arena:
+            registered = await arena.register()
+            hello = bot_pb2.Hello(bot_name="reader", protocol_versions=["pitch.v1"], capacity=3)
+            bot = await RawBot(arena, registered.token, hello, handle).started()
+            result = (await arena.run_match("cutthroat", [registered.bot_id] * 3, seed=4, games=2,
+                                            options_json='{"target": 5}', match_id="dealt-log")).result
+            await asyncio.wait_for(bot.task, 10)
+            logs = await arena.admin.GetMatchLog(arena_pb2.GetMatchLogRequest(match_id="dealt-log"), metadata=ADMIN)
+            return result, list(logs.game_logs_json)
+
+    result, logs = asyncio.run(scenario())
+    assert result.completed and len(logs) == 2
+    for game, raw in enumerate(logs, 1):
+        data = json.loads(raw)
+        assert data["dealt"]
+        for index, deal in enumerate(data["dealt"]):
+            assert len(deal["hands"]) == 3 and all(len(hand.split()) == 6 for hand in deal["hands"])
+            assert len(deal["stock"].split()) == 52 - 18
+            for seat, hand in enumerate(deal["hands"]):
+                if (game, index, seat) in shown:  # a seat is shown only the deals it had a decision after
+                    assert hand.split() == shown[(game, index, seat)]
+    assert {(game, index) for game, index, _ in shown} >= {(1, 0), (2, 0)}
