@@ -109,14 +109,13 @@ class LogLimiter:
 def decode(kind: type[M], raw: bytes, limit: int) -> M:
     """``raw`` parsed as a ``kind`` of at most ``limit`` bytes; raises an INVALID_ARGUMENT
     refusal with a short message (never the parser's exception text) otherwise."""
-    name = kind.DESCRIPTOR.full_name
     if len(raw) > limit:
-        raise invalid(f"a {name} of {len(raw)} bytes is over the limit of {limit} bytes")
+        raise invalid(f"a {kind.DESCRIPTOR.full_name} of {len(raw)} bytes is over the limit of {limit} bytes")
     try:
         return kind.FromString(raw)
     except DecodeError:
-        raise invalid(f"undecodable {name} ({len(raw)} bytes): not a valid encoding, or a string that "
-                      "is not UTF-8") from None
+        raise invalid(f"undecodable {kind.DESCRIPTOR.full_name} ({len(raw)} bytes): not a valid encoding, or a "
+                      "string that is not UTF-8") from None
 
 
 def bounded(what: str, value: str, limit: int, printable: bool = True) -> str:
@@ -553,23 +552,27 @@ class BotServicer(bot_pb2_grpc.BotServiceServicer):
                 message = decode(bot_pb2.BotMessage, raw, bounds.MAX_BOT_MESSAGE_BYTES)
             except RequestRefused as refused:
                 raise SessionEnd(refused.code, str(refused)) from None
-            if message.WhichOneof("message") != "batch":
-                await self._handle(message, presence, session)
-                continue
-            members = message.batch.messages
-            if len(members) > bounds.MAX_BATCH_MESSAGES:
-                raise SessionEnd(grpc.StatusCode.INVALID_ARGUMENT,
-                                 f"a batch of {len(members)} messages, more than {bounds.MAX_BATCH_MESSAGES}")
-            for inner in members:
-                await self._handle(inner, presence, session)
+            kind = message.WhichOneof("message")
+            if kind == "decision":  # the hot path: no coroutine per answer
+                presence.resolve(message.decision)
+            elif kind != "batch":
+                await self._handle(kind, message, presence, session)
+            else:
+                members = message.batch.messages
+                if len(members) > bounds.MAX_BATCH_MESSAGES:
+                    raise SessionEnd(grpc.StatusCode.INVALID_ARGUMENT,
+                                     f"a batch of {len(members)} messages, more than {bounds.MAX_BATCH_MESSAGES}")
+                for inner in members:
+                    if (inner_kind := inner.WhichOneof("message")) == "decision":
+                        presence.resolve(inner.decision)
+                    else:
+                        await self._handle(inner_kind, inner, presence, session)
 
-    async def _handle(self, message: bot_pb2.BotMessage, presence: Presence, session: Session) -> None:
-        """Act on one message of a bot; a hello after the welcome is answered with a
-        ``RequestError`` and counted, a batch here is inside a batch: the stream ends."""
-        kind = message.WhichOneof("message")
-        if kind == "decision":
-            presence.resolve(message.decision)
-        elif kind == "practice":
+    async def _handle(self, kind: str | None, message: bot_pb2.BotMessage, presence: Presence,
+                      session: Session) -> None:
+        """Act on a bot's message other than an answer; a hello after the welcome is answered
+        with a ``RequestError`` and counted, a batch here is inside a batch: the stream ends."""
+        if kind == "practice":
             await self.arena.start_practice(presence, message.practice)
         elif kind == "hello":
             presence.ignored_messages += 1
