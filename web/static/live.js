@@ -140,14 +140,20 @@
   const source = new EventSource(table.dataset.url);
   table.dataset.state = "connecting";
   source.addEventListener("open", function () { table.dataset.state = "live"; });
+  // Events come faster than a browser should redraw (a whole match replays on connect):
+  // the table is drawn at most once a frame, from the latest event's table.
+  let latest = null;
+  function frame() { const t = latest; latest = null; if (t) draw(t); }
   source.addEventListener("match-event", function (message) {
     const data = JSON.parse(message.data);
-    draw(data.table);
+    if (latest === null) window.requestAnimationFrame(frame);
+    latest = data.table;
     line(data.event.text);
   });
   source.addEventListener("result", function (message) {
     const result = JSON.parse(message.data);
     source.close();
+    frame();
     table.dataset.state = "ended";
     set(document.getElementById("match-state"), "ended");
     set(document.getElementById("result-text"), result.text);
