@@ -80,6 +80,23 @@ class Service:
                 self.process.wait()
         return self.process.returncode
 
+    # ------------------------------------------------ chaos: kill -9 and restart (bench/chaos.py)
+    def kill(self) -> None:
+        """SIGKILL the process's whole session at once, with no grace: what a machine or
+        container loss looks like to the rest of the arena (a Celery worker's pool
+        processes die with it, unacknowledged tasks stay behind in Redis)."""
+        if self.process.poll() is None:  # alive, so its group exists
+            os.killpg(self.process.pid, signal.SIGKILL)
+        self.process.wait()
+
+    @property
+    def argv(self) -> list[str]:
+        """The command this service runs, without the owned-child launcher in front of it,
+        so :meth:`LocalArena.restart` can start exactly the same command again."""
+        launcher = owned_child([])["args"]
+        args = [str(arg) for arg in self.process.args]  # type: ignore[union-attr]
+        return args[len(launcher):] if args[:len(launcher)] == launcher else args
+
 
 def wait_for(condition: Callable[[], bool], timeout: float, what: str, services: list[Service]) -> None:
     """Poll ``condition`` until true; fail early if one of ``services`` exits."""
@@ -180,6 +197,47 @@ class LocalArena:
         finally:
             for sig, handler in previous.items():
                 signal.signal(sig, handler)
+
+    # ------------------------------------------------ chaos: kill -9 and restart (bench/chaos.py)
+    def start_persistent_redis(self, persist_dir: Path) -> str:
+        """Start a private Redis that keeps its data in an append-only file in
+        ``persist_dir`` (fsync every second), so a SIGKILL and :meth:`restart_redis` bring
+        it back at the same URL with what it had written up to about a second before."""
+        self.redis = RedisServer(persist_dir=str(persist_dir))
+        return self.redis.url
+
+    def kill_redis(self) -> None:
+        """SIGKILL the Redis server (no shutdown save: only its append-only file remains)."""
+        if self.redis is not None and self.redis.process.poll() is None:
+            self.redis.process.kill()
+            self.redis.process.wait()
+
+    def restart_redis(self) -> None:
+        """Start Redis again after :meth:`kill_redis`, at the same URL, reloading its data."""
+        if self.redis is not None:
+            self.redis.resume()
+
+    def start_beat(self, config: WorkerConfig) -> Service:
+        """``pitch-arena beat``: the sweep that sends again matches whose lease lapsed or
+        whose task the broker lost (and the automated round robins, if configured); its
+        schedule file goes with the logs."""
+        return self._start("beat", [str(BIN / "pitch-arena"), "beat", "--schedule",
+                                    str(self.log_dir / "celerybeat-schedule")], config.to_env())
+
+    def restart(self, service: Service, env: Mapping[str, str]) -> Service:
+        """Start ``service``'s command again with ``env`` (what it was started with: a
+        :class:`Service` does not keep its environment), after killing it if it still runs.
+        The old log is kept as ``NAME.N.log`` (N = 1, 2, ... by incarnation); the new
+        process takes the old one's place, so :meth:`close` stops it in the same order."""
+        service.kill()
+        incarnation = 1
+        while (kept := self.log_dir / f"{service.name}.{incarnation}.log").exists():
+            incarnation += 1
+        if service.log_path.exists():
+            service.log_path.rename(kept)
+        fresh = Service(service.name, service.argv, env, self.log_dir, service.stop_signal)
+        self.services[self.services.index(service)] = fresh
+        return fresh
 
     def __enter__(self) -> LocalArena:
         return self
