@@ -32,9 +32,8 @@ from web.config import WebConfig
 
 pytestmark = pytest.mark.slow
 
-#: Games of the watched match: enough that it runs while the pages are opened and read
-#: (random bots bid and are set, so a partnership game takes ten hands or more).
-GAMES = 5
+#: Games of the watched match: enough that it runs while the pages are opened and read.
+GAMES = 8
 #: Seconds the watched match may take.
 MATCH_TIMEOUT_S = 240.0
 
@@ -61,14 +60,15 @@ class LongMatch:
 
 @pytest.fixture()
 def long_match(arena: WebArena) -> Iterator[LongMatch]:
-    """A 30-game partnership match of the arena's four bots, listed as running before the
-    test starts; the thread is joined (with a timeout) when the test ends."""
+    """A partnership match of the arena's two heuristic bots, each in two seats (random bots
+    bid and are set, so their games take many hands), listed as running before the test
+    starts; the thread is joined (with a timeout) when the test ends."""
     match = LongMatch(f"live-{secrets.token_hex(4)}", threading.Thread(target=lambda: None))
 
     def run() -> None:
         try:
             match.outcome["response"] = arena.referee.stub.RunMatch(arena_pb2.RunMatchRequest(
-                preset="partnership", seat_bot_ids=list(arena.names), seed=4242, games=GAMES,
+                preset="partnership", seat_bot_ids=watched_seats(arena), seed=4242, games=GAMES,
                 match_id=match.match_id), metadata=arena.referee.metadata, timeout=MATCH_TIMEOUT_S)
         except grpc.RpcError as error:
             match.outcome["error"] = error
@@ -85,14 +85,21 @@ def long_match(arena: WebArena) -> Iterator[LongMatch]:
         match.thread.join(MATCH_TIMEOUT_S)
 
 
+def watched_seats(arena: WebArena) -> list[str]:
+    """The watched match's seats: the heuristic bots, one of them the hostile name."""
+    heuristic, hostile = arena.bot_id("heuristic-1"), arena.bot_id(HOSTILE_NAME)
+    return [heuristic, hostile, heuristic, hostile]
+
+
 def _running(arena: WebArena) -> list[arena_pb2.RunningMatch]:
     return list(arena.referee.stub.ListMatches(arena_pb2.ListMatchesRequest(), metadata=arena.referee.metadata,
                                                timeout=5).matches)
 
 
 def _sse(url: str, count: int) -> list[tuple[str, dict[str, Any]]]:
-    """The first ``count`` server-sent events of ``url`` as (event name, JSON data); the
-    connection is then dropped, as a spectator closing the tab would."""
+    """The server-sent messages of ``url`` as (event name, JSON data) until they carried
+    ``count`` match events (or the result, left out); the connection is then dropped, as a
+    spectator closing the tab would."""
     events: list[tuple[str, dict[str, Any]]] = []
     name = "message"
     with urllib.request.urlopen(url, timeout=30) as response:
@@ -103,8 +110,10 @@ def _sse(url: str, count: int) -> list[tuple[str, dict[str, Any]]]:
             if line.startswith("event:"):
                 name = line.removeprefix("event:").strip()
             elif line.startswith("data:"):
+                if name == "result":
+                    break
                 events.append((name, json.loads(line.removeprefix("data:").strip())))
-                if len(events) >= count or name == "result":
+                if sum(len(data.get("events", [])) for _, data in events) >= count:
                     break
     return events
 
@@ -130,10 +139,10 @@ def test_running_matches_are_listed_and_follow_the_referee(arena: WebArena, long
     cells = row.locator("td")
     assert cells.nth(1).inner_text() == "partnership"
     links = row.locator("a.bot")
-    assert links.all_inner_texts() == list(arena.names.values())
+    assert links.all_inner_texts() == [arena.names[bot_id] for bot_id in watched_seats(arena)]
     hrefs = [link.get_attribute("href") for link in links.all()]
-    assert hrefs == [f"{arena.url}/bots/{bot_id}" for bot_id in arena.names]
-    assert page.get_by_text(HOSTILE_NAME, exact=True).count() == 1
+    assert hrefs == [f"{arena.url}/bots/{bot_id}" for bot_id in watched_seats(arena)]
+    assert page.get_by_text(HOSTILE_NAME, exact=True).count() == 2
     assert re.fullmatch(rf"\d+ of {GAMES}", row.locator(".game").inner_text())
     assert "rated" in cells.nth(5).inner_text()
     assert row.locator("a").first.get_attribute("href") == f"{arena.url}/live/{long_match.match_id}"
@@ -177,13 +186,17 @@ def test_a_spectator_page_of_a_running_match_shows_no_hidden_card(arena: WebAren
     assert set(snapshot["trick"]) <= revealed[count]
     assert snapshot["backs"] == [len(cards) for cards in held_now] and snapshot["foreign"] == 0
 
-    assert len(streamed) == 400 and all(name == "match-event" for name, _ in streamed)
-    for index, (_, data) in enumerate(streamed):
-        item = stream[index]
-        assert data["event"]["kind"] == item.event.WhichOneof("event")
-        assert data["table"]["held"] == [len(cards) for cards in item.held]
-        assert data_cards(data) <= revealed[index + 1]
-        assert data_cards(data) & frozenset().union(*item.held) <= before_hand[index + 1] | public_cards(item.event)
+    assert streamed and all(name == "match-events" for name, _ in streamed)
+    index = 0
+    for _, data in streamed:  # the stream's events, in batches with the table after each batch's last
+        for shown_event in data["events"]:
+            item = stream[index]
+            assert shown_event["kind"] == item.event.WhichOneof("event")
+            index += 1
+        assert data["count"] == index
+        assert data["table"]["held"] == [len(cards) for cards in stream[index - 1].held]
+        assert data_cards(data) <= revealed[index]  # every card it names, some public event had shown
+    assert index >= 400
 
     with contextlib.suppress(PlaywrightTimeout):  # the assertion below says how far the page got
         page.wait_for_function("!['connecting', 'live'].includes(document.getElementById('table').dataset.state)",

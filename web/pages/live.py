@@ -9,6 +9,7 @@ so a closed tab leaves no stream open on the referee."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
@@ -105,6 +106,19 @@ def spectate(request: Request) -> Response:
                   running=running, started=when(running.started_unix) if running else "", ended=ended)
 
 
+#: Most events one message carries: a spectator who joins late gets the match so far in a
+#: few messages, each with one table, instead of one message (and table) per event.
+MAX_BATCH = 500
+_ENDED, _BROKEN = object(), object()
+
+
+def _batch(shown: list[dict[str, Any]], table: SpectatorTable, count: int) -> dict[str, str]:
+    """One ``match-events`` message: the events read since the last one (each as the page
+    logs it), the table after the last of them, and how many events the page has had."""
+    return {"event": "match-events", "data": json.dumps({"events": shown, "table": table.to_dict(),
+                                                         "count": count})}
+
+
 def _refused(error: grpc.aio.AioRpcError, match_id: str) -> HTTPException:
     """The referee's refusal to stream a match as an HTTP error (never a 500)."""
     if error.code() == grpc.StatusCode.NOT_FOUND:
@@ -113,9 +127,11 @@ def _refused(error: grpc.aio.AioRpcError, match_id: str) -> HTTPException:
 
 
 async def spectate_events(request: Request) -> Response:
-    """Server-sent events of a match: one ``match-event`` per public event (the event and
-    the table after it, as JSON), then one ``result``. The first message is read before
-    the response starts, so an unknown match is a 404 and a silent referee a 503."""
+    """Server-sent events of a match: ``match-events`` messages (the public events read
+    since the previous message and the table after them, as JSON: one event each while the
+    match is followed live, many at once while a late spectator catches up), then one
+    ``result``. The first message is read before the response starts, so an unknown match
+    is a 404 and a silent referee a 503."""
     web = arena(request)
     match_id = request.path_params["match_id"]
     watched = await run_in_threadpool(_watched, web, match_id)
@@ -129,19 +145,46 @@ async def spectate_events(request: Request) -> Response:
         raise _refused(error, match_id) from None
 
     async def relay() -> AsyncIterator[dict[str, str]]:
-        item = first
+        pending: asyncio.Queue[Any] = asyncio.Queue()
+
+        async def read() -> None:  # the referee's stream as fast as it comes, into the queue
+            item = first
+            try:
+                while item is not grpc.aio.EOF:
+                    pending.put_nowait(item)
+                    if item.HasField("result"):
+                        return
+                    item = await call.read()
+                pending.put_nowait(_ENDED)
+            except grpc.aio.AioRpcError:
+                pending.put_nowait(_BROKEN)
+
+        reader = asyncio.create_task(read())
+        count = 0
         try:
-            while item is not grpc.aio.EOF:
-                if item.HasField("result"):
-                    yield {"event": "result", "data": json.dumps(table.finish(item.result))}
-                    return
-                shown = table.apply(item.event)
-                yield {"event": "match-event", "data": json.dumps({"event": shown, "table": table.to_dict()})}
-                item = await call.read()
-            yield {"event": "failure", "data": json.dumps({"text": "the referee ended the stream without a result"})}
-        except grpc.aio.AioRpcError:
-            yield {"event": "failure", "data": json.dumps({"text": f"{UNREACHABLE}: the live view stopped"})}
+            while True:
+                items = [await pending.get()]
+                while not pending.empty() and len(items) < MAX_BATCH:
+                    items.append(pending.get_nowait())
+                shown: list[dict[str, Any]] = []
+                for item in items:
+                    if item is _ENDED or item is _BROKEN:
+                        if shown:
+                            yield _batch(shown, table, count)
+                        text = ("the referee ended the stream without a result" if item is _ENDED
+                                else f"{UNREACHABLE}: the live view stopped")
+                        yield {"event": "failure", "data": json.dumps({"text": text})}
+                        return
+                    if item.HasField("result"):
+                        if shown:
+                            yield _batch(shown, table, count)
+                        yield {"event": "result", "data": json.dumps(table.finish(item.result))}
+                        return
+                    shown.append(table.apply(item.event))
+                    count += 1
+                yield _batch(shown, table, count)
         finally:
+            reader.cancel()
             call.cancel()  # the browser left (sse_starlette cancels this generator) or the match ended
 
     # The background task also cancels the call when the generator never ran (a HEAD request).

@@ -144,11 +144,11 @@
   // the table is drawn at most once a frame, from the latest event's table.
   let latest = null;
   function frame() { const t = latest; latest = null; if (t) draw(t); }
-  source.addEventListener("match-event", function (message) {
+  source.addEventListener("match-events", function (message) {
     const data = JSON.parse(message.data);
     if (latest === null) window.requestAnimationFrame(frame);
     latest = data.table;
-    line(data.event.text);
+    data.events.slice(-LOG_LINES).forEach(function (event) { line(event.text); });
   });
   source.addEventListener("result", function (message) {
     const result = JSON.parse(message.data);
