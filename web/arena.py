@@ -2,14 +2,12 @@
 referee through ArenaService (connected bots, running matches, their event streams).
 
 Pages run their store reads in Starlette's thread pool (plain ``def`` handlers), since the
-store is synchronous redis-py; the event streams are asynchronous (``grpc.aio``) and are
-opened per spectator, on the event loop that serves them."""
+store is synchronous redis-py; the event streams are asynchronous (``grpc.aio``, through
+:meth:`WebArena.aio_stub`) and are opened per spectator, on the event loop that serves them."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
-from typing import Any
 
 import grpc
 
@@ -77,14 +75,6 @@ class WebArena:
         if self._aio_channel is None:
             self._aio_channel = grpc.aio.insecure_channel(self.config.referee)
         return arena_pb2_grpc.ArenaServiceStub(self._aio_channel)
-
-    async def match_events(self, match_id: str) -> AsyncIterator[arena_pb2.StreamMatchEventsResponse]:
-        """A match's public events from its start, then live, then its result (as the
-        referee streams them to spectators: no hidden card)."""
-        call: Any = self.aio_stub().StreamMatchEvents(  # grpc.aio's call; the stubs type the sync one
-            arena_pb2.StreamMatchEventsRequest(match_id=match_id), metadata=self.admin_metadata)
-        async for item in call:
-            yield item
 
     async def close(self) -> None:
         """Close the asynchronous channel (the synchronous one closes with the process)."""
