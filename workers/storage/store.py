@@ -63,6 +63,8 @@ import redis
 from pitch_sdk.decision_times import percentile_ms
 
 DEFAULT_PREFIX = "pitch:"
+#: Seconds a store call may wait on Redis (no store call blocks on purpose).
+SOCKET_TIMEOUT_S = 10.0
 
 
 class StoreError(ValueError):
@@ -94,8 +96,13 @@ class Store:
 
     @classmethod
     def from_url(cls, url: str, prefix: str = DEFAULT_PREFIX) -> Store:
-        """Connect to ``url`` (``redis://``, ``rediss://`` or ``unix://``)."""
-        return cls(redis.Redis.from_url(url, decode_responses=True), prefix)
+        """Connect to ``url`` (``redis://``, ``rediss://`` or ``unix://``).
+
+        Every call has a deadline (:data:`SOCKET_TIMEOUT_S`): a Redis that hangs instead of
+        refusing connections then fails a call with ``redis.TimeoutError``, which callers
+        treat as an outage, instead of blocking a referee's, worker's or page's thread."""
+        return cls(redis.Redis.from_url(url, decode_responses=True, socket_timeout=SOCKET_TIMEOUT_S,
+                                        socket_connect_timeout=SOCKET_TIMEOUT_S), prefix)
 
     def _key(self, *parts: str) -> str:
         return self.prefix + ":".join(parts)
