@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import json
 import socket
+import weakref
 
 import grpc
 import pytest
@@ -568,5 +570,24 @@ def test_list_matches_shows_running_matches_with_public_facts_only(redis_url: st
             await arena.run_match("partnership", seats, seed=5, options_json='{"target": 1}', match_id="live-2")
             after = (await arena.admin.ListMatches(arena_pb2.ListMatchesRequest(), metadata=ADMIN)).matches
             assert "live-2" not in [m.match_id for m in after]
+
+    run(scenario())
+
+
+def test_a_finished_match_is_released_once_it_leaves_the_kept_ones(redis_url: str) -> None:
+    """Only the kept finished matches stay alive in the referee: an older one (and its whole
+    event log) is freed as soon as newer ones push it out, not held by a timer for the
+    ten-minute streaming TTL (which grew memory match after match at a high match rate)."""
+
+    async def scenario() -> None:
+        async with running_arena(redis_url, finished_matches_kept=1) as arena:
+            seats = [(await arena.connect(FirstLegalBot))[0] for _ in range(3)]
+            await arena.run_match("cutthroat", seats, seed=8, match_id="first", options_json='{"target": 3}')
+            first = weakref.ref(arena.server.arena.finished["first"])
+            for match_id in ("second", "third"):
+                await arena.run_match("cutthroat", seats, seed=8, match_id=match_id, options_json='{"target": 3}')
+            gc.collect()
+            assert first() is None, gc.get_referrers(first())
+            assert list(arena.server.arena.finished) == ["third"]
 
     run(scenario())
