@@ -49,6 +49,7 @@ from pitch_sdk.rules import (
 from pitch_sdk.rules.actions import PLAYS
 from pitch_sdk.rules.events import Burned, Coked, Dealt, Exchanged, HandScored, PartnerCalled, TrumpSet
 from pitch_sdk.rules.ruleset import (
+    AllPass,
     Backdoor,
     BurnedPoints,
     Exchange,
@@ -240,8 +241,10 @@ def random_rulesets(draw: Callable[..., Any]) -> Ruleset:
         options.update(minimum_bid=minimum, maximum_bid=maximum,
                        dealer_steal=draw(st.booleans()), double_bids=draw(st.integers(0, 3)) == 0,
                        all_pass=draw(st.sampled_from(["force-dealer", "redeal"])),
+                       forced_minimum_only=draw(st.booleans()), forced_moon=False,
                        who_may_win=draw(st.sampled_from(["any", "pitching-party", "bid-made"])))
         if draw(st.booleans()):
+            options["forced_moon"] = options["forced_minimum_only"] and draw(st.booleans())
             options.update({
                 "moon.moon_bid": draw(st.integers(maximum, maximum + 1)),
                 "moon.moon_all_tricks": draw(st.booleans()),
@@ -441,6 +444,15 @@ def check_legal_list(state: GameState, legal: list[Any], rng: random.Random) -> 
         expected = sum(math.comb(optional, k - len(rule.required))
                        for k in range(rule.min_count, rule.max_count + 1))
         assert len(legal) == expected, "legal exchanges are not every set the card-set rule allows"
+    bidding, moon = state.rules.bidding, state.rules.moon
+    if (decision.kind is DecisionKind.BID and bidding.forced_minimum_only and state.to_move == state.dealer
+            and state.high_bid == 0 and bidding.all_pass is AllPass.FORCE_DEALER and not bidding.forced_nine
+            and not (moon is not None and moon.blind_moon_bid)):
+        # seed 003: "the dealer MUST take the bid for four"; Roadhouse: "(or "shoot the moon")"
+        expected_bids = [Bid(bidding.minimum_bid)]
+        if bidding.forced_moon and moon is not None and moon.moon_bid != bidding.minimum_bid:
+            expected_bids.append(Bid(moon.moon_bid))
+        assert legal == expected_bids, f"a forced dealer's bids {legal} != {expected_bids}"
     mucking = decision.kind is DecisionKind.BID and state.rules.deal.muck is Muck.NEW_HAND
     if mucking and PASS in legal and state.to_move in mucked_seats(hand_events(state.history)):
         assert legal == [PASS], f"a mucked hand may bid: {legal}"  # "may not bid unless forced"

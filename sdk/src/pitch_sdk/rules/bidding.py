@@ -22,7 +22,8 @@ from pitch_sdk.rules.ruleset import AllPass, Ruleset
 def legal_bids(rules: Ruleset, is_dealer: bool, high_bid: int, high_double: bool = False) -> tuple[Action, ...]:
     """Pass (unless the dealer is forced to bid) and every bid above the high bid; the
     shoot-the-moon bid where it lies above the numbered bids; the dealer's steal (matching
-    the high bid) where the ruleset allows it."""
+    the high bid) where the ruleset allows it.  A dealer forced to take the minimum
+    (``forced_minimum_only``) may shoot the moon only under ``forced_moon``."""
     bidding = rules.bidding
     forced = is_dealer and high_bid == 0 and bidding.all_pass is AllPass.FORCE_DEALER
     ladder = [bid(amount, double) for amount in range(bidding.minimum_bid, bidding.maximum_bid + 1)
@@ -34,7 +35,7 @@ def legal_bids(rules: Ruleset, is_dealer: bool, high_bid: int, high_double: bool
     bids: list[Bid] = [b for b in ladder if (b.amount, b.double) > high]
     if forced and bidding.forced_minimum_only:
         bids = [b for b in bids if (b.amount == bidding.minimum_bid and not b.double)
-                or (moon is not None and b.amount == moon.moon_bid)]
+                or (bidding.forced_moon and moon is not None and b.amount == moon.moon_bid)]
     if is_dealer and bidding.dealer_steal and high_bid > 0:
         bids.insert(0, bid(high_bid, high_double))
     return tuple(bids) if forced else (PASS, *bids)

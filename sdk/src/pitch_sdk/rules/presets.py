@@ -201,7 +201,9 @@ def _ten_point(name: str = "ten-point", points: tuple[PointRule, ...] = TEN_POIN
     the person who plays it".  Open points, read from seed 004's auction pitch: defenders
     score the points they take, and when both teams cross 52 the pitcher's points count
     first; a score of exactly zero counts as "above zero" for the moon; any trump may lead
-    the first trick, jokers included ("The bidder then leads a card")."""
+    the first trick, jokers included ("The bidder then leads a card"); the stuck dealer
+    takes the bid "for four" and nothing else, the moon included (``forced_moon`` is off:
+    only Roadhouse's text lets a forced dealer shoot the moon)."""
     total = sum(p.value * (2 if p.category is PointCategory.JOKER else 1) for p in points)
     return Ruleset(
         name=name,
@@ -369,11 +371,13 @@ def _roadhouse() -> Ruleset:
     Shooting the moon is valued at 15 points, failure ... results in a setback. Negative
     scoring is allowed ... the dealer must assume the minimum bid (or 'shoot the moon') ...
     Players must follow suit regardless of trump ... A player may not trump in unless they
-    are unable to follow suit."  A failed moon sets back its 15."""
+    are unable to follow suit."  A failed moon sets back its 15; the forced dealer may bid
+    2 or the moon (``forced_moon``)."""
     return Ruleset(
         name="roadhouse",
         seating=Seating(players=4, team_size=1),
-        bidding=BiddingRules(minimum_bid=2, maximum_bid=4, dealer_steal=False, forced_minimum_only=True),
+        bidding=BiddingRules(minimum_bid=2, maximum_bid=4, dealer_steal=False, forced_minimum_only=True,
+                             forced_moon=True),
         moon=MoonRules(moon_bid=5, moon_all_tricks=True, moon_made=MoonMade.SCORE, moon_score=15),
         play=PlayRules(follow=Follow.MUST_FOLLOW),
         win=WinRules(target=15, win_by=2, who_may_win=WhoMayWin.ANY),

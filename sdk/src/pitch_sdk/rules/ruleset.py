@@ -398,9 +398,12 @@ class BiddingRules:
     dealer_steal: bool = True
     all_pass: AllPass = AllPass.FORCE_DEALER
     forced_minimum_only: bool = False
-    """A dealer forced to bid takes exactly the minimum (or the moon bid, where there is
-    one): seed 003 "the dealer MUST take the bid for four", Roadhouse "the dealer must
-    assume the minimum bid (or 'shoot the moon')"; otherwise any bid."""
+    """A dealer forced to bid takes exactly the minimum: seed 003 "the dealer MUST take the
+    bid for four"; otherwise any bid (the moon included)."""
+    forced_moon: bool = False
+    """With ``forced_minimum_only``, the forced dealer may instead shoot the moon: only
+    Roadhouse's text says so ("the dealer must assume the minimum bid (or 'shoot the
+    moon')").  Needs a moon bid."""
     double_bids: bool = False
     """Every number may also be bid "for double": "6 for 12" scores 12 when made and is
     set 12 when failed (seed 004, Oklahoma ten-point)."""
@@ -633,8 +636,9 @@ class Ruleset:
         return dataclasses.replace(self, **pieces)
 
     def without_moon(self) -> Ruleset:
-        """A copy with no shoot-the-moon bid."""
-        return dataclasses.replace(self, moon=None)
+        """A copy with no shoot-the-moon bid (so a forced dealer cannot shoot it either)."""
+        bidding = dataclasses.replace(self.bidding, forced_moon=False)
+        return dataclasses.replace(self, moon=None, bidding=bidding)
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-ready data; :meth:`from_dict` restores an equal ruleset."""
@@ -776,6 +780,8 @@ def _validate(rules: Ruleset) -> None:
         fail(f"bids {bidding.minimum_bid}..{bidding.maximum_bid} are not a range starting at 1 or more")
     if bidding.maximum_bid > rules.points_in_play:
         fail(f"maximum_bid {bidding.maximum_bid} exceeds the {rules.points_in_play} points in play")
+    if bidding.forced_moon and (rules.moon is None or not bidding.forced_minimum_only):
+        fail("forced_moon needs forced_minimum_only=true and a moon bid")
     if rules.moon is not None:
         if not bidding.auction:
             fail("shoot the moon needs an auction")
