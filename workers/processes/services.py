@@ -203,6 +203,7 @@ class LocalArena:
         """Start a private Redis that keeps its data in an append-only file in
         ``persist_dir`` (fsync every second), so a SIGKILL and :meth:`restart_redis` bring
         it back at the same URL with what it had written up to about a second before."""
+        persist_dir.mkdir(parents=True, exist_ok=True)  # redis-server does not create its --dir
         self.redis = RedisServer(persist_dir=str(persist_dir))
         return self.redis.url
 
