@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from workers.settings import values_from_env
+from workers.settings import settings_from_env
 
 #: Environment variable for each setting.
 ENVIRONMENT = {
@@ -72,10 +72,8 @@ class RefereeConfig:
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None, **overrides: Any) -> RefereeConfig:
-        """Settings from ``env`` (default ``os.environ``), then ``overrides`` not ``None``."""
-        values = values_from_env(cls, ENVIRONMENT, os.environ if env is None else env)
-        values.update({k: v for k, v in overrides.items() if v is not None})
-        return cls(**values)
+        """Settings from ``env`` (default ``os.environ``), then the overrides that are not ``None``."""
+        return settings_from_env(cls, ENVIRONMENT, os.environ if env is None else env, overrides)
 
 
 # ------------------------------------------------------------------ input bounds

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from typing import Any
 
 from workers.ratings.model import EloConfig
-from workers.settings import values_from_env
+from workers.settings import settings_from_env, settings_to_env
 
 #: Environment variable for each setting.
 ENVIRONMENT = {
@@ -83,10 +83,8 @@ class WebConfig:
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None, **overrides: Any) -> WebConfig:
         """Settings from ``env`` (default ``os.environ``), then the overrides that are not ``None``."""
-        values = values_from_env(cls, ENVIRONMENT, os.environ if env is None else env)
-        values.update({key: value for key, value in overrides.items() if value is not None})
-        return cls(**values)
+        return settings_from_env(cls, ENVIRONMENT, os.environ if env is None else env, overrides)
 
     def to_env(self) -> dict[str, str]:
         """The environment that reproduces these settings in another process."""
-        return {ENVIRONMENT[f.name]: str(getattr(self, f.name)) for f in fields(self)}
+        return settings_to_env(self, ENVIRONMENT)

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 from workers.ratings.model import EloConfig
-from workers.settings import values_from_env
+from workers.settings import settings_from_env, settings_to_env
 
 #: Environment variable for each setting.
 ENVIRONMENT = {
@@ -132,11 +132,9 @@ class WorkerConfig:
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None, **overrides: Any) -> WorkerConfig:
-        """Settings from ``env`` (default ``os.environ``), then ``overrides``."""
-        values = values_from_env(cls, ENVIRONMENT, os.environ if env is None else env)
-        values.update(overrides)
-        return cls(**values)
+        """Settings from ``env`` (default ``os.environ``), then the overrides that are not ``None``."""
+        return settings_from_env(cls, ENVIRONMENT, os.environ if env is None else env, overrides)
 
     def to_env(self) -> dict[str, str]:
         """The environment that reproduces these settings in another process."""
-        return {ENVIRONMENT[f.name]: str(getattr(self, f.name)) for f in fields(self)}
+        return settings_to_env(self, ENVIRONMENT)
