@@ -144,7 +144,7 @@ def build_variant(name: str, options: dict[str, Any]) -> Ruleset:
     return rules
 
 
-_SEATINGS = ((2, 1), (3, 1), (4, 1), (5, 1), (6, 1), (7, 1), (4, 2), (6, 2), (6, 3), (8, 2))
+_SEATINGS = ((2, 1), (3, 1), (4, 1), (5, 1), (6, 1), (7, 1), (4, 2), (6, 2), (6, 3), (8, 2), (9, 3))
 _EXTRA_RANKS = (2, 3, 4, 5, 6, 7, 8, 9, 10, 12, 13)
 #: (trump selection, exchange) pairs; seed 003's discard-all-non-trumps comes with its own
 #: options (refill, leftovers, burning, trump-only play) drawn below.

@@ -440,37 +440,55 @@ def test_missouri_seven_34_cards_ten_card_blind_no_discarding():
 
 
 # ================================================================ three teams (seed 004)
-def test_three_teams_six_seats_partners_two_seats_apart():
-    """Seed 004 (Further variations): "Partners are seated an equal 2 seat between each
-    other. All 54 cards (including high joker and low joker)." """
+def test_three_teams_nine_seats_partners_two_seats_apart_all_54_cards_dealt():
+    """Seed 004 (Further variations): "pitch is played with 3 teams with 3 partners each.
+    Partners are seated an equal 2 seat between each other. All 54 cards (including high
+    joker and low joker)." (9 x 6 = 54)."""
     rules = preset("three-teams")
-    assert rules.players == 6 and rules.parties == 3 and rules.deck_size == 54
+    assert rules.players == 9 and rules.parties == 3 and rules.deck_size == 54
     state = GameState.new(rules, seed=10)
-    teams = [[s for s in range(6) if state.party_of(s) == p] for p in range(3)]
-    assert teams == [[0, 3], [1, 4], [2, 5]]
+    teams = [[s for s in range(9) if state.party_of(s) == p] for p in range(3)]
+    assert teams == [[0, 3, 6], [1, 4, 7], [2, 5, 8]]
+    assert [len(state.hand(s)) for s in range(9)] == [6] * 9 and state.stock == []
     assert legal(state) == ["pass"] + [f"bid {n}" for n in range(1, 7)]
 
 
-#: Six seats: seat 1 pitches the 2H, seat 2 takes it with the AH and wins every trick.
-THREE_TEAMS = ("5C 2H AH 2C 3C 4C", "5S 6S AS 2S 3S 4S", "5D 6D AD 2D 3D 4D",
-               "10C 6C AC 7C 8C 9C", "JS 7S KS 8S 9S 10S", "JD 7D KD 8D 9D 10D")
-THREE_BIDS = ["bid 3", "pass", "pass", "pass", "pass", "pass"]
+def _three_teams_tricks() -> tuple[str, ...]:
+    """Nine seats, all 54 cards: seat 1 pitches the 2H and every seat follows with a heart;
+    seat 2 takes it with the AH, then leads KH QH JH 10H BJ and wins every trick (seat 0
+    must play the LJ to the KH; nobody else holds a trump)."""
+    first = "3H 2H AH 4H 5H 6H 7H 8H 9H"
+    leads = ["KH", "QH", "JH", "10H", "BJ"]
+    rest = ["LJ", *(f"{rank}{suit}" for suit in "CSD" for rank in
+                    ("2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A"))]
+    others = [0, 1, 3, 4, 5, 6, 7, 8]
+    tricks = [first]
+    for t, lead in enumerate(leads):
+        row = {seat: rest[t * 8 + k] for k, seat in enumerate(others)} | {2: lead}
+        tricks.append(" ".join(row[s] for s in range(9)))
+    return tuple(tricks)
+
+
+#: See :func:`_three_teams_tricks`.
+THREE_TEAMS = _three_teams_tricks()
+THREE_BIDS = ["bid 3"] + ["pass"] * 8
 
 
 def test_three_teams_set_team_gives_back_its_points_pookie():
     """Seed 004: "If a team does not make their bid they must give back any points (chips)
     they have accumulated and receive 1 negative point (pookie)." """
     _, result = play_hand(preset("three-teams"), THREE_BIDS, *THREE_TEAMS, scores=(4, 7, 2))
-    assert awards(result) == [("high", 2, "AH"), ("low", 2, "2H"), ("game", 2, None)]
+    assert awards(result) == [("high", 2, "AH"), ("low", 2, "2H"), ("jack", 2, "JH"), ("joker", 2, "BJ"),
+                              ("joker", 2, "LJ"), ("game", 2, None)]
     assert result.made is False
-    assert result.score_changes == (0, -8, 3) and result.scores == (4, -1, 5)
+    assert result.score_changes == (0, -8, 6) and result.scores == (4, -1, 8)
 
 
 def test_three_teams_pookie_when_already_negative():
     """Seed 004: "they must give back any points (chips) they have accumulated and receive 1
     negative point (pookie)." (with nothing to give back, one more negative point)."""
     _, result = play_hand(preset("three-teams"), THREE_BIDS, *THREE_TEAMS, scores=(0, -2, 0))
-    assert result.scores == (0, -3, 3)
+    assert result.scores == (0, -3, 6)
 
 
 def test_three_teams_winning_bidder_leads_its_trump():

@@ -416,16 +416,18 @@ def _missouri_seven() -> Ruleset:
 
 
 def _three_teams() -> Ruleset:
-    """Seed 004, three teams of two: "Partners are seated an equal 2 seat between each
-    other. All 54 cards (including high joker and low joker). Points are awarded for high
-    trump (ace), jack of trump, high joker, low joker, low trump (2) and trick/card points
-    ... each joker worth 1/2 point. Each player left of the dealer has a chance to bid 1-6
-    points with the winning bidder leading their trump. If a team does not make their bid
-    they must give back any points (chips) they have accumulated and receive 1 negative
-    point (pookie)."  The target (not given) is 21 (seed 004's partnership pitch)."""
+    """Seed 004, three teams of three: "pitch is played with 3 teams with 3 partners each.
+    Partners are seated an equal 2 seat between each other. All 54 cards (including high
+    joker and low joker). Points are awarded for high trump (ace), jack of trump, high
+    joker, low joker, low trump (2) and trick/card points ... each joker worth 1/2 point.
+    Each player left of the dealer has a chance to bid 1-6 points with the winning bidder
+    leading their trump. If a team does not make their bid they must give back any points
+    (chips) they have accumulated and receive 1 negative point (pookie)."  Nine seats, so
+    that two seats lie between partners (seats 0, 3 and 6 are one team) and six cards each
+    deal all 54.  The target (not given) is 21 (seed 004's partnership pitch)."""
     return Ruleset(
         name="three-teams",
-        seating=Seating(players=6, team_size=2),
+        seating=Seating(players=9, team_size=3),
         deck=DeckRules(jokers=2),
         bidding=BiddingRules(minimum_bid=1, maximum_bid=6, dealer_steal=False),
         scoring=ScoringRules(points=_points((PointCategory.HIGH, 1), (PointCategory.LOW, 1), _J, _JK,
@@ -628,8 +630,8 @@ PRESETS: dict[str, Preset] = {
                "54 cards, trump named, discard non-trumps and refill, bids 3-7, to 21", _kentucky_seven),
         _entry("missouri-seven", "004", "Pitch games with other point variations (Southeast Missouri)",
                "34 cards (2s-6s out), 10-card blind, no discarding", _missouri_seven),
-        _entry("three-teams", "004", "Further variations (three teams of two)",
-               "6 players in 3 teams, 54 cards, bids 1-6, a set team drops to -1", _three_teams),
+        _entry("three-teams", "004", "Further variations (three teams of three)",
+               "9 players in 3 teams of 3, all 54 cards dealt, bids 1-6, a set team drops to -1", _three_teams),
         _entry("reverse", "004", "Further variations (reverse pitch)", "auction pitch where the low card wins",
                _reverse),
         _entry("two-trump", "004", "Further variations (two-trump pitch)",
