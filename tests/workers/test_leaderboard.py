@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import multiprocessing
 import random
+import threading
 import time
 import uuid
 from collections import Counter
@@ -229,16 +230,27 @@ def test_a_large_board_without_a_table_never_waits_for_its_fit(store: Store) -> 
     assert wait_fresh(board).rows == board.fitted()
 
 
-def test_one_refit_at_a_time_per_board_and_a_refit_never_counted_twice(store: Store) -> None:
+def test_one_refit_at_a_time_per_board_and_a_refit_never_counted_twice(
+        store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
     board = Leaderboard(store, "partnership")
     results = partnership_matches(16)
     record_both(store, board, results)
     record_both(store, board, results)  # a retried task: stored and rated once
+    go_on = threading.Event()
+    real_refit = Leaderboard.refit
+
+    def slow_refit(self: Leaderboard) -> FittedTable:
+        go_on.wait(10)  # a large board's refit: still running while every other reader comes by
+        return real_refit(self)
+
+    monkeypatch.setattr(Leaderboard, "refit", slow_refit)
     with ThreadPoolExecutor(8) as pool:
         started = [t for t in pool.map(lambda _: Leaderboard(store, "partnership").refit_in_background(), range(16))
                    if t is not None]
     assert len(started) == 1  # the others found the lock taken
+    go_on.set()
     started[0].join()
+    monkeypatch.undo()
     table = wait_fresh(board)
     assert table.matches == 16
     assert sum(row.games for row in table.rows) == 4 * sum(len(r["games"]) for r in results)
