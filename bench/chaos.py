@@ -31,7 +31,7 @@ What is checked, from Redis and the referee's logs, after the run:
   (sum of rating - initial over the board's bots, zero-sum by construction);
 * recovery after each kind of kill, median and range: a worker, until every match it held a
   lease on has an outcome or was started again; a bot, until it is connected again and until
-  a match with it in a seat is recorded; the referee and Redis, until the next match is
+  a match with it in a seat is recorded after that; the referee and Redis, until the next match is
   recorded after the restart (all timed from the kill).
 
 Run: ``.venv/bin/python bench/chaos.py [--matches 300] [--bots 6] [--workers 3]
@@ -332,9 +332,10 @@ class Chaos:
         elif event.kind == "bot":
             if event.reconnected_s is None and event.bot_id in self.client.connected_bots():
                 event.reconnected_s = time.time() - event.at
-            recorded = self.first_record_after(event.at, event.bot_id)
-            if recorded is not None and event.reconnected_s is not None:
-                event.recovery_s = recorded - event.at
+            if event.reconnected_s is not None:  # a match it finished after coming back
+                recorded = self.first_record_after(event.at + event.reconnected_s, event.bot_id)
+                if recorded is not None:
+                    event.recovery_s = recorded - event.at
         else:
             recorded = self.first_record_after(event.restarted)
             if recorded is not None:
