@@ -38,6 +38,7 @@ import argparse
 import asyncio
 import json
 import os
+import socket
 import statistics
 import subprocess
 import sys
@@ -250,14 +251,22 @@ def summary(concurrency: int, payload: int, rounds: list[dict[str, dict[str, flo
     return report
 
 
-def spawn(args: list[str], env: dict[str, str]) -> subprocess.Popen[bytes]:
-    """Start a server process and give it a moment to bind."""
+def spawn(args: list[str], env: dict[str, str], port: int) -> subprocess.Popen[bytes]:
+    """Start a server process and wait until it accepts connections on ``port`` (a fixed
+    pause was too short on a loaded machine)."""
     process = subprocess.Popen([sys.executable, *args], env={**os.environ, **env}, cwd=ROOT,
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    time.sleep(1.5)
-    if process.poll() is not None:
-        raise RuntimeError(f"{args} exited at start")
-    return process
+    deadline = time.monotonic() + 60
+    while True:
+        if process.poll() is not None:
+            raise RuntimeError(f"{args} exited at start")
+        with socket.socket() as probe:
+            if probe.connect_ex(("127.0.0.1", port)) == 0:
+                return process
+        if time.monotonic() > deadline:
+            process.kill()
+            raise RuntimeError(f"{args} did not listen on port {port} within 60 s")
+        time.sleep(0.05)
 
 
 def main() -> None:
@@ -274,8 +283,9 @@ def main() -> None:
     with RedisServer() as redis_server:
         referee_port, echo_port = free_port(), free_port()
         referee = spawn(["-m", "referee", "--address", f"127.0.0.1:{referee_port}"],
-                        {"REDIS_URL": redis_server.url, "PITCH_ADMIN_TOKEN": ADMIN, "PITCH_STORE_PREFIX": "bench:"})
-        echo = spawn([__file__, "--serve-echo", str(echo_port)], {})
+                        {"REDIS_URL": redis_server.url, "PITCH_ADMIN_TOKEN": ADMIN, "PITCH_STORE_PREFIX": "bench:"},
+                        referee_port)
+        echo = spawn([__file__, "--serve-echo", str(echo_port)], {}, echo_port)
         try:
             address = f"127.0.0.1:{referee_port}"
             for concurrency in args.concurrency:

@@ -21,9 +21,11 @@ def arena(redis_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[
         yield running
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    """Debian's Chromium, headless, driven by Playwright (no browser download)."""
+    """Debian's Chromium, headless, driven by Playwright (no browser download).  One per test
+    module: Playwright's synchronous API keeps an event loop running in this thread while it
+    is open, so a test after it in the same process could not call ``asyncio.run``."""
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as driver:

@@ -33,7 +33,7 @@ from web.config import WebConfig
 pytestmark = pytest.mark.slow
 
 #: Games of the watched match: enough that it runs while the pages are opened and read.
-GAMES = 8
+GAMES = 16
 #: Seconds the watched match may take.
 MATCH_TIMEOUT_S = 240.0
 
