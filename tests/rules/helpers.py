@@ -337,3 +337,10 @@ def one_trick(rules_name: str, row: str, bids: Sequence[str] = TEN_BIDS, **optio
 def winner_of_trick(state: GameState) -> int:
     """The winner of the last trick of the last hand scored."""
     return hand_tricks(state)[-1].winner
+
+
+#: Seed 004's common variation, Low to the trick's winner ("The point for low is often
+#: awarded to the player who won the trick containing the lowest trump"): scenarios written
+#: for it, testing rules that do not depend on who scores Low, pin it (seed 004's presets
+#: give Low to its original holder by default).
+CAPTURED_LOW: dict[str, str] = {"low_goes_to": "capturer"}

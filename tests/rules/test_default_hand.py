@@ -7,6 +7,7 @@ Each docstring quotes the seed sentence the test is written from (000 = iPitch,
 from __future__ import annotations
 
 from helpers import (
+    CAPTURED_LOW,
     FOLLOW_DEAL_ROWS,
     LONE_JACK,
     LONE_TRUMP,
@@ -422,7 +423,7 @@ def test_counting_order_pitcher_first_decides_when_two_cross_the_target():
     are rewarded becomes crucial: Any points won by the pitcher are counted first.
     Thereafter ... first High, then Low, then Jack, then Game." (seat 2 wins High and Low,
     which come first in the table, but the pitcher's Jack and Game are counted first)."""
-    _, result = play_hand(preset("auction"), PASS_ROUND, *ORDER, scores=(0, 9, 9, 0))
+    _, result = play_hand(preset("auction", **CAPTURED_LOW), PASS_ROUND, *ORDER, scores=(0, 9, 9, 0))
     assert awards(result)[:2] == [("high", 2, "AH"), ("low", 2, "3H")]
     assert result.scores == (0, 11, 11, 0)
     assert result.winner == 1 and result.win_reason is WinReason.REACHED_TARGET

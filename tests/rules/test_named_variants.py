@@ -9,6 +9,7 @@ teams of two, party 0 is seats 0+2 and party 1 seats 1+3.
 from __future__ import annotations
 
 from helpers import (
+    CAPTURED_LOW,
     MADE_HANDS,
     MADE_PLAY,
     MOON_HANDS,
@@ -305,8 +306,8 @@ CONTWAY = ("BJ AH 2H 4C", "5C JH JD 6C", "AD 7D 8D 9D", "KS 2S 3S 4S", "QS 5S 6S
 
 def test_contway_six_points():
     """Seed 004: "The six points consist of high, low, jack, off-jack, joker, and game." """
-    assert preset("contway-six").points_in_play == 6
-    _, result = play_hand(preset("contway-six"), ["bid 4", "pass", "pass", "pass"], *CONTWAY)
+    assert preset("contway-six", **CAPTURED_LOW).points_in_play == 6
+    _, result = play_hand(preset("contway-six", **CAPTURED_LOW), ["bid 4", "pass", "pass", "pass"], *CONTWAY)
     assert awards(result) == [("high", 1, "AH"), ("low", 1, "2H"), ("jack", 1, "JH"),
                               ("off-jack", 1, "JD"), ("joker", 1, "BJ"), ("game", 0, None)]
     assert result.pips == (19, 6)
@@ -478,17 +479,17 @@ def test_three_teams_set_team_gives_back_its_points_pookie():
     """Seed 004: "If a team does not make their bid they must give back any points (chips)
     they have accumulated and receive 1 negative point (pookie)." """
     _, result = play_hand(preset("three-teams"), THREE_BIDS, *THREE_TEAMS, scores=(4, 7, 2))
-    assert awards(result) == [("high", 2, "AH"), ("low", 2, "2H"), ("jack", 2, "JH"), ("joker", 2, "BJ"),
-                              ("joker", 2, "LJ"), ("game", 2, None)]
+    assert awards(result) == [("high", 2, "AH"), ("low", 1, "2H"), ("jack", 2, "JH"), ("joker", 2, "BJ"),
+                              ("joker", 2, "LJ"), ("game", 2, None)]  # Low to its holder, seat 1
     assert result.made is False
-    assert result.score_changes == (0, -8, 6) and result.scores == (4, -1, 8)
+    assert result.score_changes == (0, -8, 5) and result.scores == (4, -1, 7)
 
 
 def test_three_teams_pookie_when_already_negative():
     """Seed 004: "they must give back any points (chips) they have accumulated and receive 1
     negative point (pookie)." (with nothing to give back, one more negative point)."""
     _, result = play_hand(preset("three-teams"), THREE_BIDS, *THREE_TEAMS, scores=(0, -2, 0))
-    assert result.scores == (0, -3, 6)
+    assert result.scores == (0, -3, 5)
 
 
 def test_three_teams_winning_bidder_leads_its_trump():
@@ -582,7 +583,7 @@ def test_backdoor_wins_at_minus_the_target():
     """Seed 004 (Further variations): "Reaching the negative equivalent of the goal wins in
     some versions of pitch. For example, when the goal is 11 points, a score of -11 or lower
     would win the game." """
-    rules = preset("auction", backdoor="wins")
+    rules = preset("auction", **CAPTURED_LOW, backdoor="wins")
     state, result = play_hand(rules, ["bid 3", "pass", "pass", "pass"], *ORDER, scores=(0, -8, 0, 0))
     assert result.scores == (0, -11, 2, 0)
     assert result.winner == 1 and result.win_reason is WinReason.BACKDOOR and state.is_over
@@ -593,7 +594,7 @@ def test_backdoor_wins_at_minus_the_target():
 def test_backdoor_score_option():
     """Seed 004: "Some variants instead allow a backdoor win for a team with extremely low
     points: with a goal of 100 points, -200 might win." """
-    rules = preset("auction", backdoor="wins", backdoor_score=-20)
+    rules = preset("auction", **CAPTURED_LOW, backdoor="wins", backdoor_score=-20)
     state, result = play_hand(rules, ["bid 3", "pass", "pass", "pass"], *ORDER, scores=(0, -8, 0, 0))
     assert result.scores == (0, -11, 2, 0) and not state.is_over
     state, deep = play_hand(rules, ["bid 3", "pass", "pass", "pass"], *ORDER, scores=(0, -17, 0, 0))

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 from helpers import (
+    CAPTURED_LOW,
     FIVE,
     FOLLOW_DEAL_ROWS,
     ORDER,
@@ -115,7 +116,7 @@ def test_target_option():
 def test_win_by_two_option():
     """Seed 000: "you must win by at least two points"; Roadhouse (seed 004): "Games are
     played to 15, with a win by two requirement." """
-    rules = preset("auction", target=15, win_by=2)
+    rules = preset("auction", **CAPTURED_LOW, target=15, win_by=2)
     _, close = play_hand(rules, PASS_ROUND, *ORDER, scores=(0, 13, 12, 0))
     assert close.scores == (0, 15, 14, 0) and close.winner is None
     _, clear = play_hand(rules, PASS_ROUND, *ORDER, scores=(0, 13, 11, 0))

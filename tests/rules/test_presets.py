@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 from helpers import (
+    CAPTURED_LOW,
     FIVE,
     LONE_JACK,
     ORDER,
@@ -399,7 +400,7 @@ def test_simple_no_auction_eldest_hand_pitches():
 def test_simple_every_party_scores_what_it_won():
     """Seed 004: "In each deal up to 4 scoring points are distributed among the parties." (no
     bid, so nobody is set back)."""
-    state = game(preset("simple"), deal_by_tricks(*SPLIT))
+    state = game(preset("simple", **CAPTURED_LOW), deal_by_tricks(*SPLIT))
     play_tricks(state, *SPLIT)
     result = state.results[0]
     assert result.score_changes == result.points_won == (1, 2, 1, 0)
@@ -409,7 +410,7 @@ def test_simple_points_accrue_strictly_in_table_order():
     """Seed 004: "The scoring points accrue strictly in the order given in the table,
     preventing ties in case more than one team reaches the target score at the end of the
     deal." (seat 2's High and Low come before the eldest hand's Jack and Game)."""
-    state = game(preset("simple"), deal_by_tricks(*ORDER), scores=(0, 5, 5, 0))
+    state = game(preset("simple", **CAPTURED_LOW), deal_by_tricks(*ORDER), scores=(0, 5, 5, 0))
     play_tricks(state, *ORDER)
     result = state.results[0]
     assert result.scores == (0, 7, 7, 0)
@@ -419,12 +420,12 @@ def test_simple_points_accrue_strictly_in_table_order():
 def test_simple_first_to_reach_wins_with_fewer_final_points():
     """Seed 004: "The scoring points accrue strictly in the order given in the table" (seat 2
     reaches 7 with High; seat 1 passes it later with Jack and Game but is too late)."""
-    state = game(preset("simple"), deal_by_tricks(*ORDER), scores=(0, 6, 6, 0))
+    state = game(preset("simple", **CAPTURED_LOW), deal_by_tricks(*ORDER), scores=(0, 6, 6, 0))
     play_tricks(state, *ORDER)
     result = state.results[0]
     assert result.scores == (0, 8, 8, 0)
     assert result.winner == 2
-    state = game(preset("simple", target=1), deal_by_tricks(*ORDER))
+    state = game(preset("simple", **CAPTURED_LOW, target=1), deal_by_tricks(*ORDER))
     play_tricks(state, *ORDER)
     assert state.results[0].scores == (0, 2, 2, 0) and state.winner == 2
 
@@ -432,12 +433,12 @@ def test_simple_first_to_reach_wins_with_fewer_final_points():
 def test_simple_equal_teams():
     """Seed 004: "Two or more players play individually or in equal-sized teams, seated
     alternatingly." """
-    state = game(preset("simple", team_size=2), deal_by_tricks(*ORDER))
+    state = game(preset("simple", **CAPTURED_LOW, team_size=2), deal_by_tricks(*ORDER))
     play_tricks(state, *ORDER)
     result = state.results[0]
     assert awards(result) == [("high", 0, "AH"), ("low", 0, "3H"), ("jack", 1, "JH"),
                               ("game", 1, None)]
-    assert preset("simple").win.target == 7
+    assert preset("simple", **CAPTURED_LOW).win.target == 7
 
 
 # ========================================================================== auction (004)
@@ -464,7 +465,7 @@ def test_auction_pitcher_set_back_negative():
     """Seed 004: "A pitcher who did not win at least the number of points undertaken with
     the bid does not receive any of the points, and is instead set back by the amount of
     the bid. Negative scores are possible." """
-    _, result = play_hand(preset("auction"), ["bid 3", "pass", "pass", "pass"], *ORDER)
+    _, result = play_hand(preset("auction", **CAPTURED_LOW), ["bid 3", "pass", "pass", "pass"], *ORDER)
     assert result.points_won == (0, 2, 2, 0)
     assert result.score_changes == (0, -3, 2, 0)
     assert result.scores == (0, -3, 2, 0)
@@ -474,7 +475,7 @@ def test_auction_shoot_the_moon_made_wins_the_game():
     """Seed 004: "A bid of four (the highest possible) is known as shoot the moon, slam or
     smudge." and "A pitcher who made and wins the maximum bid is said to smudge ... Such a
     player, if not "in the hole" ..., automatically wins the entire game." """
-    state, result = play_hand(preset("auction"), ["bid 4", "pass", "pass", "pass"], *SLAM)
+    state, result = play_hand(preset("auction", **CAPTURED_LOW), ["bid 4", "pass", "pass", "pass"], *SLAM)
     assert result.moon is True and result.made is True
     assert result.scores == (0, 4, 0, 0)
     assert result.winner == 1 and result.win_reason is WinReason.SHOT_THE_MOON
@@ -484,7 +485,7 @@ def test_auction_shoot_the_moon_made_wins_the_game():
 def test_auction_shoot_the_moon_in_the_hole_does_not_win():
     """Seed 004: "Such a player, if not "in the hole" (i.e. if the player does not have a
     negative score), automatically wins the entire game." """
-    state, result = play_hand(preset("auction"), ["bid 4", "pass", "pass", "pass"], *SLAM,
+    state, result = play_hand(preset("auction", **CAPTURED_LOW), ["bid 4", "pass", "pass", "pass"], *SLAM,
                               scores=(0, -2, 0, 0))
     assert result.made is True
     assert result.scores == (0, 2, 0, 0)
@@ -494,7 +495,7 @@ def test_auction_shoot_the_moon_in_the_hole_does_not_win():
 def test_auction_failed_moon_is_set_back_four():
     """Seed 004: "the highest bidder must reach the number of scoring points bid or is set
     back." (a failed moon bid of 4 costs 4)."""
-    state, result = play_hand(preset("auction"), ["bid 4", "pass", "pass", "pass"], *ORDER)
+    state, result = play_hand(preset("auction", **CAPTURED_LOW), ["bid 4", "pass", "pass", "pass"], *ORDER)
     assert result.moon is True and result.made is False
     assert result.score_changes == (0, -4, 2, 0)
     assert not state.is_over
@@ -503,8 +504,8 @@ def test_auction_failed_moon_is_set_back_four():
 def test_auction_played_to_eleven_any_party_may_go_out():
     """Seed 004 (Common minor variations): "The game is often played for a number of points
     other than 11" (auction pitch's target is 11; any player reaching it wins)."""
-    _, result = play_hand(preset("auction"), PASS_ROUND, *SPLIT, scores=(10, 0, 0, 0))
+    _, result = play_hand(preset("auction", **CAPTURED_LOW), PASS_ROUND, *SPLIT, scores=(10, 0, 0, 0))
     assert result.scores == (11, 2, 1, 0)
     assert result.winner == 0 and result.win_reason is WinReason.REACHED_TARGET
-    _, short = play_hand(preset("auction"), PASS_ROUND, *SPLIT, scores=(9, 0, 0, 0))
+    _, short = play_hand(preset("auction", **CAPTURED_LOW), PASS_ROUND, *SPLIT, scores=(9, 0, 0, 0))
     assert short.winner is None

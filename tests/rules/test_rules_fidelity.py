@@ -7,7 +7,7 @@ hand) bids first.
 from __future__ import annotations
 
 import pytest
-from helpers import act, assert_illegal, legal
+from helpers import PASS_ROUND, SPLIT, act, assert_illegal, legal, play_hand
 
 from pitch_sdk.rules import PRESETS, GameState, preset
 
@@ -40,3 +40,46 @@ def test_roadhouse_stuck_dealer_may_shoot_the_moon() -> None:
     state = GameState.new(preset("roadhouse"), seed=3)
     act(state, "pass", "pass", "pass")
     assert legal(state) == ["bid 2", "bid 5"]
+
+
+# ------------------------------------------------------------------ Low to its holder (seed 004)
+def _low_owner(name: str, bids: list[str]) -> int:
+    """SPLIT's first trick: seat 1 leads the AH, seat 2 plays the 2H (Low) into it."""
+    _, result = play_hand(preset(name), bids, *SPLIT)
+    return next(a.party for a in result.awards if a.category.value == "low")
+
+
+def test_simple_pitch_low_goes_to_its_original_holder():
+    """Seed 004: "The point for low is often awarded to the player who won the trick
+    containing the lowest trump, rather than the original owner of the lowest trump." - the
+    basic game gives it to the original owner (seat 2 played the 2H; seat 1 won it)."""
+    assert _low_owner("simple", []) == 2
+    assert _low_owner_with("simple", [], low_goes_to="capturer") == 1
+
+
+def test_auction_pitch_low_goes_to_its_original_holder():
+    """Seed 004: "Auction pitch is played in exactly the same way as simple pitch" - Low to
+    "the original owner of the lowest trump"; capture is the common variation."""
+    assert _low_owner("auction", PASS_ROUND) == 2
+    assert _low_owner_with("auction", PASS_ROUND, low_goes_to="capturer") == 1
+
+
+def _low_owner_with(name: str, bids: list[str], **options: str) -> int:
+    _, result = play_hand(preset(name, **options), bids, *SPLIT)
+    return next(a.party for a in result.awards if a.category.value == "low")
+
+
+#: Seed 004 presets with a Low point, and who scores it.
+SEED_004_LOW = {name: ("capturer" if name == "roadhouse" else "player") for name, entry in PRESETS.items()
+                if entry.seed == "004" and any(p.category.value == "low" for p in preset(name).scoring.points)}
+
+
+@pytest.mark.parametrize("name", sorted(SEED_004_LOW))
+def test_seed_004_low_goes_to_its_holder_except_roadhouse(name: str) -> None:
+    """Seed 004: the basic game gives Low to "the original owner of the lowest trump", the
+    games that follow "the rules of basic pitch" (or "classic Pitch") too; only Roadhouse
+    says otherwise: "Four points are awarded for high, low, jack, and game, scored for their
+    eventual owners"."""
+    assert preset(name).scoring.low_goes_to.value == SEED_004_LOW[name]
+    doc = " ".join((PRESETS[name].build.__doc__ or "").split())
+    assert ("original holder" if SEED_004_LOW[name] == "player" else "eventual owner") in doc

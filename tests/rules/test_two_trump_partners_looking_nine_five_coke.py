@@ -13,6 +13,7 @@ from collections import Counter
 from collections.abc import Sequence
 
 from helpers import (
+    CAPTURED_LOW,
     act,
     assert_illegal,
     awards,
@@ -193,7 +194,7 @@ TWO_TRUMP_HAND = ("3H AH 2H JH", "AS 2S JS 4H", "KC LJ QC BJ", "5D 3D 10D 4D", "
 def test_two_trump_nine_points():
     """Seed 004: "Nine points are possible: high, low, jack, sub-high, sub-low, sub-jack, both
     jokers, and game." """
-    rules = preset("two-trump")
+    rules = preset("two-trump", **CAPTURED_LOW)
     assert rules.points_in_play == 9
     state = game(rules, deal_by_tricks(*TWO_TRUMP_HAND))
     act(state, *TWO_TRUMP_BIDS)
@@ -208,13 +209,13 @@ def test_two_trump_nine_points():
 
 def test_two_trump_played_to_26():
     """Seed 004: "Games are played to 26 points." """
-    assert preset("two-trump").win.target == 26
-    state = game(preset("two-trump"), deal_by_tricks(*TWO_TRUMP_HAND), scores=(0, 23, 0, 0))
+    assert preset("two-trump", **CAPTURED_LOW).win.target == 26
+    state = game(preset("two-trump", **CAPTURED_LOW), deal_by_tricks(*TWO_TRUMP_HAND), scores=(0, 23, 0, 0))
     act(state, *TWO_TRUMP_BIDS)
     play_tricks(state, *TWO_TRUMP_HAND)
     assert state.results[0].scores == (2, 26, 1, 3)
     assert state.winner == 1 and state.win_reason is WinReason.REACHED_TARGET
-    short = game(preset("two-trump"), deal_by_tricks(*TWO_TRUMP_HAND), scores=(0, 22, 0, 0))
+    short = game(preset("two-trump", **CAPTURED_LOW), deal_by_tricks(*TWO_TRUMP_HAND), scores=(0, 22, 0, 0))
     act(short, *TWO_TRUMP_BIDS)
     play_tricks(short, *TWO_TRUMP_HAND)
     assert short.results[0].scores == (2, 25, 1, 3) and not short.is_over
@@ -252,7 +253,7 @@ def test_call_partner_bidder_calls_a_card_whose_holder_leads_it_and_sets_trump()
 def test_call_partner_points_kept_individually_earned_as_a_team():
     """Seed 004: "Points are kept individually, though they are earned as a team." (each
     member of a side scores the side's points)."""
-    state = game(preset("call-partner"), deal_by_tricks(*CALL_HAND))
+    state = game(preset("call-partner", **CAPTURED_LOW), deal_by_tricks(*CALL_HAND))
     act(state, *CALL_BIDS, "call AH")
     play_tricks(state, *CALL_HAND)
     result = state.results[0]
@@ -267,7 +268,7 @@ def test_call_partner_points_kept_individually_earned_as_a_team():
 def test_call_partner_undealt_card_leaves_the_bidder_alone():
     """Seed 004: "the player who has it becomes their partner" (a called card nobody was dealt
     gives no partner: the bidder plays alone and pitches as usual)."""
-    state = game(preset("call-partner"), deal_by_tricks(*CALL_HAND))
+    state = game(preset("call-partner", **CAPTURED_LOW), deal_by_tricks(*CALL_HAND))
     act(state, *CALL_BIDS, "call KH")  # in the stock
     assert state.partner == -1
     assert state.phase is Phase.PLAY and state.to_move == 1
@@ -752,7 +753,7 @@ def test_hotshot_made_wins_the_game():
 
 def test_hotshot_failed_ends_the_game():
     """Seed 004 (Variant): "but if he fails, the game is over." (the other team wins)."""
-    state = game(preset("hotshot"), NF_SET, scores=(0, 60))
+    state = game(preset("hotshot", **CAPTURED_LOW), NF_SET, scores=(0, 60))
     act(state, *HOTSHOT_BID, "trump H", "cards KD AD")
     play_tricks(state, "4H 7C 10D 2H")  # seat 0 over-trumps seat 3's 2H: Low to party 0
     play_out(state)

@@ -141,11 +141,16 @@ def _simple() -> Ruleset:
     trick" and its suit is trump; "The scoring points accrue strictly in the order given
     in the table [High, Low, Jack, Game], preventing ties in case more than one team
     reaches the target score"; the target is agreed beforehand (default 7).  Two or more
-    players individually (``players``) or in equal teams (``team_size``)."""
+    players individually (``players``) or in equal teams (``team_size``).  Low goes to the
+    party of its original holder: the seed makes capture the variation ("The point for low
+    is often awarded to the player who won the trick containing the lowest trump, rather
+    than the original owner"; all fours: "In some areas the point for low is awarded to the
+    eventual owner"), option ``low_goes_to=capturer``."""
     return Ruleset(
         name="simple",
         seating=Seating(players=4, team_size=1),
         bidding=BiddingRules(auction=False),
+        scoring=ScoringRules(low_goes_to=LowGoesTo.PLAYER),
         win=WinRules(target=7, who_may_win=WhoMayWin.ANY, count_order=CountOrder.CATEGORIES),
     )
 
@@ -157,12 +162,15 @@ def _auction() -> Ruleset:
     counted first. Thereafter the remaining points are awarded in the order ... High,
     then Low, then Jack, then Game"; played to 11.  The moon follows "Common minor
     variations": a pitcher who makes the maximum bid wins the game unless in the hole
-    (negative score before the hand); a failed moon is set back by 4."""
+    (negative score before the hand); a failed moon is set back by 4.  "Auction pitch is
+    played in exactly the same way as simple pitch": Low to its original holder (option
+    ``low_goes_to=capturer``, the seed's common variation)."""
     return Ruleset(
         name="auction",
         seating=Seating(players=4, team_size=1),
         bidding=BiddingRules(minimum_bid=1, maximum_bid=4, dealer_steal=False, all_pass=AllPass.REDEAL),
         moon=MoonRules(moon_bid=4, moon_made=MoonMade.WIN_GAME, moon_score=4, moon_set=MoonSet.SET_BACK),
+        scoring=ScoringRules(low_goes_to=LowGoesTo.PLAYER),
         win=WinRules(target=11, who_may_win=WhoMayWin.ANY, count_order=CountOrder.PITCHER_FIRST),
     )
 
@@ -311,7 +319,8 @@ def _nine_card_ten_point() -> Ruleset:
     automatic point for the player). This variant uses the Force Bid rule."  Shoot the moon
     follows seed 004's rule ("If the player or team makes the bid, they win the game; if
     they are set, they lose the game"); the rest (leftovers, burning, trump-only play, 52)
-    as seed 003's ten-point, the nearest fully specified variant."""
+    as seed 003's ten-point, the nearest fully specified variant.  Low is no category here:
+    the two is "an automatic point for the player" (``two_goes_to=player``)."""
     return _ten_point("nine-card-ten-point").with_options(
         minimum_bid=5, moon_made=MoonMade.WIN_GAME, moon_blocked_in_hole=False)
 
@@ -324,7 +333,8 @@ def _oklahoma_ten() -> Ruleset:
     "a player may bid a 'straight 6', or '6 for 12.' In the latter example, the player
     would score 12 points by earning six; or, failing ... would be set 12 points."
     Shooting the moon (bid 10: all ten points) wins or loses the game (seed 004); the rest
-    as seed 003's ten-point."""
+    as seed 003's ten-point.  "Low 'Two'" is the two's point, to the player who plays it
+    (seed 003), so no Low category."""
     return _ten_point("oklahoma-ten").with_options(
         hand_size=6, minimum_bid=1, maximum_bid=9, moon_bid=10, double_bids=True,
         moon_made=MoonMade.WIN_GAME, moon_blocked_in_hole=False)
@@ -337,7 +347,8 @@ def _eleven_point_off_ace() -> Ruleset:
     differentiated from and superior to a perfect bid (11) in that shoot the moon
     automatically wins or loses the game. Only the 17 trump cards are legal for play. If a
     player is forced to burn a card worth points, those points are awarded to the opposing
-    team."  Campbell ten-point read as the nine-card 10-point above."""
+    team."  Campbell ten-point read as the nine-card 10-point above (no Low category: the
+    two scores for its player)."""
     return _ten_point("eleven-point-off-ace", _points(_A, _OA, _J, _OJ, _JK, _T, _2, _3),
                       DeckRules(jokers=2, off_jack=True, off_ace=True)).with_options(
         minimum_bid=1, target=51, moon_made=MoonMade.WIN_GAME, burned_points=BurnedPoints.OPPONENTS)
@@ -351,14 +362,15 @@ def _contway_six() -> Ruleset:
     play with the same rules but there are no teams. Each player is dealt six cards in two
     rounds of three ... Each player has the option to either pass or outbid the previous
     bid. The minimum bid is 2, and if all players pass, the dealer is given the minimum
-    bid."  The target (not given) is seed 001's 21, reached after making the bid."""
+    bid."  The target (not given) is seed 001's 21, reached after making the bid; "based on
+    auction pitch", so Low goes to its original holder, as there."""
     return Ruleset(
         name="contway-six",
         seating=Seating(players=4, team_size=2),
         deck=DeckRules(jokers=1, joker_rank=JokerRank.BELOW_JACK, off_jack=True, joker_half_pip=False),
         bidding=BiddingRules(minimum_bid=2, maximum_bid=6, dealer_steal=False, forced_minimum_only=True),
         scoring=ScoringRules(points=_points((PointCategory.HIGH, 1), (PointCategory.LOW, 1), _J, _OJ, _JK,
-                                            (PointCategory.GAME, 1))),
+                                            (PointCategory.GAME, 1)), low_goes_to=LowGoesTo.PLAYER),
         win=WinRules(target=21, who_may_win=WhoMayWin.BID_MADE),
     )
 
@@ -372,7 +384,8 @@ def _roadhouse() -> Ruleset:
     scoring is allowed ... the dealer must assume the minimum bid (or 'shoot the moon') ...
     Players must follow suit regardless of trump ... A player may not trump in unless they
     are unable to follow suit."  A failed moon sets back its 15; the forced dealer may bid
-    2 or the moon (``forced_moon``)."""
+    2 or the moon (``forced_moon``).  Low is "scored for [its] eventual owner": the
+    capturer, unlike seed 004's basic games."""
     return Ruleset(
         name="roadhouse",
         seating=Seating(players=4, team_size=1),
@@ -393,7 +406,8 @@ def _kentucky_seven() -> Ruleset:
     between 3 and 7 are allowed. The highest bidder calls trumps, and players discard
     non-trump cards face up in the center of the table. The dealer then distributes 6 cards
     to each player".  Readings: four players in two teams (as the ten-point family), six
-    dealt, the refill may bring non-trumps, which are played normally."""
+    dealt, the refill may bring non-trumps, which are played normally; Low goes to its
+    original holder, seed 004's basic rule (the paragraph says nothing of it)."""
     return Ruleset(
         name="kentucky-seven",
         seating=Seating(players=4, team_size=2),
@@ -401,7 +415,7 @@ def _kentucky_seven() -> Ruleset:
         deal=DealRules(hand_size=6, refill_to=6),
         bidding=BiddingRules(minimum_bid=3, maximum_bid=7, dealer_steal=False),
         trump=TrumpRules(trump_selection=TrumpSelection.DECLARE, exchange=Exchange.DISCARD_NON_TRUMPS),
-        scoring=ScoringRules(points=_SEVEN_POINTS),
+        scoring=ScoringRules(points=_SEVEN_POINTS, low_goes_to=LowGoesTo.PLAYER),
         win=WinRules(target=21, who_may_win=WhoMayWin.BID_MADE),
     )
 
@@ -410,7 +424,7 @@ def _missouri_seven() -> Ruleset:
     """Seed 004, "In Southeast Missouri this version, called 7-point pitch, is played with a
     34 card deck (2s-6s removed with a 10 card blind, no discarding). Points and bids are
     the same as described above, and cards are dealt singly or 3 at a time."  The blind
-    stays undealt."""
+    stays undealt; Low to its original holder, as in Kentucky seven-point."""
     return _kentucky_seven().with_options(
         name="missouri-seven", removed_ranks=(2, 3, 4, 5, 6), exchange=Exchange.NONE, refill_to=0)
 
@@ -424,14 +438,17 @@ def _three_teams() -> Ruleset:
     leading their trump. If a team does not make their bid they must give back any points
     (chips) they have accumulated and receive 1 negative point (pookie)."  Nine seats, so
     that two seats lie between partners (seats 0, 3 and 6 are one team) and six cards each
-    deal all 54.  The target (not given) is 21 (seed 004's partnership pitch)."""
+    deal all 54.  The target (not given) is 21 (seed 004's partnership pitch).  The "low
+    trump (2)" goes to its original holder's team, seed 004's basic rule (the paragraph
+    does not say)."""
     return Ruleset(
         name="three-teams",
         seating=Seating(players=9, team_size=3),
         deck=DeckRules(jokers=2),
         bidding=BiddingRules(minimum_bid=1, maximum_bid=6, dealer_steal=False),
         scoring=ScoringRules(points=_points((PointCategory.HIGH, 1), (PointCategory.LOW, 1), _J, _JK,
-                                            (PointCategory.GAME, 1)), set_penalty=SetPenalty.POOKIE),
+                                            (PointCategory.GAME, 1)), set_penalty=SetPenalty.POOKIE,
+                             low_goes_to=LowGoesTo.PLAYER),
         win=WinRules(target=21, who_may_win=WhoMayWin.ANY),
     )
 
@@ -440,7 +457,7 @@ def _reverse() -> Ruleset:
     """Seed 004, reverse pitch: "follows all of the rules of basic pitch, except the low
     card takes each trick (the lowest card of the suit lead or lowest card of the trump
     suit). High, low, jack, and game points are scored in the normal fashion."  Basic
-    pitch read as seed 004's auction pitch."""
+    pitch read as seed 004's auction pitch, Low to its original holder included."""
     return _auction().with_options(name="reverse", lowest_wins=True)
 
 
@@ -451,9 +468,11 @@ def _barn() -> Ruleset:
     once the first trump of the round is played then trump is broken. Once trump has been
     broken, or it is the only suit remaining in a players hand, it can be led."  Trump is
     therefore named before play; the rest is "classic Pitch", read as seed 001's
-    partnership game."""
+    partnership game, except Low, which goes to its original holder: seed 004's classic
+    (basic) pitch makes capture the variation."""
     return _partnership().with_options(
-        name="barn", trump_selection=TrumpSelection.DECLARE, follow=Follow.MUST_FOLLOW, trump_must_be_broken=True)
+        name="barn", trump_selection=TrumpSelection.DECLARE, follow=Follow.MUST_FOLLOW, trump_must_be_broken=True,
+        low_goes_to=LowGoesTo.PLAYER)
 
 
 def _two_trump() -> Ruleset:
@@ -467,7 +486,8 @@ def _two_trump() -> Ruleset:
     (the following rules: :func:`pitch_sdk.rules.tricks.two_trump_follow_mask`); option
     ``double_down_override``.  Readings: four players alone by default (``players`` 3-9);
     a joker may lead any trick; any party may win, the pitcher's points counted first
-    (seed 004's auction pitch)."""
+    (seed 004's auction pitch); Low goes to its original holder (seed 004's basic rule),
+    sub-low to the party that captured it (the seed says nothing of it)."""
     return Ruleset(
         name="two-trump",
         seating=Seating(players=4, team_size=1),
@@ -478,7 +498,7 @@ def _two_trump() -> Ruleset:
         scoring=ScoringRules(points=_points(
             (PointCategory.HIGH, 1), (PointCategory.LOW, 1), (PointCategory.JACK, 1), (PointCategory.SUB_HIGH, 1),
             (PointCategory.SUB_LOW, 1), (PointCategory.SUB_JACK, 1), (PointCategory.JOKER, 1),
-            (PointCategory.GAME, 1))),
+            (PointCategory.GAME, 1)), low_goes_to=LowGoesTo.PLAYER),
         win=WinRules(target=26, who_may_win=WhoMayWin.ANY),
     )
 
@@ -489,7 +509,8 @@ def _call_partner() -> Ruleset:
     partner until the next bid. The 'called' card is the first played, and sets the trump.
     Points are kept individually, though they are earned as a team."  Readings: auction
     pitch (seed 004) for five players; every member of a side scores the side's result;
-    an undealt called card leaves the bidder alone, pitching as usual."""
+    an undealt called card leaves the bidder alone, pitching as usual; Low to its original
+    holder, as in auction pitch."""
     return _auction().with_options(name="call-partner", players=5, team_size=1, partner_call=PartnerCall.LEAD)
 
 
@@ -499,8 +520,10 @@ def _abacos() -> Ruleset:
     player who looked at his/her cards before acting loses one card, chosen at random.
     Players who lose a card have nothing to play in the sixth and final round of play.
     Play and scoring after the bidding round proceed exactly as in classic Pitch."
-    Classic Pitch read as seed 001's partnership game."""
-    return _partnership().with_options(name="abacos", look_option=True, lookers_lose_card=True)
+    Classic Pitch read as seed 001's partnership game, except Low, which goes to its
+    original holder: seed 004's classic (basic) pitch makes capture the variation."""
+    return _partnership().with_options(name="abacos", look_option=True, lookers_lose_card=True,
+                                       low_goes_to=LowGoesTo.PLAYER)
 
 
 def _man_o_war() -> Ruleset:
@@ -509,7 +532,8 @@ def _man_o_war() -> Ruleset:
     at their hand prior to bidding, one at a time. The player with the highest bid may
     choose to take or not take each card he looks at. If he chooses to take a card, he
     discards a card of his choice."  The bidder is offered the other players' lost cards
-    (its own lost card is not offered back; option ``offer_own_lost``)."""
+    (its own lost card is not offered back; option ``offer_own_lost``).  Low to its
+    original holder, as in Abacos."""
     return _abacos().with_options(name="man-o-war", bidder_takes_lost=True)
 
 
@@ -533,7 +557,8 @@ def _nine_five() -> Ruleset:
     101; the pitcher leads a trump to the first trick (the variant's "The pitcher need not
     lead a trump" implies it); the forced 9 binds a player who looked; smudges need all 18
     points and score (or cost) their bid; option ``backdoor=draw, backdoor_score=-200``
-    for the "backdoor" draw."""
+    for the "backdoor" draw; "Game play is normal", so Low goes to its original holder,
+    seed 004's basic rule."""
     return Ruleset(
         name="nine-five",
         seating=Seating(players=4, team_size=2),
@@ -547,7 +572,7 @@ def _nine_five() -> Ruleset:
         play=PlayRules(first_lead_trump=True),
         scoring=ScoringRules(points=_points((PointCategory.HIGH, 1), (PointCategory.LOW, 1), _J,
                                             (PointCategory.GAME, 1), (PointCategory.NINE, 9),
-                                            (PointCategory.FIVE, 5))),
+                                            (PointCategory.FIVE, 5)), low_goes_to=LowGoesTo.PLAYER),
         win=WinRules(target=101, who_may_win=WhoMayWin.BID_MADE, backdoor=Backdoor.LOSES, backdoor_score=-100),
     )
 
@@ -558,7 +583,8 @@ def _hotshot() -> Ruleset:
     bidder succeeds and collects all 18 points in the round, he wins the entire game, but
     if he fails, the game is over. The player to the left of the pitcher leads the first
     card, and is not required to lead trump. If all players pass, the cards are shown face
-    up to prove the lack of a forced bid, and the deal is passed to the left." """
+    up to prove the lack of a forced bid, and the deal is passed to the left."  Low to its
+    original holder, as in nine-five."""
     return _nine_five().with_options(
         name="hotshot", minimum_bid=9, look_option=False, moon_bid=18, moon_made=MoonMade.WIN_GAME,
         moon_set=MoonSet.LOSE_GAME, blind_moon_bid=0, first_lead=FirstLead.LEFT_OF_PITCHER,
@@ -571,7 +597,8 @@ def _scranton() -> Ruleset:
     then dealt a fresh five card hand, must show his six cards to all players, cannot bid
     further, and refrains from playing the final trick of the round" (option
     ``coke_sits_out=first``: "In a New York variation, the player refrains from playing the
-    first trick").  Played over seed 004's auction pitch."""
+    first trick").  Played over seed 004's auction pitch, Low to its original holder
+    included."""
     return _auction().with_options(name="scranton", coke=True)
 
 
