@@ -466,8 +466,10 @@ class Chaos:
             conduct, recorded = store.bot_conduct(bot).matches, store.bot_match_count(bot)
             if conduct != recorded:
                 doubles["conduct_counts_differ_from_records"].append(f"{self.bot_names[bot]}: {conduct} vs {recorded}")
-        twice = sorted({m for kind, found in doubles.items() if kind != "conduct_counts_differ_from_records"
-                        for m in found if m in played})
+        incomplete = sorted(set(doubles["played_without_its_record"]))  # a record cut short, not a double
+        twice = sorted({m for kind, found in doubles.items()
+                        if kind not in ("conduct_counts_differ_from_records", "played_without_its_record")
+                        for m in found if m in played} - set(incomplete))
         recovery = {kind: spread([k.recovery_s for k in self.kills if k.kind == kind and k.recovery_s is not None])
                     for kind in KINDS}
         for kind in KINDS:
@@ -481,7 +483,8 @@ class Chaos:
         scheduled = sum(len(s.matches) for s in schedules)
         return {
             "scheduled": scheduled, "tournaments": len(schedules), "tables": tables, "tables_add_up": tables_ok,
-            "played": len(played), "recorded_once": len(played) - len(twice), "recorded_twice": len(twice),
+            "played": len(played), "recorded_once": len(played) - len(twice) - len(incomplete),
+            "recorded_twice": len(twice), "recorded_incomplete": len(incomplete),
             "recorded_twice_by_check": {k: v for k, v in sorted(doubles.items())},
             "lost": len(lost), "lost_ids": lost[:50],
             "not_played": sum(not_played.values()),
@@ -554,6 +557,7 @@ def text_report(report: dict[str, Any]) -> str:
              f"{report['tables']} tables written ({report['tables_add_up']} add up), {report['wall_s']}s, "
              f"{report['matches_per_min']} matches/min",
              f"  recorded once {report['recorded_once']}, recorded twice {report['recorded_twice']}, "
+             f"recorded incomplete (result without its index entries) {report['recorded_incomplete']}, "
              f"lost {report['lost']}, not played {report['not_played']} {report['not_played_by_reason'] or ''}",
              f"  referee restarts of a match it was killed in: {report['referee_restarted_after_kill']}; "
              f"aborted attempts {report['aborted_attempts']}"]
@@ -607,7 +611,7 @@ def _interrupt(signum: int, frame: FrameType | None) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run the chaos; exit status 1 when an invariant broke (a match recorded twice or lost,
+    """Run the chaos; exit status 1 when an invariant broke (a match recorded twice, incompletely or lost,
     rating updates differing from played matches, an Elo sum off zero)."""
     args = parse(argv)
     signal.signal(signal.SIGTERM, _interrupt)
@@ -628,7 +632,8 @@ def main(argv: list[str] | None = None) -> int:
     print(text_report(report), file=sys.stderr)
     if args.json:
         print(json.dumps(report, indent=2))
-    broken = (report["recorded_twice"] or report["lost"] or not report["rating_updates_equal_played"]
+    broken = (report["recorded_twice"] or report["recorded_incomplete"] or report["lost"]
+              or not report["rating_updates_equal_played"]
               or any(abs(b["elo_sum"]) > 1e-6 for b in report["boards"].values()))
     return 1 if broken else 0
 

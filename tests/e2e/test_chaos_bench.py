@@ -33,7 +33,7 @@ def test_a_tiny_chaos_run_records_every_match_once() -> None:
     report = json.loads(run.stdout)
     assert report["scheduled"] == 30 and report["tournaments"] == 3
     assert report["tables"] == report["tables_add_up"] == 3
-    assert report["lost"] == 0 and report["recorded_twice"] == 0
+    assert report["lost"] == 0 and report["recorded_twice"] == 0 and report["recorded_incomplete"] == 0
     assert report["recorded_once"] == report["played"] == 30 - report["not_played"]
     assert all(found == [] for found in report["recorded_twice_by_check"].values()), report["recorded_twice_by_check"]
     assert set(report["boards"]) == {"cutthroat", "partnership"}
