@@ -15,8 +15,9 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
 from pitch_sdk.proto.pitch.v1 import arena_pb2, bot_pb2
+from referee.arena import Arena
 from referee.config import RefereeConfig
-from referee.service import Arena, ArenaServicer, BotServicer, add_arena_service, add_bot_service
+from referee.service import ArenaServicer, BotServicer, add_arena_service, add_bot_service
 from workers.storage.store import Store
 
 log = logging.getLogger("pitch.referee")

@@ -1,0 +1,316 @@
+"""The referee's shared state: the store, the connected bots, the running and recently
+finished matches, and the played matches whose result the store has not taken yet.
+
+The servicers (:mod:`referee.service`) translate messages and call this; the matches
+themselves run in :mod:`referee.match`, the bots' sessions live in :mod:`referee.sessions`."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import time
+import uuid
+from collections import OrderedDict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import grpc
+import redis
+
+from pitch_sdk.proto.pitch.v1 import bot_pb2
+from referee import config as bounds
+from referee.admission import (
+    RequestRefused,
+    bounded_list,
+    build_ruleset,
+    check_time_control,
+    invalid,
+    store_unreachable,
+)
+from referee.config import RefereeConfig, echo
+from referee.log_limit import LogLimiter
+from referee.match import Match, MatchSpec, result_from_dict, result_to_dict
+from referee.sessions import HousePresence, Presence, Registry
+from workers.storage.store import BotRecord, Store
+
+log = logging.getLogger("pitch.referee")
+
+MAX_GAMES = 1000
+
+MAX_PRACTICE_GAMES = 10
+
+FINISHED_MATCH_TTL_S = 600.0
+
+RECORD_RETRY_MAX_S = 10.0
+"""Longest pause between two attempts to record a played match while the store is down."""
+
+
+
+@dataclass
+class Unrecorded:
+    """A played match whose result the store has not taken yet (Redis was unreachable): kept
+    here, retried in the background, and returned to a retry of the same match id once it is
+    recorded, so that the result of a played match is never lost nor played again."""
+
+    result: bot_pb2.MatchResult
+    game_logs: list[str]
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+
+
+class Arena:
+    """The referee's shared state: store, connected bots, matches in progress."""
+
+    def __init__(self, config: RefereeConfig, store: Store) -> None:
+        self.config = config
+        self.store = store
+        self.registry = Registry()
+        self.matches: dict[str, Match] = {}
+        """Running matches."""
+        self.finished: OrderedDict[str, Match] = OrderedDict()
+        """The newest finished matches, oldest first (see :meth:`_keep_finished`)."""
+        self._finished_at: dict[str, float] = {}
+        """When each of :attr:`finished` ended (monotonic clock)."""
+        self.tasks: dict[str, asyncio.Task[bot_pb2.MatchResult]] = {}
+        self.unrecorded: dict[str, Unrecorded] = {}
+        """Played matches not recorded yet, by match id (see :meth:`record`)."""
+        self.recorders: set[asyncio.Task[None]] = set()
+        self.client_faults = LogLimiter(log)
+        """Undecodable requests, protocol violations: one client can cause any number of them."""
+        self.internal_faults = LogLimiter(log)
+        """Unexpected exceptions (logged with their traceback)."""
+        self.accepting = True
+        self.house = BotRecord("house", "house", "referee", "plays the first legal action", 0.0)
+
+    async def bot_for_token(self, token: str | None) -> BotRecord | None:
+        """The registered bot a token belongs to (Redis is asked off the event loop)."""
+        if not token or len(token) > bounds.MAX_ID_CHARS:
+            return None
+        return await asyncio.to_thread(self.store.bot_for_token, token)
+
+    async def seats_for(self, bot_ids: Sequence[str]) -> list[Presence]:
+        """The connected presences of ``bot_ids``, in seat order."""
+        bounded_list("seat_bot_ids", bot_ids, bounds.MAX_LIST_ITEMS, bounds.MAX_ID_CHARS)
+        seats: list[Presence] = []
+        for bot_id in bot_ids:
+            presence = self.registry.get(bot_id)
+            if presence is None or not presence.connected:
+                known = await asyncio.to_thread(self.store.bot, bot_id)
+                if known is None:
+                    raise RequestRefused(grpc.StatusCode.NOT_FOUND, f"bot {echo(bot_id)!r} is not registered")
+                raise RequestRefused(grpc.StatusCode.FAILED_PRECONDITION,
+                                     f"bot {echo(known.name)!r} is not connected")
+            seats.append(presence)
+        return seats
+
+    async def match_spec(self, match_id: str, preset_name: str, options_json: str, seats: Sequence[Presence],
+                         seed: int, games: int, time_control: bot_pb2.TimeControl | None,
+                         max_strikes: int | None) -> MatchSpec:
+        """Validate a match request; raises :class:`RequestRefused` naming what is wrong.
+        The ruleset is built off the event loop: it is the one CPU-heavy step."""
+        config = self.config
+        self._check_room()
+        check_time_control(time_control, max_strikes)
+        games = games or 1
+        if games > MAX_GAMES:
+            raise invalid(f"games must be at most {MAX_GAMES}")
+        rules = await asyncio.to_thread(build_ruleset, preset_name, options_json)
+        self._check_room()  # again: matches may have started while the ruleset was built
+        if len(seats) != rules.players:
+            raise invalid(f"{echo(preset_name)} needs {rules.players} seats, got {len(seats)}")
+        for holder in {id(p): p for p in seats}.values():
+            needed = sum(1 for p in seats if p is holder)
+            if holder.seats_in_use + needed > holder.capacity:
+                raise RequestRefused(grpc.StatusCode.RESOURCE_EXHAUSTED,
+                                     f"bot {echo(holder.bot.name)!r} plays {holder.seats_in_use} of its "
+                                     f"{holder.capacity} seats already; this match needs {needed} more")
+        return MatchSpec(
+            match_id=match_id, ruleset=rules, seats=tuple(seats), seed=seed, games=games,
+            per_decision_ms=time_control.per_decision_ms if time_control and time_control.per_decision_ms
+            else config.per_decision_ms,
+            bank_ms=time_control.bank_ms if time_control else config.bank_ms,
+            max_strikes=config.max_strikes if max_strikes is None else max_strikes,
+            reconnect_grace_s=config.reconnect_grace_s)
+
+    def _check_room(self) -> None:
+        if not self.accepting:
+            raise RequestRefused(grpc.StatusCode.UNAVAILABLE, "the referee is shutting down")
+        if len(self.tasks) >= self.config.max_matches:
+            raise RequestRefused(grpc.StatusCode.RESOURCE_EXHAUSTED,
+                                 f"the referee already runs {self.config.max_matches} matches")
+
+    def start(self, spec: MatchSpec, record: bool) -> asyncio.Task[bot_pb2.MatchResult]:
+        """Run a validated match in the background; ``record`` stores its result once (see
+        :meth:`record`)."""
+        match = Match(spec, practice=not record)
+        for presence in spec.seats:
+            presence.seats_in_use += 1
+
+        async def run_and_record() -> bot_pb2.MatchResult:
+            try:
+                result = await match.run()
+            finally:
+                for presence in spec.seats:
+                    presence.seats_in_use -= 1
+            if record:
+                await self.record(spec.match_id, result, match.game_logs)
+            return result
+
+        task = asyncio.create_task(run_and_record(), name=f"match-{spec.match_id}")
+        self.matches[spec.match_id] = match
+        self.tasks[spec.match_id] = task
+        task.add_done_callback(lambda _: self._keep_finished(match))
+        log.info("match %s started: %s, %d game(s), seats %s", spec.match_id, spec.ruleset.name,
+                 spec.games, [p.bot.name for p in spec.seats])
+        return task
+
+    async def record(self, match_id: str, result: bot_pb2.MatchResult, game_logs: list[str]) -> None:
+        """Store a played match once (an aborted one as evidence only); when the store cannot
+        be reached the result stays in :attr:`unrecorded` and is retried in the background
+        until it is stored (:meth:`flush` is the retry)."""
+        self.unrecorded[match_id] = Unrecorded(result, game_logs)
+        try:
+            await self.flush(match_id)
+        except redis.RedisError as exc:
+            log.error("match %s was played but cannot be recorded yet (%s); retrying in the background",
+                      match_id, store_unreachable(exc))
+            recorder = asyncio.create_task(self._keep_recording(match_id), name=f"record-{match_id}")
+            self.recorders.add(recorder)
+            recorder.add_done_callback(self.recorders.discard)
+
+    async def flush(self, match_id: str) -> None:
+        """Record ``match_id`` if its result is waiting in :attr:`unrecorded` (one attempt);
+        raises ``redis.RedisError`` while the store cannot be reached."""
+        waiting = self.unrecorded.get(match_id)
+        if waiting is None:
+            return
+        async with waiting.lock:  # the background retry and a caller's retry never write twice
+            if self.unrecorded.get(match_id) is not waiting:
+                return
+            result = result_to_dict(waiting.result)
+            write = self.store.record_match if waiting.result.completed else self.store.record_aborted
+            await asyncio.to_thread(write, match_id, result, waiting.game_logs)
+            del self.unrecorded[match_id]
+
+    async def _keep_recording(self, match_id: str) -> None:
+        delay = 0.1
+        while match_id in self.unrecorded:
+            await asyncio.sleep(delay)
+            delay = min(2 * delay, RECORD_RETRY_MAX_S)
+            try:
+                await self.flush(match_id)
+            except redis.RedisError:
+                continue
+
+    async def known_result(self, match_id: str) -> bot_pb2.MatchResult | None:
+        """The result of a match id already played: recorded, or played and waiting to be
+        recorded (then recorded now, or UNAVAILABLE), or just finished while Redis was asked."""
+        if (result := await self._played_unrecorded(match_id)) is not None:
+            return result
+        recorded = await asyncio.to_thread(self.store.match_result, match_id)
+        if recorded is not None:
+            return result_from_dict(recorded)
+        if (result := await self._played_unrecorded(match_id)) is not None:  # ended while we asked Redis
+            return result
+        finished = self.finished.get(match_id)
+        if (finished is not None and finished.result is not None and finished.result.completed
+                and match_id not in self.tasks and match_id not in self.unrecorded):
+            return finished.result  # recorded while we asked Redis
+        return None
+
+    async def _played_unrecorded(self, match_id: str) -> bot_pb2.MatchResult | None:
+        waiting = self.unrecorded.get(match_id)
+        if waiting is None or not waiting.result.completed:
+            return None
+        await self.record_now(match_id)
+        return waiting.result
+
+    async def record_now(self, match_id: str) -> None:
+        """:meth:`flush`, refused with UNAVAILABLE (and a message saying the result is safe)
+        while the store cannot be reached."""
+        try:
+            await self.flush(match_id)
+        except redis.RedisError as exc:
+            raise RequestRefused(grpc.StatusCode.UNAVAILABLE,
+                                 f"match {echo(match_id)!r} was played, but its result is not recorded yet: "
+                                 f"{store_unreachable(exc)}; the referee keeps the result and retries; "
+                                 "run the same match id again to get it") from None
+
+    def match(self, match_id: str) -> Match | None:
+        """A running match, or a recently finished one still kept in memory."""
+        self._prune_finished()
+        return self.matches.get(match_id) or self.finished.get(match_id)
+
+    def _keep_finished(self, match: Match) -> None:
+        """Move an ended match to :attr:`finished`: streamable for ``FINISHED_MATCH_TTL_S``,
+        but only the newest ``finished_matches_kept`` are kept, since each holds its whole
+        event log and at a high match rate ten minutes of them would grow memory (and every
+        full garbage collection) without bound.  Afterwards only the store's record remains."""
+        match_id = match.spec.match_id
+        self.tasks.pop(match_id, None)
+        if self.matches.get(match_id) is match:
+            del self.matches[match_id]
+        self.finished.pop(match_id, None)
+        self.finished[match_id] = match
+        self._finished_at[match_id] = time.monotonic()
+        self._prune_finished()
+
+    def _prune_finished(self) -> None:
+        """Drop the oldest finished matches beyond ``finished_matches_kept`` or older than
+        ``FINISHED_MATCH_TTL_S``.  Pruned here, on every finish and look-up, rather than by a
+        timer per match: a timer holds its match (and its whole event log) for the full TTL,
+        however many matches finish meanwhile, which grew the referee by about 0.03 MB a match
+        at a high match rate (``bench/referee_memory.py``)."""
+        now = time.monotonic()
+        while self.finished:
+            oldest = next(iter(self.finished))
+            if (len(self.finished) <= self.config.finished_matches_kept
+                    and now - self._finished_at[oldest] < FINISHED_MATCH_TTL_S):
+                return
+            del self.finished[oldest]
+            del self._finished_at[oldest]
+
+    async def start_practice(self, presence: Presence, request: bot_pb2.PracticeRequest) -> None:
+        """Start a practice match for a connected bot against house bots (not recorded); a
+        request that cannot be honoured is answered with a ``RequestError``."""
+        try:
+            if request.games > MAX_PRACTICE_GAMES:
+                raise invalid(f"practice matches have at most {MAX_PRACTICE_GAMES} games")
+            if not request.preset:
+                raise invalid("a practice request needs a preset")
+            players = (await asyncio.to_thread(build_ruleset, request.preset, "")).players
+            if request.seat >= players:
+                raise invalid(f"seat {request.seat} does not exist in {echo(request.preset)} ({players} seats)")
+            seats: list[Presence] = [HousePresence(self.house) for _ in range(players)]
+            seats[request.seat] = presence
+            spec = await self.match_spec(f"practice-{uuid.uuid4().hex}", request.preset, request.options_json,
+                                         seats, request.seed, request.games, None, None)
+        except RequestRefused as refused:
+            presence.send(bot_pb2.RefereeMessage(error=bot_pb2.RequestError(
+                message=f"practice refused: {refused}")))
+            return
+        if presence.connected:
+            self.start(spec, record=False)
+
+    async def shutdown(self) -> None:
+        """Stop taking matches; let running ones finish within the grace, then abort them;
+        make a last attempt to record what is still unrecorded (and log what is lost)."""
+        self.accepting = False
+        running = [t for t in self.tasks.values() if not t.done()]
+        if running:
+            log.info("shutdown: waiting up to %.1fs for %d match(es)", self.config.shutdown_grace_s, len(running))
+            _, late = await asyncio.wait(running, timeout=self.config.shutdown_grace_s)
+            for task in late:
+                task.cancel()
+            if late:
+                await asyncio.wait(late)
+                log.warning("shutdown: aborted %d match(es)", len(late))
+        for recorder in list(self.recorders):
+            recorder.cancel()
+        for match_id in list(self.unrecorded):
+            try:
+                await self.flush(match_id)
+            except redis.RedisError as exc:
+                log.error("shutdown: match %s is lost, the store cannot be reached (%s); its result: %s", match_id,
+                          store_unreachable(exc), json.dumps(result_to_dict(self.unrecorded[match_id].result)))
+
