@@ -242,7 +242,7 @@ def random_rulesets(draw: Callable[..., Any]) -> Ruleset:
                        dealer_steal=draw(st.booleans()), double_bids=draw(st.integers(0, 3)) == 0,
                        all_pass=draw(st.sampled_from(["force-dealer", "redeal"])),
                        forced_minimum_only=draw(st.booleans()), forced_moon=False,
-                       who_may_win=draw(st.sampled_from(["any", "pitching-party", "bid-made"])))
+                       who_may_win=draw(st.sampled_from(["any", "pitching-party", "bid-made", "bid-made-or-set"])))
         if draw(st.booleans()):
             options["forced_moon"] = options["forced_minimum_only"] and draw(st.booleans())
             options.update({
@@ -1119,9 +1119,11 @@ def check_game_end(state: GameState, result: Any, before: tuple[int, ...], final
     if reason in ("reached-target", "maker-at-target", "most-at-target"):
         winner = result.winner
         assert winner is not None and final[winner] >= win.target
-        if win.who_may_win is not WhoMayWin.ANY and win.win_mode is WinMode.FIRST_TO_REACH:
+        if win.who_may_win is WhoMayWin.BID_MADE_OR_SET and made is False and win.win_mode is WinMode.FIRST_TO_REACH:
+            assert side_of[winner] != side_of[pp], "the set bidder's side went out"  # "a team ... set the bidder"
+        elif win.who_may_win is not WhoMayWin.ANY and win.win_mode is WinMode.FIRST_TO_REACH:
             assert side_of[winner] == side_of[pp]
-            if win.who_may_win is WhoMayWin.BID_MADE:
+            if win.who_may_win in (WhoMayWin.BID_MADE, WhoMayWin.BID_MADE_OR_SET):
                 assert made
         if win.win_by > 1 and win.win_mode is WinMode.FIRST_TO_REACH:
             assert all(final[winner] - s >= win.win_by for p, s in enumerate(final) if p != winner)
@@ -1139,7 +1141,7 @@ def check_game_end(state: GameState, result: Any, before: tuple[int, ...], final
     elif reason == "backdoor":
         raise AssertionError(f"backdoor win with scores {final} above {line}")
     if not result.game_over and win.win_mode is WinMode.MAKER_FIRST:  # who_may_win and win_by still apply
-        eligible = win.who_may_win is not WhoMayWin.BID_MADE or made
+        eligible = win.who_may_win not in (WhoMayWin.BID_MADE, WhoMayWin.BID_MADE_OR_SET) or made
         ahead = win.win_by <= 1 or all(final[pp] - s >= win.win_by for p, s in enumerate(final) if p != pp)
         assert final[pp] < win.target or not (eligible and ahead), "a maker at the target did not win"
 

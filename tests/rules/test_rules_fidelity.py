@@ -83,3 +83,28 @@ def test_seed_004_low_goes_to_its_holder_except_roadhouse(name: str) -> None:
     assert preset(name).scoring.low_goes_to.value == SEED_004_LOW[name]
     doc = " ".join((PRESETS[name].build.__doc__ or "").split())
     assert ("original holder" if SEED_004_LOW[name] == "player" else "eventual owner") in doc
+
+
+# ------------------------------------------------------------------ going out by setting the bidder
+def test_a_team_that_sets_the_bidder_may_win_with_bid_made_or_set() -> None:
+    """Seed 004 ("Bid to go out"): "a player can only win the game if they reach the goal on
+    a hand for which they made the winning bid. In some variants, a team can win if they
+    reach the goal during a hand in which they set the bidder." (SPLIT: seats 1+3 bid 3 and
+    take 2 points; seats 0+2 take Jack and Game, reaching 21)."""
+    bids = ["bid 3", "pass", "pass", "pass"]
+    _, result = play_hand(preset("partnership", who_may_win="bid-made-or-set"), bids, *SPLIT, scores=(19, 5))
+    assert result.made is False and result.scores == (21, 2)
+    assert result.winner == 0 and result.game_over
+    _, result = play_hand(preset("partnership"), bids, *SPLIT, scores=(19, 5))  # bid to go out: play on
+    assert result.scores == (21, 2) and not result.game_over
+
+
+def test_bid_made_or_set_still_lets_a_making_bidder_out_and_no_one_else() -> None:
+    """Seed 004: "a player can only win the game if they reach the goal on a hand for which
+    they made the winning bid" (seats 1+3 bid 2 and make it: the defenders at 21 play on)."""
+    bids = ["bid 2", "pass", "pass", "pass"]
+    rules = preset("partnership", who_may_win="bid-made-or-set")
+    _, result = play_hand(rules, bids, *SPLIT, scores=(19, 5))
+    assert result.made is True and result.scores == (21, 7) and not result.game_over
+    _, result = play_hand(rules, bids, *SPLIT, scores=(0, 19))
+    assert result.winner == 1

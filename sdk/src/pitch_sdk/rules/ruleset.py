@@ -174,6 +174,10 @@ class WhoMayWin(StrEnum):
     """Only the pitching party (seed 004: "only the pitching party can win")."""
     BID_MADE = "bid-made"
     """Only the pitching party, and only in a hand where it made its bid (bid to go out)."""
+    BID_MADE_OR_SET = "bid-made-or-set"
+    """Bid to go out, and also a defending party in a hand where the pitcher was set (seed
+    004, "Bid to go out": "In some variants, a team can win if they reach the goal during a
+    hand in which they set the bidder"); no preset's own text asks for it."""
 
 
 class CountOrder(StrEnum):
@@ -801,8 +805,8 @@ def _validate(rules: Ruleset) -> None:
         fail(f"backdoor_score must be zero (minus the target) or negative, got {rules.win.backdoor_score}")
     if rules.win.target < 1 or rules.win.win_by < 1 or rules.win.max_hands < 1:
         fail("target, win_by and max_hands must be positive")
-    if not bidding.auction and rules.win.who_may_win is WhoMayWin.BID_MADE:
-        fail("who_may_win=bid-made needs an auction")
+    if not bidding.auction and rules.win.who_may_win in (WhoMayWin.BID_MADE, WhoMayWin.BID_MADE_OR_SET):
+        fail(f"who_may_win={rules.win.who_may_win} needs an auction")
 
 
 def _validate_deal_options(rules: Ruleset, fail: Callable[[str], None]) -> None:

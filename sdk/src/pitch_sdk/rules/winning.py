@@ -125,9 +125,14 @@ def _eligible(rules: Ruleset, pitching_party: int | None, made: bool | None,
     who = rules.win.who_may_win
     if who is WhoMayWin.ANY:
         return set(range(rules.parties))
-    if pitching_party is None or (who is WhoMayWin.BID_MADE and not made):
+    if pitching_party is None:
         return set()
-    return set(side_members(pitching_party, rules.parties, sides))
+    pitching_side = set(side_members(pitching_party, rules.parties, sides))
+    if who is WhoMayWin.BID_MADE_OR_SET and made is False:  # the defenders set the bidder
+        return set(range(rules.parties)) - pitching_side
+    if who is not WhoMayWin.PITCHING_PARTY and not made:
+        return set()
+    return pitching_side
 
 
 def _leads_by(scores: Sequence[int], party: int, margin: int) -> bool:
