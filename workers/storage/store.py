@@ -87,12 +87,29 @@ def hash_token(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
+# KEYS: the result, its logs, the match index, then per bot its match index and conduct totals.
+# ARGV: the result JSON, the match id, the finish time, {logs: [...], bots: [[field, amount, ...], ...]}.
+# Returns 1 when recorded now, 0 when the match had been recorded.
+_RECORD = """
+if not redis.call('SET', KEYS[1], ARGV[1], 'NX') then return 0 end
+local extra = cjson.decode(ARGV[4])
+if #extra.logs > 0 then redis.call('RPUSH', KEYS[2], unpack(extra.logs)) end
+redis.call('ZADD', KEYS[3], ARGV[3], ARGV[2])
+for i, totals in ipairs(extra.bots) do
+  redis.call('ZADD', KEYS[2 + 2 * i], ARGV[3], ARGV[2])
+  for j = 1, #totals, 2 do redis.call('HINCRBY', KEYS[3 + 2 * i], totals[j], totals[j + 1]) end
+end
+return 1
+"""
+
+
 class Store:
     """Typed access to the arena's Redis data."""
 
     def __init__(self, client: redis.Redis, prefix: str = DEFAULT_PREFIX) -> None:
         self.client = client
         self.prefix = prefix
+        self._record = client.register_script(_RECORD)
 
     @classmethod
     def from_url(cls, url: str, prefix: str = DEFAULT_PREFIX) -> Store:
@@ -174,21 +191,22 @@ class Store:
 
     # ----------------------------------------------------------------- matches
     def record_match(self, match_id: str, result: dict[str, Any], game_logs: list[str]) -> bool:
-        """Store a match's result and logs once; ``False`` if it was already recorded."""
-        key = self._key("match", match_id)
-        if not self.client.set(key, json.dumps(result, sort_keys=True), nx=True):
-            return False
-        finished = time.time()
-        pipe = self.client.pipeline()
-        if game_logs:
-            pipe.rpush(self._key("match-log", match_id), *game_logs)
-        pipe.zadd(self._key("matches"), {match_id: finished})
-        for bot_id, totals in _conduct(result).items():
-            pipe.zadd(self._key("bot-matches", bot_id), {match_id: finished})
-            for name, amount in totals.items():
-                pipe.hincrby(self._key("bot-conduct", bot_id), name, amount)
-        pipe.execute()
-        return True
+        """Store a match's result and logs once; ``False`` if it was already recorded.
+
+        One script writes the result (SET NX), its logs, its place in the match indexes and
+        the bots' conduct totals, all or nothing: written in two steps, a Redis restart
+        between them (or one that kept the first write and lost the second from its AOF)
+        left a recorded match missing from every index for good, since the result's SET NX
+        then refuses every later attempt."""
+        bots = _conduct(result)
+        keys = [self._key("match", match_id), self._key("match-log", match_id), self._key("matches")]
+        for bot_id in bots:
+            keys += [self._key("bot-matches", bot_id), self._key("bot-conduct", bot_id)]
+        extra = {"logs": game_logs,
+                 "bots": [[str(item) for pair in totals.items() for item in pair] for totals in bots.values()]}
+        written = self._record(keys=keys, args=[json.dumps(result, sort_keys=True), match_id, repr(time.time()),
+                                                json.dumps(extra)])
+        return bool(written)
 
     def record_aborted(self, match_id: str, result: dict[str, Any], game_logs: list[str]) -> None:
         """Keep the record of a match the referee aborted (shutdown) without recording it
