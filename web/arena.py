@@ -7,6 +7,9 @@ store is synchronous redis-py; the event streams are asynchronous (``grpc.aio``,
 
 from __future__ import annotations
 
+import threading
+import time
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 import grpc
@@ -21,6 +24,8 @@ from workers.tournaments.store import TournamentStore
 
 #: Seconds a page waits for the referee before it shows what it has without it.
 REFEREE_TIMEOUT_S = 2.0
+#: Seconds the referee's list of bots is reused between page views.
+CONNECTED_TTL_S = 2.0
 
 
 @dataclass
@@ -32,6 +37,9 @@ class WebArena:
     tournaments: TournamentStore = field(init=False)
     referee: RefereeClient = field(init=False)
     _aio_channel: grpc.aio.Channel | None = field(default=None, init=False)
+    _connected: tuple[float, dict[str, arena_pb2.BotInfo]] | None = field(default=None, init=False)
+    _names: dict[str, str] = field(default_factory=dict, init=False)
+    _lock: threading.Lock = field(default_factory=threading.Lock, init=False)
 
     def __post_init__(self) -> None:
         self.tournaments = TournamentStore(self.store)
@@ -54,13 +62,33 @@ class WebArena:
 
     def connected(self) -> dict[str, arena_pb2.BotInfo] | None:
         """The referee's view of every registered bot (connected or not), by id; ``None``
-        when the referee cannot be reached (pages then say so instead of failing)."""
+        when the referee cannot be reached (pages then say so instead of failing).
+
+        Kept for :data:`CONNECTED_TTL_S`: ListBots lists every registered bot, so asking it
+        on every page view of a large arena would cost each view the whole list."""
+        with self._lock:
+            if self._connected is not None and time.monotonic() - self._connected[0] < CONNECTED_TTL_S:
+                return self._connected[1]
         try:
             bots = self.referee.stub.ListBots(arena_pb2.ListBotsRequest(), metadata=self.admin_metadata,
                                              timeout=REFEREE_TIMEOUT_S).bots
         except grpc.RpcError:
             return None
-        return {bot.bot_id: bot for bot in bots}
+        listed = {bot.bot_id: bot for bot in bots}
+        with self._lock:
+            self._connected = (time.monotonic(), listed)
+        return listed
+
+    def names(self, bot_ids: Iterable[str]) -> dict[str, str]:
+        """The display names of ``bot_ids`` that are registered.  Names never change once
+        registered, so each is read from the store once per process."""
+        wanted = list(dict.fromkeys(bot_ids))
+        missing = [bot for bot in wanted if bot not in self._names]
+        if missing:
+            found = self.store.bot_names(missing)
+            with self._lock:
+                self._names.update(found)
+        return {bot: self._names[bot] for bot in wanted if bot in self._names}
 
     def running_matches(self) -> list[arena_pb2.RunningMatch] | None:
         """The matches the referee plays now, oldest first; ``None`` when it cannot be reached."""

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import datetime
 from pathlib import Path
+from urllib.parse import quote
 
 from starlette.templating import Jinja2Templates
 
@@ -43,10 +44,16 @@ def milliseconds(value: int | None) -> str:
     return f"≤ {value} ms" if value < 1000 else f"≤ {value / 1000:g} s"
 
 
+def bot_path(bot_id: str) -> str:
+    """The path of a bot's page, built without the router: a leaderboard or bot page links
+    hundreds of bots, and ``url_for`` per link was a large share of its rendering."""
+    return "/bots/" + quote(bot_id, safe="")
+
+
 def make_templates() -> Jinja2Templates:
     """The templates with the arena's filters (autoescape is on for ``.html``)."""
     templates = Jinja2Templates(directory=str(TEMPLATES))
     templates.env.filters.update(rating=rating, percent=percent, interval=interval, when=when,
                                  milliseconds=milliseconds)
-    templates.env.globals["milliseconds"] = milliseconds
+    templates.env.globals.update(milliseconds=milliseconds, bot_path=bot_path)
     return templates

@@ -24,6 +24,11 @@ from workers.ratings.model import RatingRow
 
 #: Recent matches shown on a bot's page.
 RECENT_MATCHES = 20
+#: Opponents shown per leaderboard on a bot's page unless ``?opponents=all`` (a bot of a
+#: large arena meets hundreds).
+OPPONENTS_SHOWN = 30
+#: Latest rating points drawn per leaderboard.
+CHART_POINTS = 120
 #: Longest owner or description a registration takes.
 MAX_TEXT = 500
 
@@ -36,6 +41,8 @@ class BoardStanding:
     live: RatingRow
     fitted: RatingRow | None
     opponents: list[HeadToHead]
+    """The opponents shown: those it played most, or every one on request."""
+    opponent_count: int
 
 
 def bots(request: Request) -> Response:
@@ -56,6 +63,7 @@ def bot(request: Request) -> Response:
         raise not_found("bot", bot_id)
     connected = web.connected()
     info = (connected or {}).get(bot_id)
+    every_opponent = request.query_params.get("opponents") == "all"
     standings: list[BoardStanding] = []
     series: list[Series] = []
     for board_name in boards(web.store):
@@ -64,9 +72,11 @@ def bot(request: Request) -> Response:
         if live is None:
             continue
         fitted = next((row for row in web.fitted_table(board_name) if row.bot_id == bot_id), None)
-        standings.append(BoardStanding(board_name, live, fitted, board.opponents(bot_id)))
+        opponents = board.opponents(bot_id)
+        shown = opponents if every_opponent else opponents[:OPPONENTS_SHOWN]
+        standings.append(BoardStanding(board_name, live, fitted, shown, len(opponents)))
         series.append(Series(board_name, str(request.url_for("leaderboard", board=board_name)),
-                             [(p.time, p.rating) for p in board.history(bot_id)]))
+                             [(p.time, p.rating) for p in board.history(bot_id, last=CHART_POINTS)]))
     recent = web.store.bot_matches(bot_id, RECENT_MATCHES)
     results = web.store.match_results([match_id for match_id, _ in recent])
     matches = [_match_line(result, bot_id, stamp) for result, (_, stamp) in zip(results, recent, strict=False)]
@@ -75,7 +85,7 @@ def bot(request: Request) -> Response:
     return render(request, "bot.html", record=record, info=info, referee_down=connected is None,
                   standings=standings, chart=history_chart(series), matches=matches,
                   match_count=web.store.bot_match_count(bot_id), conduct=web.store.bot_conduct(bot_id),
-                  names=web.store.bot_names(involved))
+                  names=web.names(involved))
 
 
 def _match_line(result: dict[str, Any], bot_id: str, finished: float) -> dict[str, Any]:

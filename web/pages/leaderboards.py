@@ -4,6 +4,7 @@ LOS), sortable by any column through the URL, and a rating-history chart of the 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from starlette.requests import Request
@@ -11,6 +12,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from web.pages.common import arena, not_found, render
+from web.templating import bot_path
 from web.views.charts import Series, history_chart
 from workers.ratings.leaderboard import Leaderboard, boards
 from workers.ratings.model import RatingRow
@@ -19,6 +21,8 @@ from workers.ratings.model import RatingRow
 PAGE_SIZE = 100
 #: Bots drawn in the rating-history chart.
 CHARTED = 6
+#: Latest rating points drawn per bot (a long history is read and drawn only this far back).
+CHART_POINTS = 120
 #: Columns a leaderboard can be sorted by, with the key each sorts on (best first).
 SORTS = ("elo", "bt", "games", "win", "name")
 
@@ -39,20 +43,33 @@ def leaderboards(request: Request) -> Response:
     return render(request, "leaderboards.html", boards=sizes)
 
 
-def _sorted(rows: list[BoardRow], sort: str) -> list[BoardRow]:
-    if sort == "bt":
-        return sorted(rows, key=lambda r: (r.fitted is None, r.fitted.rank if r.fitted else 0, r.live.rank))
-    if sort == "games":
-        return sorted(rows, key=lambda r: (-r.live.games, r.live.rank))
-    if sort == "win":
-        return sorted(rows, key=lambda r: (-r.live.win_rate, r.live.rank))
+def _order(board: Leaderboard, fitted: list[RatingRow], sort: str, names: Callable[[list[str]], dict[str, str]]
+           ) -> list[str]:
+    """Every rated bot of the board in the order of ``sort`` (not ``elo``, which pages in
+    Redis): by the Bradley–Terry table's rank, or by its counts of games and wins (the same
+    matches as the live rows'), or by name.  Bots the cached table does not hold yet (rated
+    since its fit) follow in live order, so no rated bot is left out."""
+    ranked = board.ranked_ids()
     if sort == "name":
-        return sorted(rows, key=lambda r: (r.name.casefold(), r.live.rank))
-    return rows
+        known = names(ranked)
+        return sorted(ranked, key=lambda bot: ((known.get(bot) or bot).casefold(), bot))
+    table = {row.bot_id: row for row in fitted}
+    if sort == "games":
+        keyed = sorted(table.values(), key=lambda r: (-r.games, r.rank))
+    elif sort == "win":
+        keyed = sorted(table.values(), key=lambda r: (-r.win_rate, r.rank))
+    else:
+        keyed = sorted(table.values(), key=lambda r: r.rank)
+    order = [row.bot_id for row in keyed]
+    return order + [bot for bot in ranked if bot not in table]
 
 
 def leaderboard(request: Request) -> Response:
-    """One board's table and chart; ``?sort=`` one of :data:`SORTS`, ``?page=`` from 1."""
+    """One board's table and chart; ``?sort=`` one of :data:`SORTS`, ``?page=`` from 1.
+
+    Only the page's rows are read: the live order pages in Redis, any other order is
+    taken from the cached Bradley–Terry table (or the names) and then the page's live rows
+    are read, so a page costs the same with ten bots or thousands."""
     web = arena(request)
     board_name = request.path_params["board"]
     if board_name not in boards(web.store):
@@ -66,18 +83,21 @@ def leaderboard(request: Request) -> Response:
         page = 1
     board = Leaderboard(web.store, board_name, web.config.elo)
     total = board.size()
-    fitted = {row.bot_id: row for row in web.fitted_table(board_name)}
-    # Live Elo order pages in Redis; any other order sorts the whole board, then cuts the page.
-    live = board.page((page - 1) * PAGE_SIZE, PAGE_SIZE) if sort == "elo" else board.page(0, total)
-    names = web.store.bot_names(row.bot_id for row in live)
+    fitted_rows = web.fitted_table(board_name)
+    fitted = {row.bot_id: row for row in fitted_rows}
+    first = (page - 1) * PAGE_SIZE
+    if sort == "elo":
+        live = board.page(first, PAGE_SIZE)
+    else:
+        ids = _order(board, fitted_rows, sort, web.names)[first:first + PAGE_SIZE]
+        by_bot = board.rows_for(ids)
+        live = [by_bot[bot] for bot in ids if bot in by_bot]
+    top = live[:CHARTED] if sort == "elo" and page == 1 else board.page(0, CHARTED)
+    names = web.names([row.bot_id for row in live] + [row.bot_id for row in top])
     rows = [BoardRow(row, fitted.get(row.bot_id), names.get(row.bot_id, row.bot_id)) for row in live]
-    if sort != "elo":
-        rows = _sorted(rows, sort)[(page - 1) * PAGE_SIZE:page * PAGE_SIZE]
-    top = board.page(0, CHARTED)
-    top_names = web.store.bot_names(row.bot_id for row in top)
-    chart = history_chart([Series(top_names.get(row.bot_id, row.bot_id),
-                                  str(request.url_for("bot", bot_id=row.bot_id)),
-                                  [(p.time, p.rating) for p in board.history(row.bot_id)]) for row in top])
+    chart = history_chart([Series(names.get(row.bot_id, row.bot_id), bot_path(row.bot_id),
+                                  [(p.time, p.rating) for p in board.history(row.bot_id, last=CHART_POINTS)])
+                           for row in top])
     return render(request, "leaderboard.html", board=board_name, rows=rows, sort=sort, page=page,
                   pages=max(1, -(-total // PAGE_SIZE)), total=total, chart=chart,
                   provisional_games=board.config.provisional_games)

@@ -36,7 +36,7 @@ import math
 import secrets
 import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -260,6 +260,10 @@ class Leaderboard:
         ids = [str(x) for x in self.client.zrevrange(self._key("ranking"), start, start + count)]
         return self._rows(ids, start + 1)[:count]
 
+    def ranked_ids(self) -> list[str]:
+        """Every rated bot's id, best live rating first (ids only: no row is read)."""
+        return [str(bot) for bot in self.client.zrevrange(self._key("ranking"), 0, -1)]
+
     def size(self) -> int:
         """How many bots have a rating on this board."""
         return int(self.client.zcard(self._key("ranking")))
@@ -280,22 +284,46 @@ class Leaderboard:
     def _rows(self, ids: list[str], first_rank: int) -> list[RatingRow]:
         """Rows for consecutive bots of the ranking; the last one only feeds its
         predecessor's LOS (its own LOS would need the bot after it)."""
+        stats = self._stats(ids)
+        return [self._row(bot, first_rank + i, stats[i], stats[i + 1] if i + 1 < len(ids) else None)
+                for i, bot in enumerate(ids)]
+
+    def rows_for(self, bot_ids: Sequence[str]) -> dict[str, RatingRow]:
+        """The rows of any bots (a page of another order than the live one), each with its
+        live rank and its LOS over the bot ranked just below it: three round trips whatever
+        their number, instead of reading the whole board to pick a page from it."""
+        ids = list(dict.fromkeys(bot_ids))
+        pipe = self.client.pipeline(transaction=False)
+        for bot in ids:
+            pipe.zrevrank(self._key("ranking"), bot)
+        places = {bot: place for bot, place in zip(ids, pipe.execute(), strict=True) if isinstance(place, int)}
+        pipe = self.client.pipeline(transaction=False)
+        for place in places.values():
+            pipe.zrevrange(self._key("ranking"), place + 1, place + 1)
+        below = {bot: str(after[0]) if after else None
+                 for bot, after in zip(places, pipe.execute(), strict=True)}
+        needed = list(dict.fromkeys([*places, *(b for b in below.values() if b is not None)]))
+        stats = dict(zip(needed, self._stats(needed), strict=True))
+        return {bot: self._row(bot, place + 1, stats[bot], stats[below[bot]] if below[bot] else None)  # type: ignore[index]
+                for bot, place in places.items()}
+
+    def _stats(self, ids: list[str]) -> list[dict[str, Any]]:
+        """The rating fields of each of ``ids`` (one script call)."""
         flat = self._read_rows(keys=[self._key("bot", bot) for bot in ids]) if ids else []
         width = len(_ROW_FIELDS)
-        stats = [dict(zip(_ROW_FIELDS, flat[i * width:(i + 1) * width], strict=True)) for i in range(len(ids))]
-        sigmas = [1 / math.sqrt(float(s["information"])) if float(s["information"]) > 0 else None
-                  for s in stats]
-        rows = []
-        for i, (bot, s) in enumerate(zip(ids, stats, strict=True)):
-            rating, sigma, games = float(s["rating"]), sigmas[i], int(s["games"])
-            below = sigmas[i + 1] if i + 1 < len(ids) else None
-            los = None
-            if sigma is not None and below is not None:
-                los = los_from_ratings(rating - float(stats[i + 1]["rating"]), sigma**2 + below**2)
-            rows.append(RatingRow(first_rank + i, bot, rating, None if sigma is None else rating - Z95 * sigma,
-                                  None if sigma is None else rating + Z95 * sigma, games, int(s["wins"]),
-                                  int(s["draws"]), games < self.config.provisional_games, los))
-        return rows
+        return [dict(zip(_ROW_FIELDS, flat[i * width:(i + 1) * width], strict=True)) for i in range(len(ids))]
+
+    def _row(self, bot: str, rank: int, stats: dict[str, Any], below: dict[str, Any] | None) -> RatingRow:
+        """A live row from the bot's fields and those of the bot ranked below it (for LOS)."""
+        rating, games = float(stats["rating"]), int(stats["games"])
+        sigma = _sigma(stats)
+        lower_sigma = None if below is None else _sigma(below)
+        los = None
+        if sigma is not None and lower_sigma is not None and below is not None:
+            los = los_from_ratings(rating - float(below["rating"]), sigma**2 + lower_sigma**2)
+        return RatingRow(rank, bot, rating, None if sigma is None else rating - Z95 * sigma,
+                         None if sigma is None else rating + Z95 * sigma, games, int(stats["wins"]),
+                         int(stats["draws"]), games < self.config.provisional_games, los)
 
     def fitted(self) -> list[RatingRow]:
         """The order-independent Bradley–Terry table of every match rated on this board:
@@ -374,10 +402,12 @@ class Leaderboard:
         thread.start()
         return thread
 
-    def history(self, bot_id: str) -> list[HistoryPoint]:
-        """The bot's live rating after each of its matches, in the order they were rated."""
+    def history(self, bot_id: str, last: int | None = None) -> list[HistoryPoint]:
+        """The bot's live rating after each of its matches (or its ``last`` ones), in the
+        order they were rated."""
         points = []
-        for raw in self.client.lrange(self._key("history", bot_id), 0, -1):
+        start = 0 if last is None else -max(1, last)
+        for raw in self.client.lrange(self._key("history", bot_id), start, -1):
             data = json.loads(raw)
             points.append(HistoryPoint(data["match"], data["time"], data["rating"], data["change"], data["games"]))
         return points
@@ -397,6 +427,12 @@ class Leaderboard:
         games, wins, draws = self.client.hmget(
             self._key("h2h", bot_id), [f"{opponent}:{what}" for what in ("games", "wins", "draws")])
         return HeadToHead(opponent, int(games or 0), int(wins or 0), int(draws or 0))
+
+
+def _sigma(stats: dict[str, Any]) -> float | None:
+    """The live rating's standard error from its Fisher information, ``None`` while nil."""
+    information = float(stats["information"])
+    return 1 / math.sqrt(information) if information > 0 else None
 
 
 def _bot_payload(match_id: str, bot: str, state: dict[str, str], before: float, update: EloUpdate,
