@@ -164,12 +164,16 @@ def _auction() -> Ruleset:
     variations": a pitcher who makes the maximum bid wins the game unless in the hole
     (negative score before the hand); a failed moon is set back by 4.  "Auction pitch is
     played in exactly the same way as simple pitch": Low to its original holder (option
-    ``low_goes_to=capturer``, the seed's common variation)."""
+    ``low_goes_to=capturer``, the seed's common variation).  "A player who can follow suit
+    but discards a card of a different non-trump suit is punished for the revoke by being
+    set back by the value of the bid": ``revoke_penalty``; the presets built on this one
+    keep it off unless their own text says so."""
     return Ruleset(
         name="auction",
         seating=Seating(players=4, team_size=1),
         bidding=BiddingRules(minimum_bid=1, maximum_bid=4, dealer_steal=False, all_pass=AllPass.REDEAL),
         moon=MoonRules(moon_bid=4, moon_made=MoonMade.WIN_GAME, moon_score=4, moon_set=MoonSet.SET_BACK),
+        play=PlayRules(revoke_penalty=True),
         scoring=ScoringRules(low_goes_to=LowGoesTo.PLAYER),
         win=WinRules(target=11, who_may_win=WhoMayWin.ANY, count_order=CountOrder.PITCHER_FIRST),
     )
@@ -458,7 +462,7 @@ def _reverse() -> Ruleset:
     card takes each trick (the lowest card of the suit lead or lowest card of the trump
     suit). High, low, jack, and game points are scored in the normal fashion."  Basic
     pitch read as seed 004's auction pitch, Low to its original holder included."""
-    return _auction().with_options(name="reverse", lowest_wins=True)
+    return _auction().with_options(name="reverse", lowest_wins=True, revoke_penalty=False)
 
 
 def _barn() -> Ruleset:
@@ -511,7 +515,8 @@ def _call_partner() -> Ruleset:
     pitch (seed 004) for five players; every member of a side scores the side's result;
     an undealt called card leaves the bidder alone, pitching as usual; Low to its original
     holder, as in auction pitch."""
-    return _auction().with_options(name="call-partner", players=5, team_size=1, partner_call=PartnerCall.LEAD)
+    return _auction().with_options(name="call-partner", players=5, team_size=1, partner_call=PartnerCall.LEAD,
+                                    revoke_penalty=False)
 
 
 def _abacos() -> Ruleset:
@@ -599,7 +604,7 @@ def _scranton() -> Ruleset:
     ``coke_sits_out=first``: "In a New York variation, the player refrains from playing the
     first trick").  Played over seed 004's auction pitch, Low to its original holder
     included."""
-    return _auction().with_options(name="scranton", coke=True)
+    return _auction().with_options(name="scranton", coke=True, revoke_penalty=False)
 
 
 def _entry(name: str, seed: str, paragraph: str, summary: str, build: Callable[[], Ruleset]) -> Preset:

@@ -314,6 +314,16 @@ class PointCategory(StrEnum):
     """The lowest sub-trump in play (seed 004, two-trump pitch)."""
     SUB_JACK = "sub-jack"
     """The jack of the sub-trump suit, if it is in play (seed 004, two-trump pitch)."""
+    SWEEP = "sweep"
+    """Not a scoring category to configure: the award recording ``sweep_bonus``, paid to
+    each party of a side that took every point in play (seed 004, all fours)."""
+    REVOKE = "revoke"
+    """Not a scoring category to configure: the award recording a revoke under
+    ``revoke_penalty``, worth minus the bid to the revoking party, with the card revoked."""
+
+
+#: Award categories the engine records but a ruleset may not list among its ``points``.
+RECORDED_ONLY = frozenset({PointCategory.SWEEP, PointCategory.REVOKE})
 
 
 @dataclass(frozen=True)
@@ -490,6 +500,20 @@ class PlayRules:
     trumps (seed 004, barn pitch)."""
     double_down_override: bool = False
     """After a joker lead the other joker may always be played (two-trump pitch)."""
+    revoke_penalty: bool = False
+    """Seed 004, auction pitch: "A player who can follow suit but discards a card of a
+    different non-trump suit is punished for the revoke by being set back by the value of
+    the bid."  When true such a play (holding the suit led, playing a card neither of that
+    suit nor a trump) is legal, and at the hand's end each revoke sets the revoking party
+    back by the bid (twice it for a double bid): "set back" read as the seed uses it for a
+    failed pitcher, who "does not receive any of the points, and is instead set back", so
+    the party's score change for the hand is minus the bid per revoke, replacing whatever
+    it won (its points go to nobody; it earns no sweep bonus).  A revoking pitching side
+    has not made its bid (a made moon does not win; a failed moon still loses).  Each
+    revoke is recorded in the hand result as a ``revoke`` award (the card, the party, minus
+    the bid).  False: the play is refused, as every other seed reads standard trick play.
+    Needs an auction (a bid to be set back by) and is not combined with two-trump pitch's
+    following rules."""
 
 
 @dataclass(frozen=True)
@@ -505,6 +529,12 @@ class ScoringRules:
     made_scores: MadeScores = MadeScores.POINTS_WON
     set_penalty: SetPenalty = SetPenalty.BID
     burned_points: BurnedPoints = BurnedPoints.NOBODY
+    sweep_bonus: int = 0
+    """Seed 004, all fours: "Side payments are made for winning all four points in a single
+    hand."  Extra points, on top of its score for the hand, for each party of a side that
+    took every point in play (all ``points_in_play``: no sweep when a point was not awarded,
+    such as a Jack nobody held or a tied Game), recorded as a ``sweep`` award; 0: none.  The
+    seed's stakes are paid outside the game; as points they can be rated."""
 
     def __post_init__(self) -> None:
         items = tuple(_point_rule(p) for p in self.points)
@@ -770,6 +800,15 @@ def _validate(rules: Ruleset) -> None:
         fail("at least one point category is needed")
     if len(set(categories)) != len(categories):
         fail(f"point categories repeat: {[c.value for c in categories]}")
+    for category in RECORDED_ONLY.intersection(categories):
+        fail(f"{category} is recorded by the engine, not a point to score")
+    if rules.scoring.sweep_bonus < 0:
+        fail(f"sweep_bonus must be zero (off) or positive, got {rules.scoring.sweep_bonus}")
+    if rules.play.revoke_penalty:
+        if not bidding.auction:
+            fail("revoke_penalty needs an auction: a revoke is set back by the bid")
+        if rules.trump.sub_trump or (deck.jokers and deck.joker_rank is JokerRank.UNRANKED):
+            fail("revoke_penalty cannot be combined with two-trump pitch's following rules")
     for category, flag in ((PointCategory.OFF_JACK, "off_jack"), (PointCategory.OFF_THREE, "off_three"),
                            (PointCategory.OFF_ACE, "off_ace"), (PointCategory.OFF_TEN, "off_ten"),
                            (PointCategory.OFF_TWO, "off_two")):

@@ -105,6 +105,7 @@ _new_pile_summary = tuple_builder(PileSummary)
 _HIGH, _LOW, _GAME, _JOKER, _TWO = (PointCategory.HIGH, PointCategory.LOW, PointCategory.GAME, PointCategory.JOKER,
                                     PointCategory.TWO)
 _TO_PLAYER, _UNRANKED = LowGoesTo.PLAYER, JokerRank.UNRANKED
+_SWEEP, _REVOKE = PointCategory.SWEEP, PointCategory.REVOKE
 _JOKERS_NOT_LOW = (JokerRank.BELOW_TWO, JokerRank.UNRANKED)
 
 
@@ -129,6 +130,23 @@ def keep_low_from_joker(table: TrumpTable, tricks: Sequence[Trick], piles: Seque
     moved[trick.winner % parties] ^= 1 << low
     moved[player % parties] |= 1 << low
     return moved
+
+
+def find_revokes(table: TrumpTable, tricks: Sequence[Trick], left: Sequence[int]) -> list[tuple[int, int]]:
+    """Seed 004's revokes in a finished hand, as ``(seat, card)`` in play order: a card
+    neither of the suit led nor a trump, played while holding the suit led.  What a seat
+    held at a trick is what it played from that trick on, plus ``left`` (the cards each
+    seat still holds), so the hand's tricks are enough: no per-card work during play."""
+    holding = list(left)
+    found: list[tuple[int, int]] = []
+    trumps = table.trump_mask
+    for trick in reversed(tricks):
+        for seat, card in trick.plays:
+            holding[seat] |= 1 << card
+        led = table.suit_masks[table.effective_suit[trick.plays[0][1]]]
+        found[:0] = [(seat, card) for seat, card in trick.plays[1:]
+                     if holding[seat] & led and not (led | trumps) >> card & 1]
+    return found
 
 
 def side_members(party: int, parties: int, sides: Sequence[int] | None) -> list[int]:
@@ -193,9 +211,13 @@ _new_settlement = tuple_builder(Settlement)
 
 def settle_hand(rules: Ruleset, pile: PileSummary, pitching_party: int | None,
                 contract: int | None, scores_before: Sequence[int], stakes: int | None = None,
-                sides: Sequence[int] | None = None) -> Settlement:
+                sides: Sequence[int] | None = None, revokes: Sequence[tuple[int, int]] = ()) -> Settlement:
     """Apply the bid: the pitching side scores its points (or its bid, ``made_scores``) if
     it made the bid, else loses ``stakes`` (the bid, twice it for a double bid).
+
+    Then seed 004's extras, each recorded as an award after the points: ``sweep_bonus``
+    for a side that took every point in play, and ``revokes`` (``(seat, card)``, see
+    :func:`find_revokes`), each setting its party back by ``stakes`` instead of its points.
 
     ``sides`` maps each party to its side for this hand when the bidder called a partner:
     points are earned by the side and every member of a side scores the side's result
@@ -256,4 +278,37 @@ def settle_hand(rules: Ruleset, pile: PileSummary, pitching_party: int | None,
         if scoring.no_junk_points:
             changes = [c if side_of[p] == side else 0 for p, c in enumerate(changes)]
 
-    return _new_settlement((tuple(points_won), made, moon, tuple(changes), moon_decides, pile.awards))
+    awards = pile.awards
+    if revokes or rules.scoring.sweep_bonus:
+        extra: list[PointAward] = []
+        # Seed 004: the revoking party is "set back by the value of the bid", read as a failed
+        # pitcher's set-back: minus the bid per revoke, instead of what it won.
+        revoked = [0] * parties
+        for seat, card in revokes:
+            party = rules.party_of(seat)
+            revoked[party] += 1
+            extra.append(new_award((_REVOKE, -(stakes or 0), party, CARDS[card])))
+        bonus = rules.scoring.sweep_bonus
+        if bonus and rules.points_in_play in side_points:
+            swept = side_points.index(rules.points_in_play)
+            for party in range(parties):
+                if side_of[party] == swept and not revoked[party]:
+                    changes[party] += bonus
+                    extra.append(new_award((_SWEEP, bonus, party, None)))
+        for party, count in enumerate(revoked):
+            if count:
+                changes[party] = -(stakes or 0) * count
+                if made and party == pitching_party:
+                    made, moon_decides = False, False  # no made bid, and a made moon does not win
+        awards = awards + tuple(extra)
+    return _new_settlement((tuple(points_won), made, moon, tuple(changes), moon_decides, awards))
+
+
+def scored_points(settlement: Settlement) -> Sequence[int]:
+    """What each party's awards add up to, a sweep bonus included and revokes left out: a
+    party scoring exactly this is counted award by award (:func:`~pitch_sdk.rules.winning.counting_steps`)."""
+    totals = [0] * len(settlement.points_won)
+    for award in settlement.awards:
+        if award.category is not _REVOKE:
+            totals[award.party] += award.value
+    return totals

@@ -61,7 +61,14 @@ from pitch_sdk.rules.ruleset import (
     Ruleset,
     TrumpSelection,
 )
-from pitch_sdk.rules.scoring import award_points, keep_low_from_joker, played_by_party, settle_hand, side_members
+from pitch_sdk.rules.scoring import (
+    award_points,
+    find_revokes,
+    keep_low_from_joker,
+    played_by_party,
+    settle_hand,
+    side_members,
+)
 from pitch_sdk.rules.shuffle import shuffled
 from pitch_sdk.rules.state_fields import Phase, StateFields
 from pitch_sdk.rules.tables import TrumpTable, deck_cards, pip_cards, play_records, trump_table
@@ -162,7 +169,8 @@ class GameState(Auction, Preparation, TrickPlay):
         self._look = rules.bidding.look_option
         # Two-trump pitch's following rules: whenever jokers are suitless (a joker lead lets
         # the next card set the suit), with or without a sub-trump.
-        self._two_trump = rules.trump.sub_trump or (
+        self._revoke_ok = rules.play.revoke_penalty
+        self._odd_follow = self._revoke_ok or rules.trump.sub_trump or (
             rules.deck.jokers > 0 and rules.deck.joker_rank is JokerRank.UNRANKED)
         bidding = rules.bidding
         self._bids_vary = bidding.forced_nine or bidding.coke or self._muck_new_hand or (
@@ -566,13 +574,14 @@ class GameState(Auction, Preparation, TrickPlay):
         pitching_party = self.pitcher % self.parties
         contract = self.contract if auction else None
         stakes = self.contract * 2 if self.doubled else self.contract
-        settlement = settle_hand(rules, pile, pitching_party, contract, self.scores, stakes, self._sides)
+        revokes = find_revokes(self._table, self.tricks, self.hands) if self._revoke_ok else ()
+        settlement = settle_hand(rules, pile, pitching_party, contract, self.scores, stakes, self._sides, revokes)
         winner, reason = decide_winner(rules, self.scores, settlement, pitching_party, len(self.results) + 1,
                                        self._sides)
         self.scores = list(map(add, self.scores, settlement.score_changes))
         game_over = reason is not None
         result = new_hand_result((  # HandResult's fields, in order (a keyword call costs 3x)
-            self.hand_number, self.dealer, self.pitcher, contract, self._table.trump, pile.awards,
+            self.hand_number, self.dealer, self.pitcher, contract, self._table.trump, settlement.awards,
             tuple([p / 2 if p % 2 else p // 2 for p in pile.pips2]), pile.tricks_won,
             settlement.points_won, settlement.made, settlement.moon, settlement.score_changes,
             tuple(self.scores), winner, reason, game_over, self.doubled, self._sides,

@@ -84,11 +84,13 @@ class StateFields:
         "_must_lead",
         "_needs_played",
         "_next_seat",
+        "_odd_follow",
         "_offers",
         "_pending",
         "_piles",
         "_pip_cards",
         "_records",
+        "_revoke_ok",
         "_scripted_deals",
         "_seat_order",
         "_sides",
@@ -98,7 +100,6 @@ class StateFields:
         "_trick_seats",
         "_trick_winner",
         "_tricks_won",
-        "_two_trump",
         "_uniform_tricks",
         "_widow",
         "_widow_size",
@@ -244,8 +245,11 @@ class StateFields:
     _first_lead_left: bool
     _first_lead_trump: bool
     _look: bool
-    _two_trump: bool
-    """Two-trump pitch's following rules apply (sub-trump, or suitless jokers)."""
+    _odd_follow: bool
+    """Trick play leaves the plain following rules: two-trump pitch's (sub-trump, or
+    suitless jokers), or the revoke option's."""
+    _revoke_ok: bool
+    """``revoke_penalty``: a player holding the suit led may also discard another non-trump."""
 
     def _from_eldest(self) -> tuple[int, ...]:
         """Every seat, starting left of the dealer: the order of the deal's turns (bidding,

@@ -17,7 +17,7 @@ from pitch_sdk.rules.cards import LITTLE_JOKER_ID, SUITS
 from pitch_sdk.rules.records import new_trick
 from pitch_sdk.rules.state_fields import Phase, StateFields
 from pitch_sdk.rules.tables import JOKER_MASK, NO_SUIT
-from pitch_sdk.rules.tricks import card_power, follow_mask, random_card, two_trump_follow_mask
+from pitch_sdk.rules.tricks import card_power, follow_mask, random_card, revoke_mask, two_trump_follow_mask
 
 
 class TrickPlay(StateFields):
@@ -27,7 +27,7 @@ class TrickPlay(StateFields):
 
     def _start_play(self) -> None:
         self.phase = Phase.PLAY
-        self._uniform_tricks = not self._two_trump and (
+        self._uniform_tricks = not self._odd_follow and (
             self._even_hands or len({hand.bit_count() for hand in self.hands}) == 1)
         first = self.partner if self.partner >= 0 and self._must_lead >= 0 else self.pitcher
         if self._first_lead_left:
@@ -62,7 +62,9 @@ class TrickPlay(StateFields):
         lead_suit = self._lead_suit
         if lead_suit < 0:
             return hand if self.tricks and not self._barn else self._lead_mask(hand)
-        if self._two_trump:
+        if self._odd_follow:
+            if self._revoke_ok:
+                return revoke_mask(hand, lead_suit, self.trump, self._table, self._must_follow)  # type: ignore[arg-type]
             return two_trump_follow_mask(hand, lead_suit, self._table,  # type: ignore[arg-type]
                                          self.trick[0][1] >= LITTLE_JOKER_ID, self.rules.play.double_down_override,
                                          self._must_follow)

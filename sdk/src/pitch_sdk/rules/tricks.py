@@ -24,6 +24,14 @@ def follow_mask(hand: int, lead_suit: int, trump: int, table: TrumpTable, must_f
     return follow | hand & table.trump_mask
 
 
+def revoke_mask(hand: int, lead_suit: int, trump: int, table: TrumpTable, must_follow: bool) -> int:
+    """:func:`follow_mask` widened by ``revoke_penalty`` (seed 004, auction pitch): a player
+    holding the suit led may also "discard a card of a different non-trump suit", a revoke
+    the hand's scoring punishes (:func:`~pitch_sdk.rules.scoring.find_revokes`)."""
+    return follow_mask(hand, lead_suit, trump, table, must_follow) | hand & ~(
+        table.trump_mask | table.suit_masks[lead_suit])
+
+
 def card_power(table: TrumpTable, card: int, lead_suit: int) -> int:
     """How strongly ``card`` competes for a trick led in ``lead_suit``: any trump beats
     every plain card, a card of the suit led beats off-suit cards, which cannot win."""

@@ -13,7 +13,7 @@ from operator import add
 
 from pitch_sdk.rules.records import WinReason
 from pitch_sdk.rules.ruleset import Backdoor, CountOrder, Ruleset, WhoMayWin, WinMode
-from pitch_sdk.rules.scoring import Settlement, side_members
+from pitch_sdk.rules.scoring import Settlement, scored_points, side_members
 
 _NO_BACKDOOR = Backdoor.NONE  # per hand: an Enum member lookup costs ~0.1 us on Python 3.11
 
@@ -107,16 +107,24 @@ def counting_steps(rules: Ruleset, settlement: Settlement, pitching_party: int |
         order = [pitching_party] + [p for p in team if p != pitching_party]
         order += [p for p in range(len(changes)) if p not in team]
         return [(party, changes[party]) for party in order if changes[party]]
+    # What a party scores award by award; a revoke's set-back (and a defender's sweep bonus
+    # under no junk points) is counted as one step, before the awards.
+    scored = scored_points(settlement) if rules.play.revoke_penalty or rules.scoring.sweep_bonus else points_won
     steps: list[tuple[int, int]] = []
     if rules.win.count_order is CountOrder.PITCHER_FIRST and pitching_party is not None:
         steps.append((pitching_party, changes[pitching_party]))
+        steps.extend((party, change) for party, change in enumerate(changes)
+                     if party != pitching_party and change and change != scored[party])
         steps.extend((award.party, award.value) for award in awards
-                     if award.party != pitching_party and changes[award.party])
+                     if award.party != pitching_party and changes[award.party] == scored[award.party]
+                     and changes[award.party])
     else:
-        if pitching_party is not None and changes[pitching_party] != points_won[pitching_party]:
+        if pitching_party is not None and changes[pitching_party] != scored[pitching_party]:
             steps.append((pitching_party, changes[pitching_party]))  # set back: counted first
+        steps.extend((party, change) for party, change in enumerate(changes)
+                     if party != pitching_party and change and change != scored[party])
         steps.extend((award.party, award.value) for award in awards
-                     if changes[award.party] == points_won[award.party] and changes[award.party])
+                     if changes[award.party] == scored[award.party] and changes[award.party])
     return steps
 
 

@@ -1,0 +1,195 @@
+"""Issue 13, items 5, 8 and 7: seed 004's revoke penalty, all fours' side payments and the
+nine-card discard rules, each an option of the ruleset."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from helpers import act, awards, deal_by_tricks, game, play_hand, play_tricks
+
+from pitch_sdk.bots import HeuristicBot, RandomBot
+from pitch_sdk.local import play_game
+from pitch_sdk.rules import GameState, IllegalActionError, InvalidRulesetError, parse_action, preset
+
+PASS_TO_SEAT_1 = ["bid 2", "pass", "pass", "pass"]
+
+#: Seat 1 bids 2 and leads every trick (hearts are trump); in the second trick seat 2
+#: plays the 4D to the KS although it holds the 7S (played in the third trick): a revoke.
+REVOKE_HAND = (
+    "2H AH 4C 5C",
+    "3S KS 4D 6S",
+    "4S QS 7S 8S",
+    "5D KH 9C 9D",
+    "6D JH 10C 10D",
+    "7D 10H QC QD",
+)
+
+
+def _revoke_rules(**options: object):  # type: ignore[no-untyped-def]
+    return preset("auction", revoke_penalty=True, **options)
+
+
+# ----------------------------------------------------------------------- item 5: the revoke
+def test_a_revoke_is_refused_by_default():
+    """Seed 004: "A player who can follow suit but discards a card of a different non-trump
+    suit is punished for the revoke" - without the option the play stays refused."""
+    state = game(preset("auction", revoke_penalty=False), deal_by_tricks(*REVOKE_HAND))
+    act(state, *PASS_TO_SEAT_1)
+    play_tricks(state, REVOKE_HAND[0])
+    act(state, "play KS")
+    assert [str(a) for a in state.legal_actions()] == ["play 7S"]
+    with pytest.raises(IllegalActionError):
+        state.apply(parse_action("play 4D"))
+
+
+def test_a_revoke_is_legal_under_the_option():
+    """Seed 004: "A player who can follow suit but discards a card of a different non-trump
+    suit" - under ``revoke_penalty`` the discard is among the legal actions."""
+    state = game(_revoke_rules(), deal_by_tricks(*REVOKE_HAND))
+    act(state, *PASS_TO_SEAT_1)
+    play_tricks(state, REVOKE_HAND[0])
+    act(state, "play KS")
+    assert {str(a) for a in state.legal_actions()} == {"play 4D", "play 7S", "play 9C", "play 10C", "play QC"}
+
+
+def test_a_revoke_sets_the_revoking_player_back_by_the_bid():
+    """Seed 004: "is punished for the revoke by being set back by the value of the bid" -
+    seat 2 won nothing and is set back 2; the revoke is recorded with its card."""
+    state, result = play_hand(_revoke_rules(), PASS_TO_SEAT_1, *REVOKE_HAND)
+    assert result.bid == 2
+    assert ("revoke", 2, "4D") in awards(result)
+    assert next(a.value for a in result.awards if a.category.value == "revoke") == -2
+    # Seat 1 made its bid (High, Jack, Game); seat 0 played the Low (to its holder).
+    assert result.points_won == (1, 3, 0, 0)
+    assert result.score_changes == (1, 3, -2, 0)
+    assert result.made is True
+    assert result.to_dict()["awards"][-1] == {"category": "revoke", "value": -2, "party": 2, "card": "4D"}
+    assert state.scores == [1, 3, -2, 0]
+
+
+def test_a_void_player_discarding_is_no_revoke():
+    """Seed 004: "A player who *can* follow suit" - seats 2 and 3 hold no heart when the AH
+    is led, so their clubs are no revoke."""
+    _, result = play_hand(_revoke_rules(), PASS_TO_SEAT_1, *REVOKE_HAND)
+    assert [a for a in awards(result) if a[0] == "revoke"] == [("revoke", 2, "4D")]
+
+
+#: Two players: seat 1 bids 1; seat 0 wins the second trick with the KH and leads the KS,
+#: to which the pitcher plays the 4D although it holds the 5S: the pitcher revokes.
+PITCHER_REVOKES = ("2H AH", "KH 3C", "KS 4D", "QS 5S", "JS 6C", "10S JH")
+
+
+def test_a_revoking_pitcher_is_set_back_whatever_it_won():
+    """Seed 004: "set back by the value of the bid", read as a failed pitcher's set-back:
+    "does not receive any of the points, and is instead set back by the amount of the bid"
+    - the pitcher took 3 points for a bid of 1 and still loses 1, and has not made it."""
+    _, result = play_hand(_revoke_rules(players=2), ["bid 1", "pass"], *PITCHER_REVOKES)
+    assert result.points_won == (1, 3)
+    assert ("revoke", 1, "4D") in awards(result)
+    assert result.score_changes == (1, -1)
+    assert result.made is False
+
+
+def test_every_revoking_player_is_set_back():
+    """Seed 004: "A player who can follow suit but discards a card of a different non-trump
+    suit" - a trump lead too: seat 0 plays the 3S to the AH holding the 2H, and seat 2 the
+    4D to the KS holding the 7S; each is set back by the bid, seat 0's Low forfeited."""
+    hand = ("3S AH 4C 5C", "2H KS 4D 6S", *REVOKE_HAND[2:])
+    _, result = play_hand(_revoke_rules(), PASS_TO_SEAT_1, *hand)
+    revokes = [a for a in awards(result) if a[0] == "revoke"]
+    assert revokes == [("revoke", 0, "3S"), ("revoke", 2, "4D")]
+    assert result.score_changes[0] == -2 and result.score_changes[2] == -2
+
+
+def test_revoke_penalty_needs_an_auction():
+    """Seed 004: "set back by the value of the bid" - simple pitch has no bid."""
+    with pytest.raises(InvalidRulesetError, match="revoke_penalty needs an auction"):
+        preset("simple", revoke_penalty=True)
+
+
+def test_the_auction_preset_punishes_revokes():
+    """Seed 004, auction pitch: "A player who can follow suit but discards a card of a
+    different non-trump suit is punished for the revoke" - the preset sets the option."""
+    assert preset("auction").play.revoke_penalty is True
+    assert preset("partnership").play.revoke_penalty is False
+
+
+@pytest.mark.parametrize("follow", ["may-trump", "must-follow"])
+def test_random_games_score_every_revoke(follow: str):
+    """Random play under the option revokes often: every revoking party's change is minus
+    the bid per revoke, and the game still ends."""
+    rules = _revoke_rules(follow=follow)
+    for seed in range(20):
+        state = GameState.new(rules, seed=seed)
+        state.playout(random.Random(seed))
+        assert state.is_over
+        for result in state.results:
+            count = [0] * rules.parties
+            for award in result.awards:
+                if award.category.value == "revoke":
+                    assert award.value == -(result.bid or 0)
+                    count[award.party] += 1
+            for party, revokes in enumerate(count):
+                if revokes:
+                    assert result.score_changes[party] == -(result.bid or 0) * revokes
+
+
+def test_the_heuristic_bot_never_revokes():
+    """The built-in heuristic bot keeps to the plays that follow suit or trump (a revoke
+    costs the bid); the random bot may revoke, and both finish the game."""
+    rules = _revoke_rules()
+    state = play_game(rules, [HeuristicBot(), RandomBot(), HeuristicBot(), RandomBot()], seed=3)
+    assert state.is_over
+    assert all(a.party in (1, 3) for r in state.results for a in r.awards if a.category.value == "revoke")
+
+
+# ----------------------------------------------------------------------- item 8: the sweep
+#: Seat 1 takes every trick and holds every trump in play: High, Low (the 10H), Jack, Game.
+SWEEP_HAND = (
+    "3C AH 4C 5C",
+    "3S KS 7S 6S",
+    "4S QS 4D 8S",
+    "5D KH 9C 9D",
+    "6D JH 10C 10D",
+    "7D 10H QC QD",
+)
+
+
+def test_a_sweep_earns_the_sweep_bonus():
+    """Seed 004 (all fours): "Side payments are made for winning all four points in a
+    single hand." - ``sweep_bonus=2``: seat 1 takes all four and scores 4 + 2."""
+    _, result = play_hand(preset("auction", sweep_bonus=2), PASS_TO_SEAT_1, *SWEEP_HAND)
+    assert result.points_won == (0, 4, 0, 0)
+    assert result.score_changes == (0, 6, 0, 0)
+    assert awards(result)[-1] == ("sweep", 1, None)
+    assert result.awards[-1].value == 2
+
+
+def test_no_sweep_bonus_by_default_or_without_all_four():
+    """Seed 004: "winning all four points" - by default nothing extra; and three of the
+    four (seat 0 played the Low) earn no bonus."""
+    _, plain = play_hand(preset("auction"), PASS_TO_SEAT_1, *SWEEP_HAND)
+    assert plain.score_changes == (0, 4, 0, 0)
+    assert "sweep" not in [a[0] for a in awards(plain)]
+    three = ("2H AH 4C 5C", "3S KS 7S 6S", *SWEEP_HAND[2:])
+    _, result = play_hand(preset("auction", sweep_bonus=2), PASS_TO_SEAT_1, *three)
+    assert result.points_won == (1, 3, 0, 0)
+    assert "sweep" not in [a[0] for a in awards(result)]
+
+
+def test_a_sweep_bonus_counts_towards_the_target():
+    """Seed 004: "Any points won by the pitcher are counted first" - the bonus is part of
+    the sweeper's score for the hand: 6 + 6 reaches 11."""
+    state, result = play_hand(preset("auction", sweep_bonus=2), PASS_TO_SEAT_1, *SWEEP_HAND,
+                              scores=[0, 6, 0, 0])
+    assert result.game_over and result.winner == 1
+    assert state.scores == [0, 12, 0, 0]
+
+
+def test_sweep_bonus_is_validated_and_recorded_only():
+    """A negative bonus, or a ruleset listing the recorded awards as points, is refused."""
+    with pytest.raises(InvalidRulesetError, match="sweep_bonus"):
+        preset("auction", sweep_bonus=-1)
+    with pytest.raises(InvalidRulesetError, match="recorded by the engine"):
+        preset("auction", points=["high", "low", "jack", "game", "sweep"])
