@@ -6,11 +6,11 @@ from __future__ import annotations
 import random
 
 import pytest
-from helpers import act, awards, deal_by_tricks, game, play_hand, play_tricks
+from helpers import act, awards, deal, deal_by_tricks, game, play_hand, play_tricks
 
 from pitch_sdk.bots import HeuristicBot, RandomBot
 from pitch_sdk.local import play_game
-from pitch_sdk.rules import GameState, IllegalActionError, InvalidRulesetError, parse_action, preset
+from pitch_sdk.rules import GameState, IllegalActionError, InvalidRulesetError, Phase, Trick, parse_action, preset
 
 PASS_TO_SEAT_1 = ["bid 2", "pass", "pass", "pass"]
 
@@ -119,7 +119,7 @@ def test_the_auction_preset_punishes_revokes():
 def test_random_games_score_every_revoke(follow: str):
     """Random play under the option revokes often: every revoking party's change is minus
     the bid per revoke, and the game still ends."""
-    rules = _revoke_rules(follow=follow)
+    rules = _revoke_rules(follow=follow, max_hands=40)  # random revokes keep scores low: games are long
     for seed in range(20):
         state = GameState.new(rules, seed=seed)
         state.playout(random.Random(seed))
@@ -193,3 +193,96 @@ def test_sweep_bonus_is_validated_and_recorded_only():
         preset("auction", sweep_bonus=-1)
     with pytest.raises(InvalidRulesetError, match="recorded by the engine"):
         preset("auction", points=["high", "low", "jack", "game", "sweep"])
+
+
+# ----------------------------------------------------------------------- item 7: nine cards
+#: Hearts will be trump.  Seat 1 holds two non-trumps, seat 2 five, seats 0 and 3 seven and nine.
+NINE_CARDS = deal(
+    "AH KH 2C 3C 4C 5C 6C 7C 8C",
+    "AS KS JH 10H 9H 8H 7H 6H 5H",
+    "QH 4H 3H 2H 9C 10C JC QC KC",
+    "2D 3D 4D 5D 6D 7D 8D 9D 10D",
+    stock="JD QD KD AD AC 2S 3S 4S 5S 6S 7S 8S 9S 10S JS QS",
+)
+NINE_BIDS = ("bid 2", "pass", "pass", "pass", "trump H")
+
+
+def _nine(exchange: str) -> GameState:
+    rules = preset("auction", trump_selection="declare", exchange=exchange, hand_size=9, refill_to=6)
+    return act(game(rules, NINE_CARDS), *NINE_BIDS)
+
+
+@pytest.mark.parametrize("exchange", ["non-trumps-or-all", "down-to-size"])
+def test_few_non_trumps_discard_exactly_three_including_all(exchange: str):
+    """Seed 004: "exactly three cards including all non-trumps" (and "include all of the
+    player's non-trumps") - seat 1 holds two non-trumps: both, and one trump of its choice."""
+    state = _nine(exchange)
+    assert state.phase is Phase.EXCHANGE and state.to_move == 1
+    rule = state.decision().card_set
+    assert rule is not None and (rule.min_count, rule.max_count) == (3, 3)
+    assert {str(c) for c in rule.required} == {"AS", "KS"}
+    assert len(state.legal_actions()) == 7
+    with pytest.raises(IllegalActionError):
+        state.apply(parse_action("discard AS 5H 6H"))
+    act(state, "discard AS KS 5H")
+    assert len(state.hand(1)) == 6
+
+
+def test_at_least_three_non_trumps_then_refilled_to_six():
+    """Seed 004: "discards at least three non-trumps ... after which the dealer completes
+    each hand to six cards" - seat 2 may discard three to five of its five non-trumps, no
+    trump and not fewer than three; discarding all five it draws two."""
+    state = _nine("non-trumps-or-all")
+    act(state, "discard AS KS 5H")
+    rule = state.decision().card_set
+    assert rule is not None and (rule.min_count, rule.max_count) == (3, 5) and not rule.required
+    assert {str(c) for c in rule.allowed} == {"9C", "10C", "JC", "QC", "KC"}
+    assert len(state.legal_actions()) == 10 + 5 + 1
+    for illegal in ("discard 9C 10C", "discard QH 9C 10C"):
+        with pytest.raises(IllegalActionError):
+            state.apply(parse_action(illegal))
+    act(state, "discard 9C 10C JC QC KC")
+    assert {str(c) for c in state.hand(2)} == {"QH", "4H", "3H", "2H", "JD", "QD"}
+    act(state, "discard 2D 3D 4D 5D 6D 7D 8D 9D 10D", "discard 2C 3C 4C 5C 6C")
+    assert [len(state.hand(s)) for s in range(4)] == [6, 6, 6, 6]
+    assert state.phase is Phase.PLAY
+
+
+def test_down_to_six_discards_exactly_three_non_trumps_and_draws_none():
+    """Seed 004: "each player brings their hand down to six by discarding the appropriate
+    number of cards. The discarded cards must all be non-trumps or include all of the
+    player's non-trumps." - seat 2 discards exactly three of its five non-trumps."""
+    state = _nine("down-to-size")
+    act(state, "discard AS KS 5H")
+    rule = state.decision().card_set
+    assert rule is not None and (rule.min_count, rule.max_count) == (3, 3) and not rule.required
+    assert len(state.legal_actions()) == 10
+    with pytest.raises(IllegalActionError):
+        state.apply(parse_action("discard 9C 10C JC QC"))
+    act(state, "discard 9C 10C JC", "discard 2D 3D 4D", "discard 2C 3C 4C")
+    assert [len(state.hand(s)) for s in range(4)] == [6, 6, 6, 6]
+    assert len(state.stock) == 16
+
+
+@pytest.mark.parametrize("exchange", ["non-trumps-or-all", "down-to-size"])
+def test_nine_card_exchanges_need_refill_to(exchange: str):
+    """The "six" of seed 004's nine-card exchanges is ``refill_to``: it must be given."""
+    with pytest.raises(InvalidRulesetError, match="needs refill_to"):
+        preset("auction", trump_selection="declare", exchange=exchange, hand_size=9)
+
+
+@pytest.mark.parametrize("exchange", ["non-trumps-or-all", "down-to-size"])
+def test_nine_card_exchanges_play_out_with_the_built_in_bots(exchange: str):
+    """Random rollouts and the built-in bots finish games under either exchange, every
+    playing hand six cards."""
+    rules = preset("auction", trump_selection="declare", exchange=exchange, hand_size=9, refill_to=6,
+                   max_hands=40)
+    for seed in range(10):
+        state = GameState.new(rules, seed=seed)
+        state.playout(random.Random(seed))
+        assert state.is_over
+    finished = play_game(rules, [HeuristicBot(), RandomBot(), HeuristicBot(), RandomBot()], seed=5)
+    assert finished.is_over
+    for event in finished.history:
+        if isinstance(event, Trick):
+            assert len(event.plays) == 4

@@ -90,7 +90,11 @@ class Preparation(StateFields):
             self.to_move = self._next_seat[self.dealer]
 
     def _exchange(self, seat: int, discarded: int) -> None:
-        draw_count = min(discarded.bit_count(), len(self.stock))
+        """Discard and draw: as many as discarded, or up to ``refill_to`` cards (seed 004's
+        nine-card exchanges; ``refill_to`` is 0 for the others)."""
+        kept = (self.hands[seat] & ~discarded).bit_count()
+        size = self.rules.deal.refill_to or kept + discarded.bit_count()
+        draw_count = min(max(size - kept, 0), len(self.stock))
         drawn = mask_of(self.stock[:draw_count])
         del self.stock[:draw_count]
         self.hands[seat] = self.hands[seat] & ~discarded | drawn

@@ -134,6 +134,18 @@ class Exchange(StrEnum):
     """Seed 003: every player throws away every non-trump (no choice), then each in turn
     from eldest hand is refilled to ``refill_to`` cards from the stock; see also
     ``leftovers_to_bidder`` and ``burn_to``."""
+    NON_TRUMPS_OR_ALL = "non-trumps-or-all"
+    """Seed 004, "Players start with more than six cards": each player "discards at least
+    three non-trumps, or exactly three cards including all non-trumps, after which the
+    dealer completes each hand to six cards".  Three is read as the hand's size less
+    ``refill_to`` (nine dealt, six played); a player holding that many non-trumps discards
+    that many or more, all non-trumps (as many more as the stock can replace), else exactly
+    that many, every non-trump among them; then each is refilled to ``refill_to``."""
+    DOWN_TO_SIZE = "down-to-size"
+    """Seed 004: "As a simpler alternative, each player brings their hand down to six by
+    discarding the appropriate number of cards. The discarded cards must all be non-trumps
+    or include all of the player's non-trumps."  Each discards exactly its hand's size less
+    ``refill_to`` cards, none drawn."""
 
 
 class Follow(StrEnum):
@@ -389,7 +401,8 @@ class DealRules:
     hand_size: int = 6
     deal_batch: int = 3
     refill_to: int = 0
-    """After the discard, each player is refilled to this many cards (0: no refill)."""
+    """After the discard, each player is refilled to this many cards (0: no refill); the
+    playing hand's size for the ``non-trumps-or-all`` and ``down-to-size`` exchanges."""
     burn_to: int = 0
     """A player holding more cards than this before play burns down to it (0: never)."""
     muck: Muck = Muck.NONE
@@ -879,8 +892,11 @@ def _validate_hand_preparation(rules: Ruleset, fail: Callable[[str], None]) -> N
     discarding = trump.exchange is Exchange.DISCARD_NON_TRUMPS
     if deal.refill_to < 0 or deal.burn_to < 0:
         fail("refill_to and burn_to must be zero (off) or positive")
-    if deal.refill_to and not discarding:
-        fail("refill_to needs exchange=discard-non-trumps")
+    sized = trump.exchange in (Exchange.NON_TRUMPS_OR_ALL, Exchange.DOWN_TO_SIZE)
+    if deal.refill_to and not (discarding or sized):
+        fail("refill_to needs exchange=discard-non-trumps, non-trumps-or-all or down-to-size")
+    if sized and not deal.refill_to:
+        fail(f"exchange={trump.exchange} needs refill_to: the size hands are brought down to (seed 004: six)")
     if deal.refill_to > deal.hand_size:
         fail(f"refill_to {deal.refill_to} exceeds hand_size {deal.hand_size}")
     if trump.leftovers_to_bidder and not discarding:

@@ -81,6 +81,7 @@ __all__ = ["CardSetRule", "Deal", "Decision", "GameState", "Phase"]
 # Module aliases for the per-card paths: on Python 3.11 ``Phase.PLAY`` costs ~0.1 us per
 # lookup (``EnumType`` defines ``__getattr__``, which slows every class attribute read).
 _PLAY, _GAME_OVER, _BIDDING = Phase.PLAY, Phase.GAME_OVER, Phase.BIDDING
+_SIZED_EXCHANGES = frozenset({Exchange.NON_TRUMPS_OR_ALL, Exchange.DOWN_TO_SIZE})
 _CARD_SET_PHASES = frozenset({Phase.EXCHANGE, Phase.BURN, Phase.DISCARD, Phase.DEALER_PICK})
 _PHASE_DECISION = {
     Phase.LOOK: DecisionKind.CHOICE,
@@ -181,6 +182,7 @@ class GameState(Auction, Preparation, TrickPlay):
         self._joker_top = rules.deck.jokers > 0 and rules.deck.joker_rank is JokerRank.TOP
         self._burns_score = scoring.burned_points is BurnedPoints.OPPONENTS
         self._even_hands = (rules.trump.exchange is not Exchange.DISCARD_NON_TRUMPS
+                            and rules.trump.exchange not in _SIZED_EXCHANGES
                             and not rules.play.trumps_only and not rules.deal.burn_to
                             and not bidding.lookers_lose_card and not bidding.coke)
         self._start_deal()
@@ -354,6 +356,13 @@ class GameState(Auction, Preparation, TrickPlay):
         if exchange is Exchange.NON_TRUMPS:
             return CardSetRule(cards_of(non_trumps), (), 0, min(limit, non_trumps.bit_count()))
         count = non_trumps.bit_count()
+        if exchange in _SIZED_EXCHANGES:  # seed 004's nine cards: down to refill_to
+            down = max(hand.bit_count() - self.rules.deal.refill_to, 0)
+            if count < down:  # "exactly three cards including all non-trumps"
+                return CardSetRule(cards_of(hand), cards_of(non_trumps), down, down)
+            # "at least three non-trumps" (as many more as the stock can replace), or "all non-trumps"
+            most = min(count, down + limit) if exchange is Exchange.NON_TRUMPS_OR_ALL else down
+            return CardSetRule(cards_of(non_trumps), (), down, most)
         if count > limit:  # the stock cannot refill: discard only as many as it replaces
             return CardSetRule(cards_of(non_trumps), (), limit, limit)
         return CardSetRule(cards_of(non_trumps), cards_of(non_trumps), count, count)
