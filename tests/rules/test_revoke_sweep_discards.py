@@ -11,6 +11,7 @@ from helpers import act, awards, deal, deal_by_tricks, game, play_hand, play_tri
 from pitch_sdk.bots import HeuristicBot, RandomBot
 from pitch_sdk.local import play_game
 from pitch_sdk.rules import GameState, IllegalActionError, InvalidRulesetError, Phase, Trick, parse_action, preset
+from pitch_sdk.wire import hand_result_from_pb, hand_result_to_pb
 
 PASS_TO_SEAT_1 = ["bid 2", "pass", "pass", "pass"]
 
@@ -286,3 +287,12 @@ def test_nine_card_exchanges_play_out_with_the_built_in_bots(exchange: str):
     for event in finished.history:
         if isinstance(event, Trick):
             assert len(event.plays) == 4
+
+
+def test_revoke_and_sweep_awards_cross_the_wire():
+    """Bots see the revoke and the sweep in the hand result: both are awards, whose category
+    the protocol carries as an opaque label, so no new message field is needed."""
+    _, revoked = play_hand(_revoke_rules(), PASS_TO_SEAT_1, *REVOKE_HAND)
+    _, swept = play_hand(preset("auction", sweep_bonus=2), PASS_TO_SEAT_1, *SWEEP_HAND)
+    for result in (revoked, swept):
+        assert hand_result_from_pb(hand_result_to_pb(result)) == result
