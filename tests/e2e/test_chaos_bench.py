@@ -27,7 +27,7 @@ KINDS = ["worker", "bot", "referee", "redis"]
 
 def test_a_tiny_chaos_run_records_every_match_once() -> None:
     run = subprocess.run([sys.executable, "bench/chaos.py", "--matches", "30", "--bots", "4", "--kinds",
-                          ",".join(KINDS), "--interval", "4", "--time-limit", "75", "--json"],
+                          ",".join(KINDS), "--interval", "2", "--time-limit", "75", "--json"],
                          cwd=ROOT, capture_output=True, text=True, timeout=150)
     assert run.returncode == 0, run.stderr[-3000:]
     report = json.loads(run.stdout)

@@ -117,7 +117,7 @@ def test_store_outage_is_unavailable_and_a_played_match_is_kept_until_recorded()
                 assert code == grpc.StatusCode.UNAVAILABLE and "Redis" in details
                 store = arena.server.arena.store
                 store.client = second.client()  # a store is back
-                for _ in range(100):
+                for _ in range(600):  # the background recorder retries with backoff (up to 10 s apart)
                     if store.match_result("outage") is not None:
                         break
                     await asyncio.sleep(0.05)

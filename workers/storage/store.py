@@ -205,7 +205,7 @@ class Store:
         extra = {"logs": game_logs,
                  "bots": [[str(item) for pair in totals.items() for item in pair] for totals in bots.values()]}
         written = self._record(keys=keys, args=[json.dumps(result, sort_keys=True), match_id, repr(time.time()),
-                                                json.dumps(extra)])
+                                                json.dumps(extra)], client=self.client)
         return bool(written)
 
     def record_aborted(self, match_id: str, result: dict[str, Any], game_logs: list[str]) -> None:
