@@ -552,15 +552,18 @@ def expected_legal_plays(state: GameState) -> int | None:
     if not follow:
         return hand
     suitless = rules.deck.jokers > 0 and rules.deck.joker_rank is JokerRank.UNRANKED
+    # seed 004, auction pitch: "A player who can follow suit but discards a card of a different
+    # non-trump suit is punished for the revoke" (under the option the revoke may be played)
+    revokes = hand & ~trumps & ~suits[led] & ~JOKERS if rules.play.revoke_penalty else 0
     if led == trump:
         if suitless and rules.play.double_down_override and CARDS[plays[0]].is_joker:
-            return follow | jokers
-        return follow
+            return follow | jokers | revokes
+        return follow | revokes
     # seed 004, two-trump: "A joker may be cut in at any time if a non-trump suit is lead"
     cut_in_jokers = jokers if suitless else 0
     if rules.play.follow is Follow.MUST_FOLLOW:
-        return follow | cut_in_jokers
-    allowed = follow | hand & trumps | cut_in_jokers
+        return follow | cut_in_jokers | revokes
+    allowed = follow | hand & trumps | cut_in_jokers | revokes
     if sub >= 0 and led != sub:  # sub-trumps may trump in on a plain lead
         allowed |= hand & suits[sub]
     return allowed
@@ -925,6 +928,9 @@ def check_hand_result(state: GameState, events: list[Any], result: Any) -> None:
         first = (pitcher + 1) % n
     leader = next((s for s in ((first + k) % n for k in range(n)) if remaining[s]), -1)
     modelled_seats = not rules.bidding.coke and not rules.trump.sub_trump
+    suit_masks = _suit_masks(rules.deck, int(trump))
+    trump_mask = suit_masks[int(trump)]
+    revoked = False
     for index, trick in enumerate(tricks):
         seats = [s for s, _ in trick.plays]
         if modelled_seats:
@@ -937,8 +943,13 @@ def check_hand_result(state: GameState, events: list[Any], result: Any) -> None:
         winner = trick_winner(rules, order, sub, trick.plays)
         assert trick.winner == winner, f"trick {trick} won by {trick.winner}, expected {winner}"
         won[winner % parties] += 1
+        led_suit = next((_suit_of(rules, trump_mask, int(trump), c) for _, c in trick.plays
+                         if _suit_of(rules, trump_mask, int(trump), c) >= 0), -1)
         for seat, card in trick.plays:
             assert remaining[seat] >> card & 1, f"seat {seat} played {CARDS[card]} it does not hold"
+            plain = not (trump_mask | suit_masks[led_suit]) >> card & 1 and not CARDS[card].is_joker
+            if rules.play.revoke_penalty and led_suit >= 0 and remaining[seat] & suit_masks[led_suit] and plain:
+                revoked = True  # held the suit led, played another plain suit
             remaining[seat] ^= 1 << card
             capturer[card] = winner % parties
             player[card] = seat % parties
@@ -949,6 +960,10 @@ def check_hand_result(state: GameState, events: list[Any], result: Any) -> None:
         _uncapture_low(order, tricks, capturer, player, pips, parties)
     assert tuple(won) == result.tricks_won
     assert tuple(p / 2 if p % 2 else p // 2 for p in pips) == result.pips
+    if revoked:
+        # Not modelled here: a revoking party is "set back by the value of the bid" instead
+        # of its points; tests/rules/test_revoke_sweep_discards.py checks those hands.
+        return
 
     # awards, in the ruleset's counting order
     burned = facts["burned"]
