@@ -16,7 +16,6 @@ import threading
 import time
 import urllib.request
 import uuid
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -38,21 +37,6 @@ from .results import duel, match_result
 BIN = Path(sys.executable).parent
 
 
-@pytest.fixture(scope="module")
-def arena(redis_url: str) -> Iterator[ArenaThread]:
-    """One referee for the module (each test registers its own bots)."""
-    thread = ArenaThread(redis_url)
-    try:
-        yield thread
-    finally:
-        thread.close()
-
-
-@pytest.fixture()
-def env(arena: ArenaThread, redis_url: str) -> dict[str, str]:
-    """The environment a deployment gives the CLI (wide output so rows are not wrapped)."""
-    return {"REDIS_URL": redis_url, "PITCH_STORE_PREFIX": arena.prefix, "PITCH_ADMIN_TOKEN": "test-admin",
-            "PITCH_REFEREE": f"127.0.0.1:{arena.arena.server.port}", "COLUMNS": "200"}
 
 
 def invoke(env: dict[str, str], *args: str) -> tuple[int, str, str]:

@@ -4,7 +4,6 @@ loopback gRPC) and a private redis-server, driven like test_cli.py drives the ot
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterator
 
 import pytest
 
@@ -12,23 +11,6 @@ from workers.storage.store import Store
 
 from .celery_harness import ArenaThread
 from .test_cli import invoke
-
-
-@pytest.fixture(scope="module")
-def arena(redis_url: str) -> Iterator[ArenaThread]:
-    """One referee for the module."""
-    thread = ArenaThread(redis_url)
-    try:
-        yield thread
-    finally:
-        thread.close()
-
-
-@pytest.fixture()
-def env(arena: ArenaThread, redis_url: str) -> dict[str, str]:
-    """The environment a deployment gives the CLI (wide output so lines are not wrapped)."""
-    return {"REDIS_URL": redis_url, "PITCH_STORE_PREFIX": arena.prefix, "PITCH_ADMIN_TOKEN": "test-admin",
-            "PITCH_REFEREE": f"127.0.0.1:{arena.arena.server.port}", "COLUMNS": "200"}
 
 
 @pytest.fixture(scope="module")
