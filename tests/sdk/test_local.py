@@ -10,7 +10,7 @@ import pytest
 from pitch_sdk.bot import Bot
 from pitch_sdk.bots import HeuristicBot, RandomBot
 from pitch_sdk.local import BotError, play_game, play_match
-from pitch_sdk.rules import Action, HandResult, Observation, PlayCard, Ruleset, preset, replay
+from pitch_sdk.rules import PASS, Action, HandResult, Observation, PlayCard, Ruleset, preset, replay
 from pitch_sdk.rules.replay import GameLog
 from pitch_sdk.stats import wilson_interval
 
@@ -167,3 +167,18 @@ def test_heuristic_partners_beat_random_partners_clearly_over_2000_games():
     low, _ = side.interval
     assert side.label == "heuristic + heuristic" and side.games == 2000
     assert low > 0.6, f"win rate {side.win_rate:.3f}, 95% interval from {low:.3f}"
+
+
+class _Passer(Bot):
+    """Passes whenever it may, else plays the first legal action."""
+
+    def act(self, observation: Observation, legal_actions: Sequence[Action]) -> Action:
+        return PASS if PASS in legal_actions else legal_actions[0]
+
+
+def test_a_game_capped_before_any_scored_hand_ends_without_a_result() -> None:
+    """Auction pitch re-deals when everyone passes ("If no player bids, the deal is abandoned
+    and the same dealer deals again"); bots that always pass reach the hand cap with no hand
+    scored, and the local harness ends the game instead of failing on a missing last result."""
+    state = play_game(preset("auction", max_hands=3), [_Passer() for _ in range(4)], seed=1)
+    assert state.is_over and state.results == []

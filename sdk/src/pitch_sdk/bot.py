@@ -90,7 +90,8 @@ class Bot:
         """Called after every hand with its scoring, for bots that learn or keep notes."""
 
     def on_game_end(self, result: HandResult) -> None:
-        """Called once when the game ends, with the last hand's result (winner, scores)."""
+        """Called once when the game ends, with the last hand's result (winner, scores);
+        not called for a game that ended (at its hand cap) before any hand was scored."""
 
     def _missing(self, method: str) -> Action:
         raise NotImplementedError(

@@ -65,8 +65,9 @@ def play_game(ruleset: Ruleset, bots: Sequence[Bot], seed: int, dealer: int = 0,
             result = state.results[-1]
             for other_seat, other in enumerate(bots):
                 _call(other, other_seat, "on_hand_result", other.on_hand_result, result)
-    for seat, bot in enumerate(bots):
-        _call(bot, seat, "on_game_end", bot.on_game_end, state.results[-1])
+    if state.results:  # a game capped before any hand was scored (every deal passed out) has no last result
+        for seat, bot in enumerate(bots):
+            _call(bot, seat, "on_game_end", bot.on_game_end, state.results[-1])
     return state
 
 
