@@ -171,3 +171,17 @@ def test_input_errors_are_printed_verbatim_not_as_markup():
     result = runner.invoke(app, ["play", "random", "random", "random", "random", "-o", 'points=["x"]'])
     assert result.exit_code == 2
     assert "error: bad value 'x' for points: expected one of high, low" in result.output
+
+
+def test_check_fails_a_bot_that_answers_none(tmp_path: Path):
+    """`pitch-bot check` fails (exit 1) a bot whose every answer is ``None``: no action is not
+    a legal action (the check used ``None`` as its own "the bot raised" marker, and passed
+    such a bot with 0 of 640 bids answered)."""
+    source = tmp_path / "silent.py"
+    source.write_text("from pitch_sdk.bot import Bot\n"
+                      "class Silent(Bot):\n"
+                      "    def act(self, observation, legal_actions):\n"
+                      "        return None\n")
+    result = runner.invoke(app, ["check", f"{source}:Silent"])
+    assert result.exit_code == 1, result.output
+    assert "illegal action" in result.output and "returned None" in result.output

@@ -70,16 +70,21 @@ class ComplianceReport:
         self.examples.setdefault(key, text)
 
 
+#: What :func:`_timed_act` returns for a bot that raised (already reported).  Not ``None``:
+#: a bot that returns ``None`` gave no action, and must fail the check, not pass it.
+_RAISED = object()
+
+
 def _timed_act(bot: Bot, report: ComplianceReport, observation: Observation,
-               legal: Sequence[Action]) -> tuple[Action | None, float]:
+               legal: Sequence[Action]) -> tuple[object, float]:
     start = time.perf_counter()
     try:
-        action = bot.act(observation, legal)
+        action: object = bot.act(observation, legal)
     except Exception as exc:  # a bot's crash is exactly what we report
         where = traceback.extract_tb(exc.__traceback__)[-1]
         report.problem(f"{legal[0].kind}: raised {type(exc).__name__}",
                        f"{exc} ({where.filename}:{where.lineno})")
-        return None, (time.perf_counter() - start) * 1000
+        return _RAISED, (time.perf_counter() - start) * 1000
     return action, (time.perf_counter() - start) * 1000
 
 
@@ -104,12 +109,13 @@ def check_locally(bot_factory: Callable[[], Bot], games: int = 2, seed: int = 0,
                 entry.slowest_ms = max(entry.slowest_ms, elapsed)
                 if elapsed > budget_ms:
                     report.problem(f"{kind}: too slow", f"{elapsed:.0f} ms, over the {budget_ms:.0f} ms budget")
-                if action is not None and action not in legal:
+                answered = next((a for a in legal if a == action), None) if action is not _RAISED else None
+                if action is not _RAISED and answered is None:
                     report.problem(f"{kind}: illegal action", f"returned {action!r}; legal: "
                                    f"{', '.join(map(str, legal[:12]))}")
-                elif action is not None and elapsed <= budget_ms:
+                elif answered is not None and elapsed <= budget_ms:
                     entry.ok += 1
-                state.apply(action if action is not None and action in legal else legal[0])
+                state.apply(answered if answered is not None else legal[0])
             report.matches += 1
     return report
 
