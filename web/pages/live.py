@@ -70,7 +70,7 @@ def _watched(web: WebArena, match_id: str) -> Watched:
         raise not_found("match", match_id)
     result = json_format.ParseDict(stored, bot_pb2.MatchResult(), ignore_unknown_fields=True)
     bot_ids = [seat.bot_id for seat in result.seats]
-    names = web.store.bot_names(bot_ids)
+    names = web.names(bot_ids)
     return Watched(match_id, wire.ruleset_from_pb(result.ruleset), bot_ids, [names.get(b, b) for b in bot_ids],
                    None, result)
 

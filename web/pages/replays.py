@@ -70,7 +70,7 @@ def _record(request: Request, match_id: str) -> tuple[bot_pb2.MatchResult, dict[
     if stored is None:
         raise not_found("match", match_id)
     record = json_format.ParseDict(stored, bot_pb2.MatchResult(), ignore_unknown_fields=True)
-    return record, web.store.bot_names(s.bot_id for s in record.seats)
+    return record, web.names(s.bot_id for s in record.seats)
 
 
 def _game_number(text: str, games: int) -> int:

@@ -71,10 +71,10 @@ def tournament(request: Request) -> Response:
     if table is not None:
         results = [o["result"] for o in outcomes.values() if o["status"] == PLAYED]
         fitted = {row.bot_id: row for row in tournament_table(results, web.config.elo)}
-    names = web.store.bot_names(schedule.entrants)
-    return render(request, "tournament.html", schedule=schedule, progress=control.progress(web.tournaments,
-                  tournament_id), matches=matches, table=table, fitted=fitted, names=names,
-                  played=PLAYED, not_played=NOT_PLAYED)
+    return render(request, "tournament.html", schedule=schedule,
+                  progress=control.progress_of(schedule, outcomes, started, table is not None), matches=matches,
+                  table=table, fitted=fitted, names=web.names(schedule.entrants), played=PLAYED,
+                  not_played=NOT_PLAYED)
 
 
 async def progress_events(request: Request) -> Response:

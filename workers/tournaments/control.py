@@ -24,7 +24,7 @@ import logging
 import threading
 import time
 import uuid
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
@@ -154,12 +154,17 @@ def requeue_lost(app: Celery, tournaments: TournamentStore, *, confirm_after_s: 
 
 def progress(tournaments: TournamentStore, tournament_id: str) -> Progress:
     """A tournament's progress, readable at any time from Redis."""
-    schedule = tournaments.plan(tournament_id)
-    outcomes = tournaments.outcomes(tournament_id)
+    return progress_of(tournaments.plan(tournament_id), tournaments.outcomes(tournament_id),
+                       tournaments.started(tournament_id), tournaments.table(tournament_id) is not None)
+
+
+def progress_of(schedule: Schedule, outcomes: Mapping[int, dict[str, Any]], started: Mapping[int, float],
+                finished: bool) -> Progress:
+    """The progress of a tournament whose records a caller has already read."""
     played = sum(1 for o in outcomes.values() if o["status"] == PLAYED)
-    started = set(tournaments.started(tournament_id)) - set(outcomes)
-    return Progress(tournament_id, schedule.preset, len(schedule.matches), played, len(outcomes) - played,
-                    len(started), tournaments.table(tournament_id) is not None)
+    running = set(started) - set(outcomes)
+    return Progress(schedule.tournament_id, schedule.preset, len(schedule.matches), played, len(outcomes) - played,
+                    len(running), finished)
 
 
 @contextmanager
