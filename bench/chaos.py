@@ -343,9 +343,13 @@ class Chaos:
                 event.recovery_s = recorded - event.at
 
     def _resumed(self, match: str, moment: float) -> float | None:
-        """When match ``tournament:index`` got an outcome or was started again after ``moment``."""
+        """When match ``tournament:index`` got an outcome or was started again after ``moment``;
+        ``moment`` itself when it was recorded before (its lease had not been released yet at the
+        kill: nothing was left to recover, and waiting for a later event would wait for ever)."""
         tid, index = match.rsplit(":", 1)
         outcome = self.tournaments.outcome(tid, int(index))
+        if outcome and float(outcome["recorded"]) <= moment:
+            return moment
         started = self.tournaments.started(tid).get(int(index), 0.0)
         times = [t for t in (float(outcome["recorded"]) if outcome else None, started) if t is not None and t > moment]
         return min(times) if times else None
