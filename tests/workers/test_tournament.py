@@ -395,3 +395,28 @@ def test_every_connected_bot_means_all_but_the_arenas_house_bots(redis_url: str)
     finally:
         for key in store.client.scan_iter(f"{store.prefix}*"):
             store.client.delete(key)
+
+
+@pytest.mark.slow
+def test_the_same_seed_and_entrants_replay_the_same_games(arena: ArenaThread, rig: Rig, tmp_path: Path) -> None:
+    """Two tournaments of the same random bots with the same base seed play the same games,
+    decision for decision (the bots' own randomness was seeded from the match id, which
+    holds the tournament's random id: 0 of the matches were equal); another seed does not."""
+    bots = [arena.connect("random") for _ in range(3)]
+    short = {"max_hands": 6}  # random bots' games run long; the same cap for every tournament
+    schedules = [tournament.create(rig.tournaments, "cutthroat", bots, games=2, seed=seed, options=short)
+                 for seed in (7, 7, 8)]
+    for schedule in schedules:
+        tournament.launch(rig.app, rig.tournaments, schedule.tournament_id)
+    rig.workers.append(WorkerProcess(rig.config, "seeded", tmp_path))
+    wait_until(lambda: all(tournament.progress(rig.tournaments, s.tournament_id).finished for s in schedules), 90,
+               "the tournaments to finish")
+    store = rig.tournaments.store
+
+    def games(schedule: Schedule) -> list[list[dict[str, Any]]]:
+        return [[json.loads(raw) for raw in store.match_logs(m.match_id)] for m in schedule.matches]
+
+    first, again, other = (games(s) for s in schedules)
+    assert all(len(match) == 2 for match in first)
+    assert first == again
+    assert first != other

@@ -32,6 +32,7 @@ from workers.cli.demo import DEFAULT_LINEUP, lineup, run_demo
 from workers.cli.match import match as match_command
 from workers.cli.watch import follow
 from workers.config import WorkerConfig
+from workers.data_dir import data_dir
 from workers.processes.services import ServiceError
 from workers.ratings.leaderboard import Leaderboard, boards, tournament_table
 from workers.referee_client import RefereeClient
@@ -115,16 +116,19 @@ def worker(
 @app.command(context_settings=PASS_THROUGH)
 def beat(
     ctx: typer.Context,
-    schedule: Annotated[str, typer.Option(help="File where beat remembers when each entry last ran.")]
-    = "celerybeat-schedule",
+    schedule: Annotated[str | None, typer.Option(
+        help="File where beat remembers when each entry last ran [PITCH_DATA_DIR/celerybeat-schedule].")] = None,
     loglevel: Annotated[str, typer.Option(help="DEBUG, INFO, WARNING or ERROR.")] = "INFO",
 ) -> None:
     """Run Celery beat: automated round robins of the connected bots.
 
     One round robin per preset of PITCH_AUTO_PRESETS every PITCH_AUTO_INTERVAL_S seconds.
-    Run one beat per arena.  Arguments after -- go to `celery beat`."""
+    Run one beat per arena.  Its schedule file goes to the data directory (PITCH_DATA_DIR,
+    default ~/.local/share/pitch-arena), not the working directory.  Arguments after -- go
+    to `celery beat`."""
     from workers.celery import app as celery_app  # imported here: it reads the environment when imported
 
+    schedule = schedule or str(data_dir() / "celerybeat-schedule")
     if not celery_app.config.presets:
         Console(stderr=True).print("[yellow]PITCH_AUTO_PRESETS is empty: beat has nothing to schedule[/]")
     raise typer.Exit(celery_app.run(celery_app.app, ["beat", f"--schedule={schedule}", f"--loglevel={loglevel}",
