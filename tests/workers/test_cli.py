@@ -83,11 +83,11 @@ def test_unreachable_referee_and_bad_settings_are_one_line_errors(env: dict[str,
     assert code == 2 and "PITCH_MATCH_RETRIES='many'" in err
 
 
-def test_leaderboard_shows_live_elo_intervals_provisional_marks_and_bradley_terry(env: dict[str, str]) -> None:
-    """Rows show the live Elo with its 95% interval, a provisional mark only below the game
-    threshold, games, win rate, LOS over the next row, and the Bradley–Terry rating with
-    its interval, all as the leaderboard module computes them; an empty board says which
-    boards exist."""
+def test_leaderboard_ranks_by_bradley_terry_with_live_elo_beside_it(env: dict[str, str]) -> None:
+    """Rows are the Bradley–Terry table in its order (rank, rating, 95% interval, LOS over the
+    next row) with each bot's live Elo beside it (a provisional mark only below the game
+    threshold), games and win rate, all as the leaderboard module computes them; an empty
+    board says which boards exist."""
     store = Store.from_url(env["REDIS_URL"], env["PITCH_STORE_PREFIX"])
     strong, weak, rookie = (store.register_bot(f"{who}-{uuid.uuid4().hex[:6]}")[0] for who in
                             ("strong", "weak", "rookie"))
@@ -100,19 +100,47 @@ def test_leaderboard_shows_live_elo_intervals_provisional_marks_and_bradley_terr
     code, out, _ = invoke(env, "leaderboard", board)
     assert code == 0, out
     live = {row.bot_id: row for row in Leaderboard(store, board).top(10)}
-    fitted = {row.bot_id: row for row in Leaderboard(store, board).fitted()}
-    assert [r.bot_id for r in live.values()] == [strong.bot_id, rookie.bot_id, weak.bot_id]
-    for bot in (strong, weak, rookie):
-        row, bt, line = live[bot.bot_id], fitted[bot.bot_id], line_of(out, bot.name)
-        assert row.lower is not None and row.upper is not None and bt.lower is not None and bt.upper is not None
-        mark = "?" if bot is rookie else " "
-        assert f" {row.rating:.0f}{mark} " in line and f" {row.lower:.0f}–{row.upper:.0f} " in line
-        assert f" {row.games} " in line and f" {100 * row.win_rate:.0f}% " in line
-        assert f" {bt.rating:.0f} " in line and f" {bt.lower:.0f}–{bt.upper:.0f}" in line
-    assert f" {100 * live[strong.bot_id].los_next:.0f}% " in line_of(out, strong.name)  # type: ignore[operator]
-    assert line_of(out, weak.name).split()[6] == "—", "the last row has no next bot"
+    fitted = Leaderboard(store, board).fitted()
+    assert [row.bot_id for row in fitted] == [strong.bot_id, rookie.bot_id, weak.bot_id]
+    names = {strong.bot_id: strong.name, weak.bot_id: weak.name, rookie.bot_id: rookie.name}
+    lines = [line_of(out, names[row.bot_id]) for row in fitted]
+    assert [out.splitlines().index(line) for line in lines] == sorted(out.splitlines().index(line) for line in lines)
+    for bt, line in zip(fitted, lines, strict=True):
+        row = live[bt.bot_id]
+        assert bt.lower is not None and bt.upper is not None
+        mark = "?" if bt.bot_id == rookie.bot_id else " "
+        assert line.split()[0] == str(bt.rank)
+        assert f" {bt.rating:.0f} " in line and f" {bt.lower:.0f}–{bt.upper:.0f} " in line
+        assert f" {row.rating:.0f}{mark} " in line
+        assert f" {bt.games} " in line and f" {100 * bt.win_rate:.0f}% " in line
+    assert f" {100 * fitted[0].los_next:.0f}% " in lines[0]  # type: ignore[operator]
+    assert lines[2].split()[4] == "—", "the last row has no next bot"
     code, _, err = invoke(env, "leaderboard", "nobody-plays-this")
     assert code == 1 and board in err
+
+
+def test_leaderboard_order_does_not_depend_on_the_order_matches_finished(env: dict[str, str]) -> None:
+    """The same matches rated in two orders give two live Elo orders (the live rating
+    favours recent wins: first finished before, second after) but one leaderboard: the
+    headline rank is the Bradley–Terry one (before, the live Elo ranked the rows)."""
+    store = Store.from_url(env["REDIS_URL"], env["PITCH_STORE_PREFIX"])
+    early, late = (store.register_bot(f"{who}-{uuid.uuid4().hex[:6]}")[0] for who in ("early", "late"))
+    outputs, live_orders = [], []
+    for order in ("early wins first", "late wins first"):
+        board = f"order{uuid.uuid4().hex[:6]}"
+        results = [duel(f"{board}-{i}", early.bot_id, late.bot_id, outcome, preset=board)
+                   for i, outcome in enumerate("wwwwwwlllll")]  # 6 to 5 in early's favour
+        if order == "late wins first":
+            results.reverse()
+        for result in results:
+            store.record_match(result.match_id, result_to_dict(result), [])
+            record_match(store, result)
+        live_orders.append([row.bot_id for row in Leaderboard(store, board).top(2)])
+        code, out, _ = invoke(env, "leaderboard", board)
+        assert code == 0, out
+        outputs.append([line_of(out, name).split()[:2] for name in (early.name, late.name)])
+    assert live_orders[0] != live_orders[1], "the live Elo depends on the order"
+    assert outputs[0] == outputs[1] == [["1", early.name], ["2", late.name]]
 
 
 def test_match_log_replays_a_recorded_match_hand_by_hand(arena: ArenaThread, env: dict[str, str]) -> None:

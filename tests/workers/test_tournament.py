@@ -56,8 +56,9 @@ def wipe_broker(tournaments: TournamentStore, config: WorkerConfig) -> None:
 # --------------------------------------------------------------------------- without workers
 def test_table_credits_parties_draws_forfeits_and_not_played() -> None:
     """The table credits each bot once per party (a bot partnering itself counts once),
-    counts draws as half, charges a forfeiting party the games it did not play, and lists
-    matches not played; totals add up."""
+    counts draws as half, charges a forfeiting party the games it did not play and credits
+    them to the other party as wins by forfeit (they were not credited at all: a bot whose
+    opponents crashed every match showed 0 wins), and lists matches not played; totals add up."""
     schedule = round_robin("t", "abc", "partnership", games=2, teams=[("a", "a"), ("b", "c")])
     game = {"has_winner": True, "winner": 0}
     outcomes = {
@@ -67,7 +68,8 @@ def test_table_credits_parties_draws_forfeits_and_not_played() -> None:
     rows = {row["bot_id"]: row for row in compute_table(schedule, outcomes)}
     assert (rows["a"]["games"], rows["a"]["wins"], rows["a"]["draws"], rows["a"]["losses"]) == (4, 1, 1, 2)
     assert rows["a"]["forfeits"] == 1 and rows["a"]["score"] == 0.375
-    assert (rows["b"]["games"], rows["b"]["wins"], rows["b"]["draws"], rows["b"]["losses"]) == (3, 1, 1, 1)
+    assert (rows["b"]["games"], rows["b"]["wins"], rows["b"]["draws"], rows["b"]["losses"]) == (4, 2, 1, 1)
+    assert rows["b"]["forfeit_wins"] == 1 and rows["a"]["forfeit_wins"] == 0 and rows["b"]["forfeits"] == 0
     assert [row["bot_id"] for row in compute_table(schedule, outcomes)] == ["b", "c", "a"]
     assert all(row["not_played"] == 1 for row in compute_table(schedule, {0: {"status": NOT_PLAYED}}))
 

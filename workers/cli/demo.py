@@ -120,7 +120,7 @@ def run_demo(console: Console, preset: str, games: int, seed: int, entrants: Seq
         console.print(f"  web      {url}/  (live progress: {url}/tournaments/{schedule.tournament_id})")
         done = follow(console, tournaments, schedule.tournament_id, check=arena.check)
         board = Leaderboard(store, preset, config.elo)
-        console.print(leaderboard_table(preset, board.top(len(names)), board.fitted(), names))
+        console.print(leaderboard_table(preset, *board.standings(len(names)), names))
         if done.not_played:
             console.print(f"[yellow]{done.not_played} match(es) could not be played[/]")
         console.print(f"{done.played} matches played in {time.monotonic() - began:.1f}s")

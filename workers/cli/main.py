@@ -273,8 +273,9 @@ def leaderboard(
 ) -> None:
     """Show a preset's leaderboard.
 
-    Live Elo with 95% intervals, provisional marks, games, win rates, likelihood of
-    superiority over the next bot, and the order-independent Bradley–Terry rating."""
+    Ranked by the order-independent Bradley–Terry rating (the same whatever order the
+    matches finished in) with its 95% interval and likelihood of superiority over the next
+    bot; beside it the live Elo (provisional marks), games and win rates."""
     config = _config()
     store = _store(config)
     with _reaching(config):
@@ -282,11 +283,11 @@ def leaderboard(
             board = Leaderboard(store, preset, config.elo)
         except ValueError as exc:
             _fail(str(exc))
-        live = board.top(top)
-        if not live:
+        fitted, live = board.standings(top)
+        if not fitted:
             others = ", ".join(boards(store)) or "none yet"
             _fail(f"no rated matches for {preset} (leaderboards: {others})", 1)
-        _console().print(views.leaderboard_table(preset, live, board.fitted(), _names(store)))
+        _console().print(views.leaderboard_table(preset, fitted, live, _names(store)))
 
 
 @app.command("match-log")

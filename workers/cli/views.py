@@ -26,6 +26,8 @@ from referee.match import result_from_dict
 from workers.ratings.model import RatingRow
 
 PROVISIONAL = "?"
+#: Longest bot name a table shows (an ellipsis marks a cut): with it every table fits 80 columns.
+NAME_CHARS = 20
 
 
 def _interval(row: RatingRow | None) -> str:
@@ -59,49 +61,51 @@ def bots_table(bots: Sequence[arena_pb2.BotInfo]) -> Table:
     return table
 
 
-def leaderboard_table(board: str, live: Sequence[RatingRow], fitted: Sequence[RatingRow],
+def leaderboard_table(board: str, fitted: Sequence[RatingRow], live: Mapping[str, RatingRow],
                       names: Mapping[str, str]) -> Table:
-    """One preset's leaderboard: live Elo with its 95% interval, provisional mark, games,
-    win rate and likelihood of superiority over the next row; beside it the
-    order-independent Bradley–Terry rating of the same matches with its interval."""
-    by_bot = {row.bot_id: row for row in fitted}
+    """One preset's leaderboard, ranked by the order-independent Bradley–Terry rating (the
+    same whatever order the matches finished in) with its 95% interval and likelihood of
+    superiority over the next row; beside it the live Elo (updated match by match, so it
+    depends on that order) with its provisional mark, games and win rate."""
     table = Table(title=f"{board} leaderboard", box=box.SIMPLE_HEAD,
-                  caption=f"Elo: live rating, updated match by match; {PROVISIONAL} provisional (few games).  "
-                          "LOS: likelihood of being stronger than the next bot.  "
-                          "BT: Bradley–Terry fit of all the board's matches, the same whatever order they "
-                          "finished in.  Intervals: 95%.")
-    for column, justify in (("#", "right"), ("bot", "left"), ("Elo", "right"), ("95%", "center"),
-                            ("games", "right"), ("win %", "right"), ("LOS", "right"), ("BT", "right"),
-                            ("BT 95%", "center")):
-        table.add_column(column, justify=justify)  # type: ignore[arg-type]
-    for row in live:
-        bt = by_bot.get(row.bot_id)
-        table.add_row(str(row.rank), names.get(row.bot_id, row.bot_id),
-                      f"{row.rating:.0f}{PROVISIONAL if row.provisional else ' '}", _interval(row), str(row.games),
-                      _percent(row.win_rate if row.games else None), _percent(row.los_next),
-                      "—" if bt is None else f"{bt.rating:.0f}", _interval(bt))
+                  caption="Ranked by BT: Bradley–Terry fit of all the board's matches, the same whatever order "
+                          "they finished in; 95% interval; LOS: likelihood of being stronger than the next bot.  "
+                          f"Elo: live rating, updated match by match; {PROVISIONAL} provisional (few games).")
+    for column, justify in (("#", "right"), ("bot", "left"), ("BT", "right"), ("95%", "center"), ("LOS", "right"),
+                            ("Elo", "right"), ("games", "right"), ("win %", "right")):
+        table.add_column(column, justify=justify, no_wrap=column != "bot")  # type: ignore[arg-type]
+    for row in fitted:
+        elo = live.get(row.bot_id)
+        table.add_row(str(row.rank), shown(names.get(row.bot_id, row.bot_id), NAME_CHARS), f"{row.rating:.0f}",
+                      _interval(row), _percent(row.los_next),
+                      "—" if elo is None else f"{elo.rating:.0f}{PROVISIONAL if elo.provisional else ' '}",
+                      str(row.games), _percent(row.win_rate if row.games else None))
     return table
 
 
 def results_table(table: Mapping[str, Any], fitted: Sequence[RatingRow], names: Mapping[str, str]) -> Table:
-    """A finished tournament's table (games won, drawn, lost per bot) with the
-    tournament's own Bradley–Terry rating and interval."""
+    """A finished tournament's table (games won, with those won by an opponent's forfeit,
+    drawn, lost: together the bot's games; forfeits and matches not played per bot) with the tournament's own
+    Bradley–Terry rating and interval.  Narrow headers and collapsed padding: it fits 80
+    columns with names of up to :data:`NAME_CHARS` characters."""
     by_bot = {row.bot_id: row for row in fitted}
     played = f"{table['played']} of {table['matches']} matches played"
     if table["not_played"]:
         played += f", {table['not_played']} not played"
     view = Table(title=f"tournament {table['tournament_id']}: {table['preset']}, {played}", box=box.SIMPLE_HEAD,
-                 caption="score: wins plus half the draws, per game.  BT: this tournament's Bradley–Terry "
-                         "rating, 95% interval.")
-    for column in ("bot", "matches", "games", "won", "drawn", "lost", "score", "forfeits", "not played", "BT",
-                   "BT 95%"):
-        view.add_column(column, justify="left" if column == "bot" else "right")
+                 collapse_padding=True, show_edge=False,
+                 caption="won, drawn, lost: games (in brackets: won because an opponent forfeited); score: "
+                         "wins plus half the draws, per game; forfeits: matches the bot's side forfeited.  BT: this "
+                         "tournament's Bradley–Terry rating, 95% interval.")
+    for column in ("bot", "won", "drawn", "lost", "score", "for-\nfeits", "not\nplayed", "BT", "BT 95%"):
+        view.add_column(column, justify="left" if column == "bot" else "right", no_wrap=column != "bot")
     for row in table["rows"]:
         bt = by_bot.get(row["bot_id"])
-        view.add_row(names.get(row["bot_id"], row["bot_id"]), str(row["matches"]), str(row["games"]),
-                     str(row["wins"]), str(row["draws"]), str(row["losses"]), f"{100 * row['score']:.1f}%",
-                     str(row["forfeits"]), str(row["not_played"]), "—" if bt is None else f"{bt.rating:.0f}",
-                     _interval(bt))
+        by_forfeit = row.get("forfeit_wins", 0)  # tables written before it was counted lack it
+        view.add_row(shown(names.get(row["bot_id"], row["bot_id"]), NAME_CHARS),
+                     f"{row['wins']} ({by_forfeit})" if by_forfeit else str(row["wins"]), str(row["draws"]),
+                     str(row["losses"]), f"{100 * row['score']:.1f}%", str(row["forfeits"]), str(row["not_played"]),
+                     "—" if bt is None else f"{bt.rating:.0f}", _interval(bt))
     return view
 
 
