@@ -316,3 +316,39 @@ def test_bots_table_shows_bot_supplied_strings_inert() -> None:
     text = out.getvalue()
     assert "\x1b[2J" not in text and "\x1b[31mPWNED" not in text and "\x00" not in text
     assert "\\x1b[2J\\x1b[31mPWNED" in text and "[red]x[/red]" in text and "o\\x00wner" in text
+
+
+@pytest.mark.slow
+def test_an_offline_entrant_is_refused_up_front_and_each_not_played_match_says_why(
+        arena: ArenaThread, env: dict[str, str], tmp_path: Path) -> None:
+    """A tournament entering a bot that is not connected is refused before anything is
+    created (it used to run, wait through the retries and end '3 not played' with the reason
+    only in the worker's log), naming the bot and --allow-offline; with --allow-offline it
+    runs, and the CLI lists each match not played with the referee's reason, as does
+    `match-log` of such a match (it answered 'no recorded match')."""
+    store = Store.from_url(env["REDIS_URL"], env["PITCH_STORE_PREFIX"])
+    tournaments = TournamentStore(store)
+    online = [store.bot(arena.connect("heuristic")).name for _ in range(2)]  # type: ignore[union-attr]
+    offline = store.bot(arena.register()[0]).name  # type: ignore[union-attr]
+    fast = {**env, "PITCH_MATCH_RETRIES": "0"}  # no retries: an offline bot's match is not played at once
+    entrants = ",".join([*online, offline])
+    before = set(tournaments.tournament_ids())
+    code, _, err = invoke(fast, "tournament", "cutthroat", "--bots", entrants)
+    assert code == 2 and offline in err and "--allow-offline" in err
+    assert set(tournaments.tournament_ids()) == before, "nothing was created"
+    worker = WorkerProcess(WorkerConfig.from_env(fast), "offline", tmp_path)
+    try:
+        code, out, err = invoke(fast, "tournament", "cutthroat", "--bots", entrants, "--allow-offline")
+    finally:
+        worker.stop()
+    assert code == 0, (out, err, worker.log()[-3000:])
+    assert offline in err, "the warning names the bot"
+    tournament_id = out.split("tournament ", 1)[1].split(":", 1)[0]
+    outcomes = tournaments.outcomes(tournament_id)
+    assert len(outcomes) == 3 and all(o["status"] == "not_played" for o in outcomes.values())
+    assert "3 not played" in out
+    for index, outcome in outcomes.items():
+        assert outcome["reason"].split(":")[0] in line_of(out, f"{tournament_id}.{index}")
+    code, _, err = invoke(env, "match-log", f"{tournament_id}.0")
+    assert code == 1 and "was not played" in err and outcomes[0]["reason"].split(":")[0] in err
+    assert "--retry-not-played" in err

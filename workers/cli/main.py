@@ -40,7 +40,7 @@ from workers.storage.store import Store
 from workers.tournaments import control as tournaments_api
 from workers.tournaments.schedule import ScheduleError
 from workers.tournaments.store import TournamentError, TournamentStore
-from workers.tournaments.table import PLAYED
+from workers.tournaments.table import NOT_PLAYED, PLAYED
 
 app = typer.Typer(
     help="Pitch Arena: run the referee, workers and beat; register bots; run tournaments; show leaderboards and "
@@ -180,9 +180,13 @@ def bots() -> None:
         _console().print(views.bots_table(_referee(config).bots()))
 
 
-def _entrants(referee: RefereeClient, wanted: list[str] | None,
-              teams: list[str] | None) -> tuple[list[str], list[list[str]] | None]:
-    """Bot ids of the entrants (and teams) from names or ids; default: every connected bot."""
+def _entrants(referee: RefereeClient, wanted: list[str] | None, teams: list[str] | None,
+              config: WorkerConfig, allow_offline: bool) -> tuple[list[str], list[list[str]] | None]:
+    """Bot ids of the entrants (and teams) from names or ids; default: every connected bot.
+
+    An entrant that is not connected now is refused before anything is created, unless
+    ``allow_offline``: its every match would wait through the workers' retries and then
+    count as not played."""
     known = referee.bots()
     by_key = {key: bot for bot in known for key in (bot.bot_id, bot.name)}
 
@@ -193,8 +197,14 @@ def _entrants(referee: RefereeClient, wanted: list[str] | None,
             _fail(f"no registered bot named {', '.join(unknown)} (see `pitch-arena bots`)")
         offline = sorted({by_key[key].name for key in keys if not by_key[key].connected})
         if offline:
-            Console(stderr=True).print(f"[yellow]not connected now: {', '.join(offline)} (their matches wait, "
-                                       "then count as not played)[/]")
+            waits = sum(config.retry_delay(retry) for retry in range(config.match_retries))
+            consequence = (f"each of their matches is retried for about {waits:.0f}s (PITCH_MATCH_RETRIES, "
+                           "PITCH_RETRY_BACKOFF_S) and then counts as not played")
+            if not allow_offline:
+                _fail(f"not connected now: {', '.join(offline)}: {consequence}.  Start them (pitch-bot run BOT "
+                      f"--referee {config.referee} --token TOKEN), or pass --allow-offline to run anyway")
+            Console(stderr=True, highlight=False).print(
+                Text(f"not connected now: {', '.join(offline)} ({consequence})", style="yellow"))
         return [by_key[key].bot_id for key in keys]
 
     fixed = [resolve([team]) for team in teams] if teams else None
@@ -221,6 +231,9 @@ def tournament(
     = None,
     retry_not_played: Annotated[bool, typer.Option(help="With --resume: play the matches recorded as not "
                                                         "played again.")] = False,
+    allow_offline: Annotated[bool, typer.Option(
+        help="Enter bots that are not connected now (refused without it: their matches wait through the "
+             "retries, then count as not played).")] = False,
 ) -> None:
     """Run a round robin through the Celery workers, then print its table.
 
@@ -236,7 +249,7 @@ def tournament(
     with _reaching(config):
         if resume is None:
             assert preset is not None
-            entrants, teams = _entrants(_referee(config), bots, team)
+            entrants, teams = _entrants(_referee(config), bots, team, config, allow_offline)
             if not bots and not team:  # every connected bot: not the arena's own house bots
                 entrants = tournaments_api.default_entrants(store, entrants)
             try:
@@ -262,7 +275,11 @@ def tournament(
         assert table is not None
         fitted = tournament_table((o["result"] for o in tournaments.outcomes(tournament_id).values()
                                    if o["status"] == PLAYED), config.elo)
-        console.print(views.results_table(table, fitted, _names(store)))
+        names = _names(store)
+        console.print(views.results_table(table, fitted, names))
+        if table["not_played"]:
+            console.print(views.not_played_table(tournaments.plan(tournament_id),
+                                                 tournaments.outcomes(tournament_id), names))
         console.print(f"match logs: pitch-arena match-log {tournament_id}.0 … {tournament_id}.{table['matches'] - 1}")
 
 
@@ -304,13 +321,29 @@ def match_log(
     with _reaching(config):
         result = store.match_result(match_id)
         if result is None:
-            _fail(f"no recorded match {match_id!r}", 1)
+            _fail(_why_no_record(TournamentStore(store), match_id), 1)
         logs = store.match_logs(match_id)
         if game is not None and game > len(logs):
             _fail(f"match {match_id} has {len(logs)} game log(s)")
         console = _console()
         for part in views.match_log(result, logs, _names(store), game):
             console.print(part)
+
+
+def _why_no_record(tournaments: TournamentStore, match_id: str) -> str:
+    """What to say of a match id without a recorded result: a tournament's match recorded
+    as not played says why, one not played yet says so, anything else is unknown."""
+    tournament_id, _, index = match_id.rpartition(".")
+    outcome = None
+    if index.isdigit() and tournament_id in tournaments.tournament_ids():
+        outcome = tournaments.outcome(tournament_id, int(index))
+        if outcome is None:
+            return f"match {match_id} has not been played yet (pitch-arena tournament --resume {tournament_id})"
+    if outcome is None or outcome["status"] != NOT_PLAYED:
+        return f"no recorded match {views.shown(match_id)}"
+    return (f"match {match_id} was not played after {outcome.get('attempts', 1)} attempt(s): "
+            f"{views.shown(str(outcome.get('reason', 'no reason recorded')), views.REASON_CHARS)}.  To play it: "
+            f"pitch-arena tournament --resume {tournament_id} --retry-not-played")
 
 
 @app.command()

@@ -24,10 +24,14 @@ from pitch_sdk.rules import GameLog, replay
 from pitch_sdk.story import game_story
 from referee.match import result_from_dict
 from workers.ratings.model import RatingRow
+from workers.tournaments.schedule import Schedule
+from workers.tournaments.table import NOT_PLAYED
 
 PROVISIONAL = "?"
 #: Longest bot name a table shows (an ellipsis marks a cut): with it every table fits 80 columns.
 NAME_CHARS = 20
+#: Longest reason for a match not played that is shown (it comes from the referee's error).
+REASON_CHARS = 300
 
 
 def _interval(row: RatingRow | None) -> str:
@@ -106,6 +110,22 @@ def results_table(table: Mapping[str, Any], fitted: Sequence[RatingRow], names: 
                      f"{row['wins']} ({by_forfeit})" if by_forfeit else str(row["wins"]), str(row["draws"]),
                      str(row["losses"]), f"{100 * row['score']:.1f}%", str(row["forfeits"]), str(row["not_played"]),
                      "—" if bt is None else f"{bt.rating:.0f}", _interval(bt))
+    return view
+
+
+def not_played_table(schedule: Schedule, outcomes: Mapping[int, Mapping[str, Any]],
+                     names: Mapping[str, str]) -> Table:
+    """Each match recorded as not played: its seats and why (the referee's refusal after
+    the last retry, e.g. a bot not connected)."""
+    view = Table(title="not played", box=box.SIMPLE_HEAD, show_edge=False, collapse_padding=True)
+    for column in ("match", "seats", "why"):
+        view.add_column(column)
+    for match in schedule.matches:
+        outcome = outcomes.get(match.index)
+        if outcome is None or outcome["status"] != NOT_PLAYED:
+            continue
+        seats = ", ".join(str(shown(names.get(bot, bot), NAME_CHARS)) for bot in match.seats)
+        view.add_row(match.match_id, seats, shown(str(outcome.get("reason", "no reason recorded")), REASON_CHARS))
     return view
 
 
