@@ -6,6 +6,7 @@ as a deployment configures it."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import signal
@@ -72,6 +73,12 @@ def test_register_prints_the_token_once_and_bots_shows_who_is_connected(arena: A
     assert code == 0
     assert " no " in line_of(out, name) and record.bot_id in line_of(out, name)
     assert " yes " in line_of(out, connected_name) and "0/4" in line_of(out, connected_name)
+    code, out, _ = invoke(env, "bots", "--json")
+    assert code == 0
+    listed = {bot["name"]: bot for bot in json.loads(out)}
+    assert listed[name]["bot_id"] == record.bot_id and listed[name]["connected"] is False
+    assert listed[name]["owner"] == "tests"
+    assert listed[connected_name]["connected"] is True and listed[connected_name]["capacity"] == 4
 
 
 def test_unreachable_referee_and_bad_settings_are_one_line_errors(env: dict[str, str]) -> None:
@@ -115,6 +122,17 @@ def test_leaderboard_ranks_by_bradley_terry_with_live_elo_beside_it(env: dict[st
         assert f" {bt.games} " in line and f" {100 * bt.win_rate:.0f}% " in line
     assert f" {100 * fitted[0].los_next:.0f}% " in lines[0]  # type: ignore[operator]
     assert lines[2].split()[4] == "—", "the last row has no next bot"
+    code, out, _ = invoke({**env, "COLUMNS": "80"}, "leaderboard", board)
+    assert code == 0 and max(len(line) for line in out.splitlines()) <= 80
+    assert all(names[row.bot_id] in out for row in fitted), "whole names at 80 columns"
+    code, out, _ = invoke(env, "leaderboard", board, "--json")
+    assert code == 0
+    data = json.loads(out)
+    assert [(r["rank"], r["bot_id"], r["name"]) for r in data["rows"]] == [
+        (row.rank, row.bot_id, names[row.bot_id]) for row in fitted]
+    assert [r["bt"]["rating"] for r in data["rows"]] == [row.rating for row in fitted]
+    assert [r["elo"]["rating"] for r in data["rows"]] == [live[row.bot_id].rating for row in fitted]
+    assert [r["elo"]["provisional"] for r in data["rows"]] == [False, True, False]
     code, _, err = invoke(env, "leaderboard", "nobody-plays-this")
     assert code == 1 and board in err
 
@@ -144,22 +162,39 @@ def test_leaderboard_order_does_not_depend_on_the_order_matches_finished(env: di
 
 
 def test_match_log_replays_a_recorded_match_hand_by_hand(arena: ArenaThread, env: dict[str, str]) -> None:
-    """A match the referee ran and recorded is shown with its seats and outcome, then each
-    game hand by hand from its log; --game picks one; an unknown match is an error."""
+    """A match the referee ran and recorded is shown with its seats and outcome, then a line
+    per hand of each game (it printed every deal and trick: thousands of lines a match);
+    --full tells every deal and trick; --game picks one; --json gives the hands as data
+    (the same scores as the referee's result); an unknown match is an error."""
     store = Store.from_url(env["REDIS_URL"], env["PITCH_STORE_PREFIX"])
     seats = [arena.connect("heuristic") for _ in range(4)]
     names = [store.bot(bot).name for bot in seats]  # type: ignore[union-attr]
     result = arena.call(arena.arena.run_match("partnership", seats, seed=5, games=2)).result
-    code, out, _ = invoke(env, "match-log", result.match_id)
+    code, out, _ = invoke({**env, "COLUMNS": "80"}, "match-log", result.match_id)
     assert code == 0
     assert f"match {result.match_id}" in out and all(f"seat {s}: {n} (ok" in out for s, n in enumerate(names))
     for number, game in enumerate(result.games, 1):
         team = "AB"[game.winner]
         assert f"game {number}: team {team} wins" in out and f"after {game.hands} hands" in out
-    assert out.count("Hand 1 ·") == 2 and f"Hand {result.games[0].hands} ·" in out
+    hand_lines = [line for line in out.splitlines() if re.match(r"\s+\d+\s+s\d \d", line)]
+    assert len(hand_lines) == sum(game.hands for game in result.games), "a line per hand"
+    assert "Hand 1 ·" not in out and max(len(line) for line in out.splitlines()) <= 80
+    last = [line for line in hand_lines if line.split()[0] == str(result.games[-1].hands)][-1]
+    assert " / ".join(str(s) for s in result.games[-1].scores) in last, "the last hand ends on the final scores"
+    code, out, _ = invoke(env, "match-log", result.match_id, "--full")
+    assert code == 0 and out.count("Hand 1 ·") == 2 and f"Hand {result.games[0].hands} ·" in out
     assert f"seat 0 ({names[0]})" in out, "hands name the bot in each seat"
-    code, out, _ = invoke(env, "match-log", result.match_id, "--game", "2")
+    code, out, _ = invoke(env, "match-log", result.match_id, "--game", "2", "--full")
     assert code == 0 and "Game 2" in out and "Game 1" not in out and out.count("Hand 1 ·") == 1
+    code, out, _ = invoke(env, "match-log", result.match_id, "--json")
+    assert code == 0
+    data = json.loads(out)
+    assert data["match_id"] == result.match_id and [s["name"] for s in data["seats"]] == names
+    assert [len(g["hands"]) for g in data["games"]] == [g.hands for g in result.games]
+    assert [g["hands"][-1]["scores"] for g in data["games"]] == [list(g.scores) for g in result.games]
+    assert "log" not in data["games"][0]
+    code, out, _ = invoke(env, "match-log", result.match_id, "--json", "--full", "--game", "1")
+    assert code == 0 and [g["game"] for g in json.loads(out)["games"]] == [1] and json.loads(out)["games"][0]["log"]
     code, _, err = invoke(env, "match-log", "no-such-match")
     assert code == 1 and "no recorded match" in err
 
@@ -179,12 +214,20 @@ def test_tournament_resume_shows_the_table_and_refuses_unknown_input(env: dict[s
         result = result_to_dict(match_result(match.match_id, match.seats, [(winner, scores)]))
         tournaments.record_outcome(schedule.tournament_id, match.index, {"status": PLAYED, "result": result})
     assert tournament.finish(tournaments, schedule.tournament_id)
-    code, out, _ = invoke(env, "tournament", "--resume", schedule.tournament_id)
+    code, out, _ = invoke({**env, "COLUMNS": "80"}, "tournament", "--resume", schedule.tournament_id)
     assert code == 0, out
     assert "0 match(es) sent" in out and "2 of 2 matches played" in out
-    assert all(" 100.0% " in line_of(out, bot.name) for bot in bots[:2])
+    assert all(" 100.0% " in line_of(out, bot.name) for bot in bots[:2]), "whole names at 80 columns"
     assert all(" 0.0% " in line_of(out, bot.name) for bot in bots[2:])
+    assert max(len(line) for line in out.splitlines()) <= 80 and "…" not in out.split("match logs:")[0]
     assert f"pitch-arena match-log {schedule.tournament_id}.0 … {schedule.tournament_id}.1" in out
+    code, out, err = invoke(env, "tournament", "--resume", schedule.tournament_id, "--json")
+    assert code == 0 and "0 match(es) sent" in err, "progress goes to standard error"
+    data = json.loads(out)
+    assert data["tournament_id"] == schedule.tournament_id and data["played"] == 2 and data["not_played_matches"] == []
+    by_name = {row["name"]: row for row in data["rows"]}
+    assert [by_name[bot.name]["score"] for bot in bots] == [1.0, 1.0, 0.0, 0.0]
+    assert all(by_name[bot.name]["bt"]["rating"] > by_name[bots[3].name]["bt"]["rating"] for bot in bots[:2])
     assert invoke(env, "tournament", "--resume", "nope")[0] == 2
     code, _, err = invoke(env, "tournament", "partnership", "--bots", f"{bots[0].name},nobody")
     assert code == 2 and "no registered bot named nobody" in err

@@ -27,7 +27,7 @@ from rich.text import Text
 from pitch_sdk.bots import BotLoadError, load_bot
 from referee.__main__ import main as referee_main
 from workers.celery.app import make_app
-from workers.cli import views
+from workers.cli import as_json, views
 from workers.cli.demo import DEFAULT_LINEUP, lineup, run_demo
 from workers.cli.match import match as match_command
 from workers.cli.watch import follow
@@ -53,6 +53,8 @@ app.command("match")(match_command)
 PASS_THROUGH = {"allow_extra_args": True}
 SeedOption = Annotated[int, typer.Option(min=0, help="Base seed: the same seed deals the same cards.")]
 GamesOption = Annotated[int, typer.Option(min=1, help="Games per match.")]
+JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON on standard output (keys in the README) "
+                                                         "instead of a table.")]
 
 
 def _console() -> Console:
@@ -173,11 +175,15 @@ def register(
 
 
 @app.command()
-def bots() -> None:
+def bots(as_json_output: JsonOption = False) -> None:
     """List the registered bots and whether each is connected now."""
     config = _config()
     with _reaching(config):
-        _console().print(views.bots_table(_referee(config).bots()))
+        known = _referee(config).bots()
+    if as_json_output:
+        typer.echo(as_json.dumps(as_json.bots(known)))
+    else:
+        _console().print(views.bots_table(known))
 
 
 def _entrants(referee: RefereeClient, wanted: list[str] | None, teams: list[str] | None,
@@ -234,6 +240,7 @@ def tournament(
     allow_offline: Annotated[bool, typer.Option(
         help="Enter bots that are not connected now (refused without it: their matches wait through the "
              "retries, then count as not played).")] = False,
+    as_json_output: JsonOption = False,
 ) -> None:
     """Run a round robin through the Celery workers, then print its table.
 
@@ -242,7 +249,7 @@ def tournament(
     if (preset is None) == (resume is None):
         _fail("give a PRESET for a new tournament, or --resume ID")
     config = _config()
-    console = _console()
+    console = Console(stderr=True, highlight=False) if as_json_output else _console()  # stdout: the JSON only
     store = _store(config)
     tournaments = TournamentStore(store)
     celery = make_app(config)
@@ -273,13 +280,14 @@ def tournament(
             _fail(f"stopped following; the workers go on: pitch-arena tournament --resume {tournament_id}", 130)
         table = tournaments.table(tournament_id)
         assert table is not None
-        fitted = tournament_table((o["result"] for o in tournaments.outcomes(tournament_id).values()
-                                   if o["status"] == PLAYED), config.elo)
-        names = _names(store)
+        names, schedule, outcomes = _names(store), tournaments.plan(tournament_id), tournaments.outcomes(tournament_id)
+        fitted = tournament_table((o["result"] for o in outcomes.values() if o["status"] == PLAYED), config.elo)
+        if as_json_output:
+            typer.echo(as_json.dumps(as_json.tournament(table, fitted, schedule, outcomes, names)))
+            return
         console.print(views.results_table(table, fitted, names))
         if table["not_played"]:
-            console.print(views.not_played_table(tournaments.plan(tournament_id),
-                                                 tournaments.outcomes(tournament_id), names))
+            console.print(views.not_played_table(schedule, outcomes, names))
         console.print(f"match logs: pitch-arena match-log {tournament_id}.0 … {tournament_id}.{table['matches'] - 1}")
 
 
@@ -287,6 +295,7 @@ def tournament(
 def leaderboard(
     preset: Annotated[str, typer.Argument(help="The preset whose leaderboard to show.")],
     top: Annotated[int, typer.Option(min=1, help="Rows to show.")] = 20,
+    as_json_output: JsonOption = False,
 ) -> None:
     """Show a preset's leaderboard.
 
@@ -304,18 +313,24 @@ def leaderboard(
         if not fitted:
             others = ", ".join(boards(store)) or "none yet"
             _fail(f"no rated matches for {preset} (leaderboards: {others})", 1)
-        _console().print(views.leaderboard_table(preset, fitted, live, _names(store)))
+        if as_json_output:
+            typer.echo(as_json.dumps(as_json.leaderboard(preset, fitted, live, _names(store))))
+        else:
+            _console().print(views.leaderboard_table(preset, fitted, live, _names(store)))
 
 
 @app.command("match-log")
 def match_log(
     match_id: Annotated[str, typer.Argument(help="The match id (a tournament's are TOURNAMENT.INDEX).")],
     game: Annotated[int | None, typer.Option(min=1, help="Show only this game (1-based).")] = None,
+    full: Annotated[bool, typer.Option(help="Every deal, bid, trick and point, instead of a line per hand "
+                                             "(with --json: each game's whole log).")] = False,
+    as_json_output: JsonOption = False,
 ) -> None:
-    """Show a recorded match hand by hand.
+    """Show a recorded match: its seats and games, then a line per hand.
 
-    Deals, bids, trump, tricks, points and scores, replayed from its game logs with the
-    rules engine."""
+    Bid and trump, where each point went, made or set, score changes and scores, replayed
+    from its game logs with the rules engine; --full tells every deal, bid and trick."""
     config = _config()
     store = _store(config)
     with _reaching(config):
@@ -325,8 +340,11 @@ def match_log(
         logs = store.match_logs(match_id)
         if game is not None and game > len(logs):
             _fail(f"match {match_id} has {len(logs)} game log(s)")
+        if as_json_output:
+            typer.echo(as_json.dumps(as_json.match_log(result, logs, _names(store), game, full)))
+            return
         console = _console()
-        for part in views.match_log(result, logs, _names(store), game):
+        for part in views.match_log(result, logs, _names(store), game, full):
             console.print(part)
 
 

@@ -18,9 +18,9 @@ from rich.table import Table
 from rich.text import Text
 
 from pitch_sdk import wire
-from pitch_sdk.display import party_labels
+from pitch_sdk.display import SUIT_SYMBOLS, party_labels
 from pitch_sdk.proto.pitch.v1 import arena_pb2, bot_pb2, game_pb2
-from pitch_sdk.rules import GameLog, replay
+from pitch_sdk.rules import GameLog, GameState, replay
 from pitch_sdk.story import game_story
 from referee.match import result_from_dict
 from workers.ratings.model import RatingRow
@@ -130,18 +130,49 @@ def not_played_table(schedule: Schedule, outcomes: Mapping[int, Mapping[str, Any
 
 
 def match_log(result: Mapping[str, Any], game_logs: Sequence[str], names: Mapping[str, str],
-              game: int | None = None) -> Iterator[RenderableType]:
+              game: int | None = None, full: bool = False) -> Iterator[RenderableType]:
     """A recorded match: who sat where and how each game ended, then each game (or only
-    game number ``game``) hand by hand, replayed from its log with the rules engine, so
-    what is shown is what the referee's engine did."""
+    game number ``game``) replayed from its log with the rules engine, so what is shown is
+    what the referee's engine did: one line per hand (:func:`hands_table`), or with
+    ``full`` every deal, bid, trick and point."""
     record = result_from_dict(dict(result))
     seats = [names.get(s.bot_id, s.bot_id) for s in sorted(record.seats, key=lambda s: s.seat)]
     yield _match_summary(record, seats)
+    for number, state in replayed_games(game_logs, game):
+        yield Text(f"Game {number}", style="bold reverse")
+        if full:
+            yield from game_story(state, seats)
+        else:
+            yield hands_table(state)
+
+
+def replayed_games(game_logs: Sequence[str], game: int | None = None) -> Iterator[tuple[int, GameState]]:
+    """Each game (or only game number ``game``, from 1) replayed from its stored log."""
     for number, raw in enumerate(game_logs, 1):
         if game is None or game == number:
-            state = replay(GameLog.from_dict(json.loads(raw)))
-            yield Text(f"Game {number}", style="bold reverse")
-            yield from game_story(state, seats)
+            yield number, replay(GameLog.from_dict(json.loads(raw)))
+
+
+def hands_table(state: GameState) -> Text:
+    """One line per scored hand: the bid (seat, amount, trump), whether it was made, the
+    score changes, the scores after it and where each point went.  A game of a hundred
+    hands is a hundred lines, where the full story is thousands; plain fixed-width text,
+    not a rich table, which takes seconds to lay out a few hundred rows."""
+    labels = party_labels(state.rules)
+    parties = [label.removeprefix("team ").replace("seat ", "s") for label in labels]
+    lines = [f"{'hand':>4}  {'bid':<10} {'made':<4} {'change':>9}  {'score':>9}  points"]
+    for hand in state.results:
+        trump = SUIT_SYMBOLS[hand.trump] if hand.trump is not None else ""
+        bid = "—" if hand.bid is None or hand.pitcher is None else (
+            f"s{hand.pitcher} {hand.bid}{' moon' if hand.moon else ''} {trump}".strip())
+        made = "—" if hand.made is None else "yes" if hand.made else "set"
+        changes = " ".join(f"{change:+d}" for change in hand.score_changes)
+        scores = " / ".join(str(score) for score in hand.scores)
+        points = " ".join(f"{award.category.value}→{parties[award.party]}" for award in hand.awards) or "—"
+        lines.append(f"{hand.hand_number:>4}  {bid:<10} {made:<4} {changes:>9}  {scores:>9}  {points}")
+    legend = ", ".join(f"{short} = {label}" for short, label in zip(parties, labels, strict=True) if short != label)
+    lines.append(f"bid: seat, amount, trump; points: category → side{'; ' + legend if legend else ''}")
+    return Text("\n".join(lines))
 
 
 def _match_summary(record: bot_pb2.MatchResult, seats: Sequence[str]) -> Panel:
