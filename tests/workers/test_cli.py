@@ -73,6 +73,9 @@ def test_register_prints_the_token_once_and_bots_shows_who_is_connected(arena: A
     assert code == 0
     assert " no " in line_of(out, name) and record.bot_id in line_of(out, name)
     assert " yes " in line_of(out, connected_name) and "0/4" in line_of(out, connected_name)
+    code, out, _ = invoke({**env, "COLUMNS": "80"}, "bots")
+    assert code == 0 and record.bot_id in line_of(out, name), "whole ids at 80 columns"
+    assert max(len(line) for line in out.splitlines()) <= 80
     code, out, _ = invoke(env, "bots", "--json")
     assert code == 0
     listed = {bot["name"]: bot for bot in json.loads(out)}

@@ -55,9 +55,11 @@ def shown(value: str, limit: int = 64) -> Text:
 def bots_table(bots: Sequence[arena_pb2.BotInfo]) -> Table:
     """Every registered bot and whether it is connected now (from the referee).  Names,
     ids, versions and owners are bot-supplied: each goes through :func:`shown`."""
-    table = Table(title="registered bots", box=box.SIMPLE_HEAD)
-    for column in ("bot", "id", "connected", "seats in use", "version", "owner"):
-        table.add_column(column, justify="right" if column == "seats in use" else "left")
+    table = Table(title="registered bots", box=box.SIMPLE_HEAD, collapse_padding=True, show_edge=False,
+                  caption="seats: in use / declared capacity, while connected")
+    for column in ("bot", "id", "connected", "seats", "version", "owner"):
+        table.add_column(column, justify="right" if column == "seats" else "left",
+                         no_wrap=column in ("id", "connected", "seats"))
     for bot in bots:
         connected = Text("yes", style="green") if bot.connected else Text("no", style="dim")
         seats = f"{bot.seats_in_use}/{bot.capacity}" if bot.connected else ""
