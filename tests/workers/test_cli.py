@@ -261,13 +261,17 @@ def test_tournament_runs_through_a_worker_with_fixed_teams(arena: ArenaThread, e
     assert sum(float(score.group(1)) for score in scores if score) == 100.0, "each game has one winner"
 
 
-def test_demo_refuses_a_line_up_it_cannot_schedule_before_starting_anything() -> None:
-    """Line-up names are numbered per kind of bot; a line-up too small for the preset, or a
-    bot that does not load, is an input error raised before any process starts."""
-    assert [e.name for e in lineup([*DEFAULT_LINEUP, "mybot.py:MyBot"])] == [
-        "heuristic-1", "heuristic-2", "random-1", "random-2", "MyBot-1"]
+def test_demo_refuses_a_line_up_it_cannot_schedule_before_starting_anything(tmp_path: Path) -> None:
+    """Line-up names are each bot's own name (a bot loaded from mybot.py:MyBot was listed
+    as 'MyBot-1'), numbered when a name occurs more than once; a line-up too small for the
+    preset, or a bot that does not load, is an input error raised before any process starts."""
+    mybot = tmp_path / "mybot.py"
+    mybot.write_text("from pitch_sdk.bots.random_bot import RandomBot\n\n\n"
+                     "class MyBot(RandomBot):\n    name = 'my-bot'\n")
+    assert [e.name for e in lineup([*DEFAULT_LINEUP, f"{mybot}:MyBot"])] == [
+        "heuristic-1", "heuristic-2", "random-1", "random-2", "my-bot"]
     result = CliRunner().invoke(app, ["demo", "--bot", "heuristic", "--bot", "random"])
-    assert result.exit_code == 2 and "partnership seats 4 players" in result.stderr
+    assert result.exit_code == 2 and "cutthroat seats 3 players" in result.stderr
     result = CliRunner().invoke(app, ["demo", "--bot", "nosuchbot"])
     assert result.exit_code == 2 and "nosuchbot" in result.stderr
 
@@ -300,7 +304,7 @@ def test_demo_runs_every_part_as_a_process_serves_the_web_and_leaves_none_behind
     env = {k: v for k, v in os.environ.items() if k != "REDIS_URL"}
     # a short TMPDIR: Redis's unix socket path must stay under 108 bytes
     with tempfile.TemporaryDirectory(prefix="pitch-demo-test-") as tmp:
-        demo = subprocess.Popen([str(BIN / "pitch-arena"), "demo", "--preset", "cutthroat", "--games", "1"],
+        demo = subprocess.Popen([str(BIN / "pitch-arena"), "demo", "--games", "1"],  # the default preset: cutthroat
                                 env={**env, key: value, "TMPDIR": tmp, "COLUMNS": "200"}, cwd=tmp_path,
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         lines: list[str] = []

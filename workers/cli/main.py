@@ -24,11 +24,11 @@ import typer
 from rich.console import Console
 from rich.text import Text
 
-from pitch_sdk.bots import BotLoadError, load_bot
+from pitch_sdk.bots import BotLoadError
 from referee.__main__ import main as referee_main
 from workers.celery.app import make_app
 from workers.cli import as_json, views
-from workers.cli.demo import DEFAULT_LINEUP, lineup, run_demo
+from workers.cli.demo import DEFAULT_LINEUP, DEFAULT_PRESET, lineup, run_demo
 from workers.cli.match import match as match_command
 from workers.cli.watch import follow
 from workers.config import WorkerConfig
@@ -366,7 +366,9 @@ def _why_no_record(tournaments: TournamentStore, match_id: str) -> str:
 
 @app.command()
 def demo(
-    preset: Annotated[str, typer.Option(help="Preset of the round robin.")] = "partnership",
+    preset: Annotated[str, typer.Option(help="Preset of the round robin (cutthroat: every three of the default "
+                                             "line-up include a heuristic bot, whose games end in about 7 hands).")]
+    = DEFAULT_PRESET,
     games: GamesOption = 4,
     seed: SeedOption = 1,
     bot: Annotated[list[str] | None, typer.Option(
@@ -383,15 +385,13 @@ def demo(
     is printed), plays the round robin, prints the leaderboard, then keeps the arena up for
     the browser until Ctrl-C (or stops at once with --stop-after).  Uses REDIS_URL if set
     (under a fresh key prefix), else a private Redis for the run."""
-    specs = bot or list(DEFAULT_LINEUP)
-    for spec in set(specs):
-        try:
-            load_bot(spec)
-        except BotLoadError as exc:
-            _fail(str(exc))
+    try:
+        entrants = lineup(bot or list(DEFAULT_LINEUP))
+    except BotLoadError as exc:
+        _fail(str(exc))
     signal.signal(signal.SIGTERM, signal.default_int_handler)  # terminated: clean up as on Ctrl-C
     try:
-        run_demo(_console(), preset, games, seed, lineup(specs), os.environ.get("REDIS_URL") or None, concurrency,
+        run_demo(_console(), preset, games, seed, entrants, os.environ.get("REDIS_URL") or None, concurrency,
                  keep_up=not stop_after)
     except ScheduleError as exc:
         _fail(str(exc))
