@@ -6,7 +6,7 @@ command renders it to an 80-column terminal, both ways:
 
 * ``full``    - ``--full``: every deal, bid, trick and point (``pitch_sdk.story``), which
                 is what ``match-log`` printed before;
-* ``summary`` - the default: one line per hand (``workers.cli.views.hands_table``).
+* ``summary`` - the default: one line per hand (``workers.cli.views.hand_lines``).
 
 Both include the replay of the log by the rules engine, as the command does.  The two are
 interleaved over ``--rounds`` rounds and timed in process CPU time; it prints each one's
@@ -28,7 +28,7 @@ from pitch_sdk.bots import load_bot
 from pitch_sdk.local import play_game
 from pitch_sdk.rules import GameLog, preset
 from pitch_sdk.story import game_story
-from workers.cli.views import hands_table, replayed_games
+from workers.cli.views import hand_lines, replayed_games
 
 SEATS = ["random-1", "random-2", "random-3", "random-4"]
 
@@ -43,7 +43,7 @@ def render(raw: str, full: bool) -> tuple[float, int]:
             for part in game_story(state, SEATS):
                 console.print(part)
         else:
-            console.print(hands_table(state))
+            console.print(hand_lines(state))
     return time.process_time() - start, out.getvalue().count("\n")
 
 

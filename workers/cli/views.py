@@ -135,7 +135,7 @@ def match_log(result: Mapping[str, Any], game_logs: Sequence[str], names: Mappin
               game: int | None = None, full: bool = False) -> Iterator[RenderableType]:
     """A recorded match: who sat where and how each game ended, then each game (or only
     game number ``game``) replayed from its log with the rules engine, so what is shown is
-    what the referee's engine did: one line per hand (:func:`hands_table`), or with
+    what the referee's engine did: one line per hand (:func:`hand_lines`), or with
     ``full`` every deal, bid, trick and point."""
     record = result_from_dict(dict(result))
     seats = [names.get(s.bot_id, s.bot_id) for s in sorted(record.seats, key=lambda s: s.seat)]
@@ -145,7 +145,7 @@ def match_log(result: Mapping[str, Any], game_logs: Sequence[str], names: Mappin
         if full:
             yield from game_story(state, seats)
         else:
-            yield hands_table(state)
+            yield hand_lines(state)
 
 
 def replayed_games(game_logs: Sequence[str], game: int | None = None) -> Iterator[tuple[int, GameState]]:
@@ -155,7 +155,7 @@ def replayed_games(game_logs: Sequence[str], game: int | None = None) -> Iterato
             yield number, replay(GameLog.from_dict(json.loads(raw)))
 
 
-def hands_table(state: GameState) -> Text:
+def hand_lines(state: GameState) -> Text:
     """One line per scored hand: the bid (seat, amount, trump), whether it was made, the
     score changes, the scores after it and where each point went.  A game of a hundred
     hands is a hundred lines, where the full story is thousands; plain fixed-width text,
