@@ -201,7 +201,7 @@ def _entrants(referee: RefereeClient, wanted: list[str] | None, teams: list[str]
         unknown = [key for key in keys if key not in by_key]
         if unknown:
             _fail(f"no registered bot named {', '.join(unknown)} (see `pitch-arena bots`)")
-        offline = sorted({by_key[key].name for key in keys if not by_key[key].connected})
+        offline = sorted({str(views.shown(by_key[key].name)) for key in keys if not by_key[key].connected})
         if offline:
             waits = sum(config.retry_delay(retry) for retry in range(config.match_retries))
             consequence = (f"each of their matches is retried for about {waits:.0f}s (PITCH_MATCH_RETRIES, "
