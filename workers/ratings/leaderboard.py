@@ -331,6 +331,13 @@ class Leaderboard:
         now, from every result (the CLI's fresh table); pages read :meth:`fitted_cached`."""
         return self._fit()[1]
 
+    def standings(self, n: int) -> tuple[list[RatingRow], dict[str, RatingRow]]:
+        """The headline table: the ``n`` best rows of the Bradley–Terry table fitted now (its
+        order does not depend on the order matches finished in, the live Elo's does), and
+        each of those bots' live Elo row, by bot id."""
+        fitted = self.fitted()[:n]
+        return fitted, self.rows_for([row.bot_id for row in fitted])
+
     def _fit(self) -> tuple[int, list[RatingRow]]:
         """The table of the applied set as read now, and how many matches that set held."""
         applied = sorted(str(m) for m in self.client.smembers(self._key("applied")))
