@@ -14,8 +14,8 @@ import subprocess
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from pitch_sdk.proto.pitch.v1 import arena_pb2
-from tests.referee.harness import ADMIN
+from pitch_sdk.proto.pitch.v1 import arena_pb2, bot_pb2
+from tests.referee.harness import ADMIN, RawBot
 from tests.workers.celery_harness import ArenaThread, wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -61,11 +61,11 @@ class KitBot:
 
     def __init__(self, arena: ArenaThread, command: list[str], log_path: Path) -> None:
         self.arena = arena
-        self.bot_id, token = arena.register()
+        self.bot_id, self.token = arena.register()
         self.log_path = log_path
         self._log = log_path.open("wb")
         self.process = subprocess.Popen(command, env={**os.environ, "PITCH_REFEREE": arena.arena.address,
-                                                      "PITCH_BOT_TOKEN": token},
+                                                      "PITCH_BOT_TOKEN": self.token},
                                         stdout=self._log, stderr=subprocess.STDOUT, start_new_session=True)
         wait_until(self.connected, 30, f"the kit bot to connect ({self.log()})")
 
@@ -77,6 +77,19 @@ class KitBot:
             return await self.arena.arena.admin.ListBots(arena_pb2.ListBotsRequest(), metadata=ADMIN)
 
         return any(bot.bot_id == self.bot_id and bot.connected for bot in self.arena.call(listed()).bots)
+
+    def drop_stream(self) -> None:
+        """Open a stream with the bot's token: the referee ends the bot's own (ABORTED, replaced),
+        so the bot must reconnect, which in turn replaces this one."""
+
+        async def intrude() -> None:
+            hello = bot_pb2.Hello(bot_name="intruder", protocol_versions=["pitch.v1"])
+            await RawBot(self.arena.arena, self.token, hello, lambda bot, message: None).started()
+
+        connections = self.log().count("connected to")
+        self.arena.call(intrude())
+        wait_until(lambda: self.log().count("connected to") > connections and self.connected(), 30,
+                   f"the kit bot to reconnect ({self.log()})")
 
     def stop(self) -> int:
         """SIGTERM, as a user's Ctrl-C or a service manager; the exit status."""

@@ -31,19 +31,22 @@ def assert_clean(result: bot_pb2.MatchResult, kit_seats: list[int]) -> None:
 
 @pytest.mark.slow
 def test_node_kit_plays_recorded_matches_and_stops_cleanly(arena: ArenaThread, tmp_path: Path) -> None:
-    """Partnership with the kit's bot partnering itself against two heuristic bots; then
-    ipitch with the widow, the kit in every seat: the maker's discard of six from twelve
-    comes as a CardSetRule only (924 sets), which the kit answers with a set it builds."""
+    """Partnership with the kit's bot partnering itself against two heuristic bots; its stream
+    is then replaced (it reconnects); then ipitch with the widow, the kit in every seat: the
+    maker's discard of six from twelve comes as a CardSetRule only (924 sets), which the
+    kit answers with a set it builds."""
     bot = KitBot(arena, node_kit(), tmp_path / "node-bot.log")
     heuristic = arena.connect("heuristic")
     mixed = play(arena, "partnership", [bot.bot_id, heuristic, bot.bot_id, heuristic], seed=3).result
     assert_clean(mixed, [0, 2])
+    bot.drop_stream()
+    assert "lost (ABORTED: replaced by a newer connection" in bot.log() and "reconnecting in" in bot.log()
     widow = play(arena, "ipitch", [bot.bot_id] * 4, options_json='{"widow": true, "max_hands": 8}', seed=5).result
     assert_clean(widow, [0, 1, 2, 3])
     widow_discards = [text for _, text in moves(arena, widow.match_id) if len(text.split()) == 7]
     assert widow_discards and all(text.startswith("cards ") for text in widow_discards)
     assert bot.stop() == 0
-    assert "stopped after 2 matches, " in bot.log() and " 0 strikes" in bot.log() and "WARN" not in bot.log()
+    assert "stopped after 2 matches, " in bot.log() and " 0 strikes" in bot.log() and "strike 1" not in bot.log()
 
 
 @pytest.mark.slow
