@@ -12,6 +12,9 @@ command -v protoc-gen-go >/dev/null 2>&1 || packages+=(protoc-gen-go)
 command -v protoc-gen-go-grpc >/dev/null 2>&1 || packages+=(protoc-gen-go-grpc)
 [ -d /usr/share/gocode/src/google.golang.org/grpc ] || packages+=(golang-google-grpc-dev)
 [ -d /usr/share/gocode/src/google.golang.org/protobuf ] || packages+=(golang-google-protobuf-dev)
+# grpc-go's codec marshals through github.com/golang/protobuf: the 1.5 line (a bridge to the
+# protobuf-go API protoc-gen-go writes for); apt's default choice, 1.3, cannot marshal such messages.
+dpkg -s golang-github-golang-protobuf-1-5-dev >/dev/null 2>&1 || packages+=(golang-github-golang-protobuf-1-5-dev)
 if [ ${#packages[@]} -eq 0 ]; then
   exit 0
 fi

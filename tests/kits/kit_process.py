@@ -56,6 +56,24 @@ def node_kit() -> list[str]:
     return [tool("node"), str(kit / "bot.js")]
 
 
+def go_kit() -> list[str]:
+    """kits/go/build.sh (protoc, then go build over Debian's Go libraries) when its sources
+    or the protos changed; the command that runs its bot."""
+    kit = KITS / "go"
+    protos = (ROOT / "protos" / "pitch" / "v1").glob("*.proto")
+    inputs = [kit / "build.sh", *kit.glob("*.go"), *kit.glob("*/*.go"), *protos]
+    for name in ("go", "protoc", "protoc-gen-go", "protoc-gen-go-grpc"):
+        tool(name)
+    (kit / ".gopath").mkdir(exist_ok=True)
+    built(kit, inputs, kit / ".gopath" / "build-stamp",
+          lambda: subprocess.run(["bash", str(kit / "build.sh")], check=True, capture_output=True))
+    return [str(kit / "pitch-go-bot")]
+
+
+#: Each kit's command, built when needed.
+KIT_COMMANDS = {"node": node_kit, "go": go_kit}
+
+
 class KitBot:
     """A kit's bot process, registered with the arena and connected to it."""
 

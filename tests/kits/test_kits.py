@@ -1,6 +1,7 @@
-"""The Node.js starter kit (kits/node) against a real referee: it installs from its lockfile,
-plays recorded matches (beside the Python reference bots, and alone at a table whose card-set
-choices are too many to list), stops cleanly on SIGTERM, and passes `pitch-bot check`."""
+"""The starter kits (kits/node, kits/go) against a real referee: each installs or builds
+from its pinned inputs, plays recorded matches (beside the Python reference bots, and alone at
+a table whose card-set choices are too many to list), reconnects when its stream is replaced,
+stops cleanly on SIGTERM, and passes `pitch-bot check`."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from pitch_sdk.proto.pitch.v1 import bot_pb2, game_pb2
-from tests.kits.kit_process import ROOT, KitBot, moves, node_kit, play
+from tests.kits.kit_process import KIT_COMMANDS, ROOT, KitBot, moves, play
 from tests.workers.celery_harness import ArenaThread
 
 PITCH_BOT = str(Path(sys.executable).parent / "pitch-bot")
@@ -30,17 +31,19 @@ def assert_clean(result: bot_pb2.MatchResult, kit_seats: list[int]) -> None:
 
 
 @pytest.mark.slow
-def test_node_kit_plays_recorded_matches_and_stops_cleanly(arena: ArenaThread, tmp_path: Path) -> None:
+@pytest.mark.parametrize("kit", sorted(KIT_COMMANDS))
+def test_kit_plays_recorded_matches_reconnects_and_stops_cleanly(kit: str, arena: ArenaThread,
+                                                                 tmp_path: Path) -> None:
     """Partnership with the kit's bot partnering itself against two heuristic bots; its stream
     is then replaced (it reconnects); then ipitch with the widow, the kit in every seat: the
     maker's discard of six from twelve comes as a CardSetRule only (924 sets), which the
     kit answers with a set it builds."""
-    bot = KitBot(arena, node_kit(), tmp_path / "node-bot.log")
+    bot = KitBot(arena, KIT_COMMANDS[kit](), tmp_path / f"{kit}-bot.log")
     heuristic = arena.connect("heuristic")
     mixed = play(arena, "partnership", [bot.bot_id, heuristic, bot.bot_id, heuristic], seed=3).result
     assert_clean(mixed, [0, 2])
     bot.drop_stream()
-    assert "lost (ABORTED: replaced by a newer connection" in bot.log() and "reconnecting in" in bot.log()
+    assert "replaced by a newer connection" in bot.log() and "reconnecting in" in bot.log()
     widow = play(arena, "ipitch", [bot.bot_id] * 4, options_json='{"widow": true, "max_hands": 8}', seed=5).result
     assert_clean(widow, [0, 1, 2, 3])
     widow_discards = [text for _, text in moves(arena, widow.match_id) if len(text.split()) == 7]
@@ -50,11 +53,12 @@ def test_node_kit_plays_recorded_matches_and_stops_cleanly(arena: ArenaThread, t
 
 
 @pytest.mark.slow
-def test_pitch_bot_check_drives_the_node_kit_through_every_decision_kind(arena: ArenaThread) -> None:
+@pytest.mark.parametrize("kit", sorted(KIT_COMMANDS))
+def test_pitch_bot_check_drives_a_kit_through_every_decision_kind(kit: str, arena: ArenaThread) -> None:
     """`pitch-bot check --command` starts the kit's bot, relays its stream to the referee with
     the coverage presets' practice matches, and reports it as it reports a Python bot."""
     _, token = arena.register()
-    command = " ".join(node_kit())
+    command = " ".join(KIT_COMMANDS[kit]())
     check = subprocess.run([PITCH_BOT, "check", "--command", command, "--referee", arena.arena.address,
                             "--token", token, "--games", "1"], cwd=ROOT, capture_output=True, text=True,
                            timeout=300, env=CHECK_ENV, check=False)
