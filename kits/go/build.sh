@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds the Go bot ./pitch-go-bot offline, from Debian's packages only (no Go module proxy):
+# Builds the Go bot ./pitch-go-bot offline (`build.sh test` also runs the kit's Go tests), from Debian's packages only (no Go module proxy):
 # protoc with protoc-gen-go and protoc-gen-go-grpc generates gen/pitch/v1 from the repository's
 # protos/ (or $PITCH_PROTOS), and `go build` runs in GOPATH mode over Debian's Go libraries in
 # /usr/share/gocode (golang-google-grpc-dev, golang-google-protobuf-dev).
@@ -26,3 +26,7 @@ ln -sfn "$kit" .gopath/src/pitchkit
 export GO111MODULE=off GOPATH="$kit/.gopath:/usr/share/gocode" GOFLAGS="" GOCACHE="${GOCACHE:-$kit/.gopath/cache}"
 go build -o pitch-go-bot pitchkit
 echo "built $kit/pitch-go-bot" >&2
+if [ "${1:-}" = test ]; then
+  go vet pitchkit pitchkit/client pitchkit/strategy
+  go test pitchkit/client
+fi

@@ -11,7 +11,7 @@ import os
 import shutil
 import signal
 import subprocess
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from pathlib import Path
 
 from pitch_sdk.proto.pitch.v1 import arena_pb2, bot_pb2
@@ -29,14 +29,17 @@ def _fingerprint(paths: Iterable[Path]) -> str:
     return digest.hexdigest()
 
 
-def built(kit: Path, inputs: Iterable[Path], stamp: Path, build: Callable[[], None]) -> None:
-    """Run ``build`` unless ``stamp`` records a build of exactly these ``inputs``."""
+def built(kit: Path, inputs: Iterable[Path], stamp: Path, build: list[str]) -> None:
+    """Run the ``build`` command in ``kit`` unless ``stamp`` records a build of exactly these
+    ``inputs``; a failed build fails the test with its output."""
     fingerprint = _fingerprint(inputs)
     with (kit / ".build.lock").open("w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         if stamp.exists() and stamp.read_text() == fingerprint:
             return
-        build()
+        done = subprocess.run(build, cwd=kit, capture_output=True, text=True, check=False)
+        assert done.returncode == 0, f"{' '.join(build)} failed in {kit}:\n{done.stdout}{done.stderr}"
+        stamp.parent.mkdir(exist_ok=True)
         stamp.write_text(fingerprint)
 
 
@@ -51,22 +54,19 @@ def node_kit() -> list[str]:
     """``npm ci`` in kits/node when its lockfile changed; the command that runs its bot."""
     kit = KITS / "node"
     built(kit, [kit / "package-lock.json"], kit / "node_modules" / ".pitch-kit-build",
-          lambda: subprocess.run([tool("npm"), "ci", "--no-audit", "--no-fund"], cwd=kit, check=True,
-                                 capture_output=True))
+          [tool("npm"), "ci", "--no-audit", "--no-fund"])
     return [tool("node"), str(kit / "bot.js")]
 
 
 def go_kit() -> list[str]:
-    """kits/go/build.sh (protoc, then go build over Debian's Go libraries) when its sources
-    or the protos changed; the command that runs its bot."""
+    """kits/go/build.sh (protoc, go build over Debian's Go libraries, then go vet and the
+    kit's Go tests) when its sources or the protos changed; the command that runs its bot."""
     kit = KITS / "go"
     protos = (ROOT / "protos" / "pitch" / "v1").glob("*.proto")
     inputs = [kit / "build.sh", *kit.glob("*.go"), *kit.glob("*/*.go"), *protos]
     for name in ("go", "protoc", "protoc-gen-go", "protoc-gen-go-grpc"):
         tool(name)
-    (kit / ".gopath").mkdir(exist_ok=True)
-    built(kit, inputs, kit / ".gopath" / "build-stamp",
-          lambda: subprocess.run(["bash", str(kit / "build.sh")], check=True, capture_output=True))
+    built(kit, inputs, kit / ".gopath" / "build-stamp", ["bash", str(kit / "build.sh"), "test"])
     return [str(kit / "pitch-go-bot")]
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from pitch_sdk.proto.pitch.v1 import bot_pb2, game_pb2
-from tests.kits.kit_process import KIT_COMMANDS, ROOT, KitBot, moves, play
+from tests.kits.kit_process import KIT_COMMANDS, KITS, ROOT, KitBot, moves, play, tool
 from tests.workers.celery_harness import ArenaThread
 
 PITCH_BOT = str(Path(sys.executable).parent / "pitch-bot")
@@ -78,3 +78,11 @@ def test_pitch_bot_check_of_a_process_reports_its_strikes(arena: ArenaThread) ->
                            check=False)
     assert check.returncode == 1, check.stdout + check.stderr
     assert "play: strike for illegal action" in check.stdout and "FAIL" in check.stdout
+
+
+def test_node_kit_card_set_helpers() -> None:
+    """kits/node/test (node --test): sets built from a CardSetRule, and sets checked against
+    it. (The Go kit's tests of the same helpers run in its build: `build.sh test`.)"""
+    run = subprocess.run([tool("node"), "--test", "test/"], cwd=KITS / "node", capture_output=True, text=True,
+                         timeout=60, check=False)
+    assert run.returncode == 0 and "# fail 0" in run.stdout, run.stdout + run.stderr

@@ -6,6 +6,7 @@
 
 const grpc = require('@grpc/grpc-js');
 const { loadPitch } = require('./protocol');
+const { meetsRule } = require('./cards');
 
 const PROTOCOL_VERSION = 'pitch.v1';
 const MAX_BATCH = 4096; // the referee's limit on messages in one batch
@@ -211,8 +212,14 @@ class BotConnection {
   decision(request, answer) {
     const decision = { match_id: request.match_id, decision_id: request.decision_id };
     const index = typeof answer === 'number' ? answer : request.legal_actions.indexOf(answer);
-    if (index >= 0) decision.legal_action_index = index;
-    else decision.action = answer;
+    if (index >= 0) {
+      decision.legal_action_index = index;
+      return decision;
+    }
+    if (request.card_set && answer && answer.cards && !meetsRule(request.card_set, answer.cards.cards)) {
+      this.log('ERROR', `the strategy's cards do not meet the rule of decision ${request.decision_id}`);
+    }
+    decision.action = answer;
     return decision;
   }
 
