@@ -27,6 +27,5 @@ export GO111MODULE=off GOPATH="$kit/.gopath:/usr/share/gocode" GOFLAGS="" GOCACH
 go build -o pitch-go-bot pitchkit
 echo "built $kit/pitch-go-bot" >&2
 if [ "${1:-}" = test ]; then
-  go vet pitchkit pitchkit/client pitchkit/strategy
   go test pitchkit/client
 fi

@@ -59,8 +59,8 @@ def node_kit() -> list[str]:
 
 
 def go_kit() -> list[str]:
-    """kits/go/build.sh (protoc, go build over Debian's Go libraries, then go vet and the
-    kit's Go tests) when its sources or the protos changed; the command that runs its bot."""
+    """kits/go/build.sh (protoc, go build over Debian's Go libraries, then the kit's Go
+    tests) when its sources or the protos changed; the command that runs its bot."""
     kit = KITS / "go"
     protos = (ROOT / "protos" / "pitch" / "v1").glob("*.proto")
     inputs = [kit / "build.sh", *kit.glob("*.go"), *kit.glob("*/*.go"), *protos]

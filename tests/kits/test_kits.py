@@ -11,7 +11,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
 
+from pitch_sdk.cli import app
 from pitch_sdk.proto.pitch.v1 import bot_pb2, game_pb2
 from tests.kits.kit_process import KIT_COMMANDS, KITS, ROOT, KitBot, moves, play, tool
 from tests.workers.celery_harness import ArenaThread
@@ -83,6 +85,26 @@ def test_pitch_bot_check_of_a_process_reports_its_strikes(arena: ArenaThread) ->
 def test_node_kit_card_set_helpers() -> None:
     """kits/node/test (node --test): sets built from a CardSetRule, and sets checked against
     it. (The Go kit's tests of the same helpers run in its build: `build.sh test`.)"""
-    run = subprocess.run([tool("node"), "--test", "test/"], cwd=KITS / "node", capture_output=True, text=True,
-                         timeout=60, check=False)
+    run = subprocess.run([tool("node"), "--test", "test/cards.test.js"], cwd=KITS / "node", capture_output=True,
+                         text=True, timeout=60, check=False)
     assert run.returncode == 0 and "# fail 0" in run.stdout, run.stdout + run.stderr
+
+
+@pytest.mark.slow
+def test_check_of_a_kit_with_a_wrong_token_says_so(arena: ArenaThread) -> None:
+    """The referee's UNAUTHENTICATED reaches the kit through the relay: the kit exits with
+    status 2 naming it, and the check fails quoting that, not a timeout."""
+    check = subprocess.run([PITCH_BOT, "check", "--command", " ".join(KIT_COMMANDS["node"]()), "--referee",
+                            arena.arena.address, "--token", "not-a-token", "--ruleset", "cutthroat"], cwd=ROOT,
+                           capture_output=True, text=True, timeout=60, env=CHECK_ENV, check=False)
+    assert check.returncode == 1, check.stdout + check.stderr
+    assert "exited with status 2" in check.stdout and "rejected the token" in check.stdout
+    assert "before the bot process exited" in check.stdout
+
+
+def test_check_command_needs_a_referee_and_no_bot() -> None:
+    """--command runs over the protocol only, and replaces the bot argument."""
+    alone = CliRunner().invoke(app, ["check", "--command", "node kits/node/bot.js"])
+    both = CliRunner().invoke(app, ["check", "random", "--command", "node kits/node/bot.js", "--referee", "x:1"])
+    assert alone.exit_code == 2 and "--command needs --referee" in alone.output
+    assert both.exit_code == 2 and "either a bot or --command" in both.output

@@ -181,8 +181,9 @@ def check_process(command: str, address: str, token: str, games: int = 1, seed: 
     requests = practice_requests(presets, games, seed)
     observed = _Observed(ComplianceReport(), list(requests))
     problems = asyncio.run(_check(argv, address, token, observed, len(requests), timeout_s))
+    cut_short = "before the bot process exited" if problems else f"in {timeout_s:.0f} s"
     report = report_practice(observed.report, observed.results, observed.strikes, observed.errors, len(requests),
-                             timeout_s)
+                             cut_short)
     for problem in problems:
         report.problem("bot process", problem)
     return report

@@ -155,9 +155,10 @@ def practice_requests(presets: Sequence[str], games: int, seed: int) -> list[bot
 
 def report_practice(report: ComplianceReport, results: Sequence[bot_pb2.MatchResult],
                     strikes: Sequence[bot_pb2.Strike], errors: Sequence[str], requested: int,
-                    timeout_s: float) -> ComplianceReport:
+                    cut_short: str) -> ComplianceReport:
     """Complete ``report`` (its kinds' ``asked`` already counted) from what the referee said
-    about the practice matches: refused requests, strikes, and matches left unfinished."""
+    about the practice matches: refused requests, strikes, and matches left unfinished
+    (``cut_short`` says what ended the check before them, e.g. "in 300 s")."""
     for message in errors:
         report.problem("practice match refused", message)
     for strike in strikes:
@@ -166,7 +167,7 @@ def report_practice(report: ComplianceReport, results: Sequence[bot_pb2.MatchRes
                        f"{strike.message} (match {strike.match_id})")
     if len(results) + len(errors) < requested:
         report.problem("practice matches unfinished",
-                       f"only {len(results)} of {requested} ended in {timeout_s:.0f} s")
+                       f"only {len(results)} of {requested} ended {cut_short}")
     report.matches = len(results)
     struck = Counter(wire.kind_from_pb(strike.fallback.kind) for strike in strikes)
     for kind, entry in report.kinds.items():
@@ -195,4 +196,5 @@ def check_remote(bot_factory: Callable[[], Bot], address: str, token: str, games
         return client
 
     client = asyncio.run(play())
-    return report_practice(report, client.results, client.strikes, client.errors, len(requests), timeout_s)
+    return report_practice(report, client.results, client.strikes, client.errors, len(requests),
+                           f"in {timeout_s:.0f} s")
