@@ -5,7 +5,8 @@ Locally the bot plays every seat of games of presets chosen to cover every decis
 the engine asks today, and each answer is validated: an exception, an action that is not
 among the legal ones, or an answer slower than the time budget is a problem.  Against a
 referee the same presets are played as practice matches over the real protocol, and the
-referee's strikes are the problems.
+referee's strikes are the problems (for a bot in any language, ``check_relay`` plays them
+through the bot's own process).
 """
 
 from __future__ import annotations
@@ -145,13 +146,40 @@ class _CountingBot(Bot):
             entry.slowest_ms = max(entry.slowest_ms, (time.perf_counter() - start) * 1000)
 
 
+def practice_requests(presets: Sequence[str], games: int, seed: int) -> list[bot_pb2.PracticeRequest]:
+    """One practice match per preset, the bot's seat turning from one preset to the next."""
+    return [bot_pb2.PracticeRequest(preset=name, seed=seed, games=games, seat=index % preset(name).players,
+                                    options_json='{"max_hands": 8}')
+            for index, name in enumerate(presets)]
+
+
+def report_practice(report: ComplianceReport, results: Sequence[bot_pb2.MatchResult],
+                    strikes: Sequence[bot_pb2.Strike], errors: Sequence[str], requested: int,
+                    cut_short: str) -> ComplianceReport:
+    """Complete ``report`` (its kinds' ``asked`` already counted) from what the referee said
+    about the practice matches: refused requests, strikes, and matches left unfinished
+    (``cut_short`` says what ended the check before them, e.g. "in 300 s")."""
+    for message in errors:
+        report.problem("practice match refused", message)
+    for strike in strikes:
+        reason = bot_pb2.StrikeReason.Name(strike.reason).removeprefix("STRIKE_REASON_").lower().replace("_", " ")
+        report.problem(f"{wire.kind_from_pb(strike.fallback.kind)}: strike for {reason}",
+                       f"{strike.message} (match {strike.match_id})")
+    if len(results) + len(errors) < requested:
+        report.problem("practice matches unfinished",
+                       f"only {len(results)} of {requested} ended {cut_short}")
+    report.matches = len(results)
+    struck = Counter(wire.kind_from_pb(strike.fallback.kind) for strike in strikes)
+    for kind, entry in report.kinds.items():
+        entry.ok = entry.asked - struck[kind]
+    return report
+
+
 def check_remote(bot_factory: Callable[[], Bot], address: str, token: str, games: int = 1, seed: int = 0,
                  timeout_s: float = 300.0, presets: Sequence[str] = COVERAGE) -> ComplianceReport:
     """Play practice matches of each of ``presets`` through a referee."""
     report = ComplianceReport()
-    requests = [bot_pb2.PracticeRequest(preset=name, seed=seed, games=games, seat=index % preset(name).players,
-                                        options_json='{"max_hands": 8}')
-                for index, name in enumerate(presets)]
+    requests = practice_requests(presets, games, seed)
 
     async def play() -> BotClient:
         client = BotClient(lambda: _CountingBot(bot_factory(), report), address, token, capacity=len(requests),
@@ -168,17 +196,5 @@ def check_remote(bot_factory: Callable[[], Bot], address: str, token: str, games
         return client
 
     client = asyncio.run(play())
-    for message in client.errors:
-        report.problem("practice match refused", message)
-    for strike in client.strikes:
-        reason = bot_pb2.StrikeReason.Name(strike.reason).removeprefix("STRIKE_REASON_").lower().replace("_", " ")
-        report.problem(f"{wire.kind_from_pb(strike.fallback.kind)}: strike for {reason}",
-                       f"{strike.message} (match {strike.match_id})")
-    if len(client.results) + len(client.errors) < len(requests):
-        report.problem("practice matches unfinished",
-                       f"only {len(client.results)} of {len(requests)} ended in {timeout_s:.0f} s")
-    report.matches = len(client.results)
-    struck = Counter(wire.kind_from_pb(strike.fallback.kind) for strike in client.strikes)
-    for kind, entry in report.kinds.items():
-        entry.ok = entry.asked - struck[kind]
-    return report
+    return report_practice(report, client.results, client.strikes, client.errors, len(requests),
+                           f"in {timeout_s:.0f} s")
