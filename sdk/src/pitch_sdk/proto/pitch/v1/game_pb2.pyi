@@ -735,7 +735,8 @@ class ObservationTensor(_message.Message):
       [54, 54 + 54*P)      cards each relative seat played in completed tricks of this hand
       next 54*P            the current trick: cards on the table by relative seat
       next 4               trump suit one-hot (clubs, diamonds, hearts, spades); all 0 if unset
-      next 6               phase one-hot (bidding, declare-trump, exchange, play, game-over, other)
+      next 6               phase one-hot (bidding, declare-trump, exchange, play, game-over,
+                           other: every later phase, PHASE_LOOK to PHASE_MUCK)
       next P               relative seat of the dealer, one-hot
       next P               relative seat of the pitcher, one-hot (all 0 if none yet)
       next P               relative seat to move, one-hot
