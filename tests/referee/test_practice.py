@@ -4,14 +4,17 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Sequence
 
 from typer.testing import CliRunner
 
+from pitch_sdk.bots import HeuristicBot
 from pitch_sdk.bots.loader import load_bot
 from pitch_sdk.cli import app
-from pitch_sdk.compliance import COVERAGE, check_locally, check_remote
+from pitch_sdk.compliance import COVERAGE, ComplianceReport, check_locally, check_remote
 from pitch_sdk.proto.pitch.v1 import bot_pb2
-from pitch_sdk.rules import DecisionKind, GameLog, preset, replay
+from pitch_sdk.rules import Action, DecisionKind, GameLog, Observation, preset, replay
+from pitch_sdk.rules.actions import MUCK_HAND
 from pitch_sdk.rules.events import Exchanged
 from referee.match import Match, MatchSpec
 from referee.sessions import HousePresence
@@ -56,6 +59,30 @@ def test_remote_check_plays_practice_matches_through_the_referee(redis_url: str)
 
     _, problems = asyncio.run(tokens())
     assert any(p.startswith("play: strike for illegal action") for p in problems)
+
+
+class MuckingBot(HeuristicBot):
+    """Lays down every hand it may (seed 004: players "may lay their cards face down")."""
+
+    def muck(self, observation: Observation, legal_actions: Sequence[Action]) -> Action:
+        return MUCK_HAND
+
+
+def test_a_bot_over_the_referee_is_asked_whether_to_muck(redis_url: str) -> None:
+    """Seed 004: players with no point cards "may lay their cards face down and receive a
+    new hand": over real gRPC the referee asks the bot's seat (DECISION_KIND_MUCK), the
+    bot's muck is legal (no strike), and the practice match ends."""
+
+    async def scenario() -> ComplianceReport:
+        async with running_arena(redis_url) as arena:
+            token = (await arena.register()).token
+            return await asyncio.get_running_loop().run_in_executor(None, lambda: check_remote(
+                MuckingBot, arena.address, token, games=1, presets=("partnership",)))
+
+    report = asyncio.run(scenario())
+    assert report.passed and report.matches == 1, report.problems
+    assert report.kinds[DecisionKind.MUCK].asked >= 1
+    assert report.kinds[DecisionKind.MUCK].ok == report.kinds[DecisionKind.MUCK].asked
 
 
 def test_bad_practice_request_gets_an_error_message(redis_url: str) -> None:
