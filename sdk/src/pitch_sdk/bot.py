@@ -18,7 +18,7 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
-from pitch_sdk.rules import Action, DecisionKind, HandResult, MuckHand, Observation, Ruleset
+from pitch_sdk.rules import Action, Card, DecisionKind, HandResult, MuckHand, Observation, Ruleset
 
 _METHODS: dict[DecisionKind, str] = {
     DecisionKind.BID: "bid",
@@ -95,6 +95,11 @@ class Bot:
     # ------------------------------------------------------------ hooks
     def on_hand_result(self, result: HandResult) -> None:
         """Called after every hand with its scoring, for bots that learn or keep notes."""
+
+    def on_muck_shown(self, seat: int, cards: tuple[Card, ...], redeal: bool) -> None:
+        """Called when a mucked hand is shown to the table (the ``muck`` option; seed 004:
+        "The cards can be checked by the other players after the hand has been played"):
+        after ``on_hand_result`` for a new-hand muck, at once for a ``redeal``."""
 
     def on_game_end(self, result: HandResult) -> None:
         """Called once when the game ends, with the last hand's result (winner, scores);
