@@ -12,27 +12,49 @@ through the bot's own process).
 from __future__ import annotations
 
 import asyncio
+import json
 import random
 import time
 import traceback
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from pitch_sdk import wire
 from pitch_sdk.bot import Bot
 from pitch_sdk.client import BotClient
 from pitch_sdk.proto.pitch.v1 import bot_pb2
-from pitch_sdk.rules import Action, DecisionKind, GameState, Observation, observe, preset
+from pitch_sdk.rules import Action, DecisionKind, GameState, Observation, Ruleset, observe, preset
 
 #: Presets whose games reach every decision the presets ask: bids and plays
 #: (partnership), a declared trump and an exchange (cutthroat), no auction (simple),
 #: re-deals after all pass (auction), passing leftovers and burning (ten-point), calling
 #: a partner's card (five-handed), looking, taking lost cards and discarding (man-o-war),
 #: forced bids, smudges and the dealer's pick (nine-five), a sub-trump and suitless
-#: jokers (two-trump), double bids (oklahoma-ten) and the coke bid (scranton).
+#: jokers (two-trump), double bids (oklahoma-ten) and the coke bid (scranton); with
+#: :data:`COVERAGE_OPTIONS`, keeping or mucking a hand without point cards.
 COVERAGE = ("partnership", "cutthroat", "simple", "auction", "ten-point", "five-handed", "man-o-war",
             "nine-five", "two-trump", "oklahoma-ten", "scranton")
+#: Options the check plays over some presets, for decisions only an option asks: seed
+#: 004's muck (no preset's text turns it on), as a new hand in partnership and as a re-deal
+#: in auction pitch.  Their first games at seed 0 ask it of the seat a remote check plays
+#: (``PracticeRequest.seat``) too.
+COVERAGE_OPTIONS: Mapping[str, Mapping[str, object]] = {
+    "partnership": {"muck": "new-hand"},
+    "auction": {"muck": "redeal"},
+}
+#: Hands per checked game: enough to meet each decision, few enough to stay quick.
+CHECK_HANDS = 8
+
+
+def check_options(name: str) -> dict[str, object]:
+    """The options a check plays ``name`` with: its coverage options and the hand cap."""
+    return {**COVERAGE_OPTIONS.get(name, {}), "max_hands": CHECK_HANDS}
+
+
+def check_rules(name: str) -> Ruleset:
+    """The ruleset a check plays for preset ``name``."""
+    return preset(name, check_options(name))
 
 
 @dataclass
@@ -94,7 +116,7 @@ def check_locally(bot_factory: Callable[[], Bot], games: int = 2, seed: int = 0,
     """Play ``games`` games of each of ``presets`` with the bot in every seat."""
     report = ComplianceReport()
     for name in presets:
-        rules = preset(name, max_hands=8)
+        rules = check_rules(name)
         for game in range(games):
             state = GameState.new(rules, seed=seed * 1000 + game, dealer=game % rules.players)
             bots = [bot_factory() for _ in range(rules.players)]
@@ -149,7 +171,7 @@ class _CountingBot(Bot):
 def practice_requests(presets: Sequence[str], games: int, seed: int) -> list[bot_pb2.PracticeRequest]:
     """One practice match per preset, the bot's seat turning from one preset to the next."""
     return [bot_pb2.PracticeRequest(preset=name, seed=seed, games=games, seat=index % preset(name).players,
-                                    options_json='{"max_hands": 8}')
+                                    options_json=json.dumps(check_options(name)))
             for index, name in enumerate(presets)]
 
 
