@@ -113,6 +113,10 @@ MAX_STRIKES = 1000
 """A fault policy's strikes before a forfeit."""
 ECHO_CHARS = 80
 """How much of a client's value an error message or log line repeats."""
+MAX_BOT_ERROR_TYPE_CHARS = 64
+"""How much of a ``Decision.bot_error``'s type a strike's message repeats."""
+MAX_BOT_ERROR_MESSAGE_CHARS = 120
+"""How much of a ``Decision.bot_error``'s message a strike's message repeats."""
 
 
 def echo(value: str, limit: int = ECHO_CHARS) -> str:

@@ -35,6 +35,7 @@ from pitch_sdk.rules import (
     observe,
 )
 from pitch_sdk.rules.events import Dealt, Event
+from referee.admission import bot_error_text
 from referee.config import echo
 from referee.protowire import field_tag, length_delimited
 from referee.sessions import PendingDecision, Presence
@@ -133,6 +134,9 @@ class SeatRunner:
                 action = legal[answer.legal_action_index]
             elif which == "action":
                 action = wire.action_from_pb(answer.action)
+            elif which == "bot_error":
+                return self._fallback(state, decision_id, bot_pb2.STRIKE_REASON_BOT_ERROR,
+                                      bot_error_text(answer.bot_error))
             else:
                 raise ActionParseError("the decision has no answer: set legal_action_index or action")
         except (ActionParseError, ValueError) as exc:

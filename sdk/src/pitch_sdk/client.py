@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 import grpc
 
-from pitch_sdk import __version__, wire
+from pitch_sdk import __version__, answering, wire
 from pitch_sdk.batching import take_ready, unbatched
 from pitch_sdk.bot import Bot
 from pitch_sdk.proto.pitch.v1 import bot_pb2, bot_pb2_grpc
@@ -182,10 +182,9 @@ class BotClient:
             legal = ([wire.action_from_pb(a) for a in request.legal_actions] if request.legal_actions
                      else wire.card_set_actions(request.card_set))
             observation = wire.observation_from_pb(request.observation, seat.ruleset, legal)
-            action = await asyncio.to_thread(seat.bot.act, observation, legal)
+            answer = await asyncio.to_thread(answering.decide, seat.bot, request, observation, legal)
         self.decisions += 1
-        outbox.put_nowait(bot_pb2.BotMessage(decision=bot_pb2.Decision(
-            match_id=request.match_id, decision_id=request.decision_id, action=wire.action_to_pb(action))))
+        outbox.put_nowait(bot_pb2.BotMessage(decision=answer))
 
     def _on_events(self, batch: bot_pb2.MatchEvents) -> None:
         """Events that arrived on their own (at the end of a match)."""

@@ -13,12 +13,12 @@ from __future__ import annotations
 import asyncio
 import random
 import time
-import traceback
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from pitch_sdk import wire
+from pitch_sdk.answering import where
 from pitch_sdk.bot import Bot
 from pitch_sdk.client import BotClient
 from pitch_sdk.proto.pitch.v1 import bot_pb2
@@ -81,9 +81,7 @@ def _timed_act(bot: Bot, report: ComplianceReport, observation: Observation,
     try:
         action: object = bot.act(observation, legal)
     except Exception as exc:  # a bot's crash is exactly what we report
-        where = traceback.extract_tb(exc.__traceback__)[-1]
-        report.problem(f"{legal[0].kind}: raised {type(exc).__name__}",
-                       f"{exc} ({where.filename}:{where.lineno})")
+        report.problem(f"{legal[0].kind}: raised {type(exc).__name__}", f"{exc} ({where(exc)})")
         return _RAISED, (time.perf_counter() - start) * 1000
     return action, (time.perf_counter() - start) * 1000
 

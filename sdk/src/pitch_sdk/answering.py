@@ -1,0 +1,56 @@
+"""A seat's answer to a decision request, whatever the bot's code did.
+
+The referee must hear from the seat at once in every case: the action the bot chose; what
+it returned instead of an action (``None``, say), sent as the action's text so the
+referee strikes it as malformed, naming it; or the exception it raised, sent as a
+``bot_error`` so the referee strikes it at once instead of waiting out the time per
+decision and the whole bank.  Nothing the bot does may escape as an exception of the
+SDK's own (it used to end the decision's task with "Task exception was never retrieved"
+and leave the seat to time out).
+"""
+
+from __future__ import annotations
+
+import logging
+import traceback
+from collections.abc import Sequence
+
+from pitch_sdk import wire
+from pitch_sdk.bot import Bot
+from pitch_sdk.proto.pitch.v1 import bot_pb2
+from pitch_sdk.proto.pitch.v1 import game_pb2 as pb
+from pitch_sdk.rules import Action, Observation
+
+log = logging.getLogger("pitch.bot")
+
+#: How much of an exception's message, or of a returned non-action, is sent.
+MAX_ERROR_CHARS = 120
+#: How much of an exception's type name is sent.
+MAX_TYPE_CHARS = 64
+
+
+def where(exc: BaseException) -> str:
+    """The file and line where ``exc`` was raised, for one-line reports."""
+    frames = traceback.extract_tb(exc.__traceback__)
+    return f"{frames[-1].filename}:{frames[-1].lineno}" if frames else "unknown location"
+
+
+def decide(bot: Bot, request: bot_pb2.DecisionRequest, observation: Observation,
+           legal: Sequence[Action]) -> bot_pb2.Decision:
+    """Ask ``bot`` and build the answer to ``request``."""
+    answer = bot_pb2.Decision(match_id=request.match_id, decision_id=request.decision_id)
+    try:
+        action: object = bot.act(observation, legal)
+    except Exception as exc:  # the bot's bug: reported to the referee, never raised here
+        log.warning("match %s seat %d: the bot raised %s: %s (%s)", request.match_id, request.seat,
+                    type(exc).__name__, exc, where(exc))
+        answer.bot_error.CopyFrom(bot_pb2.BotError(type=type(exc).__name__[:MAX_TYPE_CHARS],
+                                                   message=str(exc)[:MAX_ERROR_CHARS]))
+        return answer
+    if isinstance(action, Action):
+        answer.action.CopyFrom(wire.action_to_pb(action))
+    else:
+        log.warning("match %s seat %d: the bot returned %.200r, not an action", request.match_id, request.seat,
+                    action)
+        answer.action.CopyFrom(pb.Action(text=repr(action)[:MAX_ERROR_CHARS]))
+    return answer
