@@ -21,7 +21,7 @@ from rich.text import Text
 from pitch_sdk.bot import Bot
 from pitch_sdk.bots import BUILTIN_BOTS, BotLoadError, load_bot
 from pitch_sdk.client import ConnectionRefused, run_bot
-from pitch_sdk.compliance import COVERAGE, check_locally, check_remote
+from pitch_sdk.compliance import COVERAGE, RefereeUnreachable, check_locally, check_remote
 from pitch_sdk.display import compliance_table, match_table, variants_table
 from pitch_sdk.local import BotError, play_game, play_match
 from pitch_sdk.rules import RulesError, Ruleset, preset
@@ -193,7 +193,7 @@ def check(
             _fail("--referee needs --token (or PITCH_BOT_TOKEN)")
         try:
             report = check_remote(factory, referee, token, games=games, seed=seed, presets=presets)
-        except ConnectionRefused as exc:
+        except (ConnectionRefused, RefereeUnreachable) as exc:
             _fail(str(exc))
     console = _console()
     console.print(compliance_table(report))

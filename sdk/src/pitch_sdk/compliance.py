@@ -143,9 +143,16 @@ class _CountingBot(Bot):
             entry.slowest_ms = max(entry.slowest_ms, (time.perf_counter() - start) * 1000)
 
 
+class RefereeUnreachable(RuntimeError):
+    """No referee accepted the check's connection in time (the client alone would keep
+    retrying, as a bot left running should)."""
+
+
 def check_remote(bot_factory: Callable[[], Bot], address: str, token: str, games: int = 1, seed: int = 0,
-                 timeout_s: float = 300.0, presets: Sequence[str] = COVERAGE) -> ComplianceReport:
-    """Play practice matches of each of ``presets`` through a referee."""
+                 timeout_s: float = 300.0, presets: Sequence[str] = COVERAGE,
+                 connect_timeout_s: float = 5.0) -> ComplianceReport:
+    """Play practice matches of each of ``presets`` through a referee; raises
+    :class:`RefereeUnreachable` if none welcomes the bot within ``connect_timeout_s``."""
     report = ComplianceReport()
     requests = [bot_pb2.PracticeRequest(preset=name, seed=seed, games=games, seat=index % preset(name).players,
                                         options_json='{"max_hands": 8}')
@@ -156,6 +163,14 @@ def check_remote(bot_factory: Callable[[], Bot], address: str, token: str, games
                            practice=requests)
         stop = asyncio.Event()
         runner = asyncio.create_task(client.run(stop))
+        welcomed = asyncio.create_task(client.connected.wait())
+        await asyncio.wait({welcomed, runner}, timeout=connect_timeout_s, return_when=asyncio.FIRST_COMPLETED)
+        if not welcomed.done():
+            welcomed.cancel()
+            stop.set()
+            await runner  # raises ConnectionRefused (a rejected token) and the like
+            raise RefereeUnreachable(f"no referee answered at {address} within {connect_timeout_s:g} s: is it "
+                                     "running, and is HOST:PORT right?")
         deadline = time.monotonic() + timeout_s
         while len(client.results) + len(client.errors) < len(requests) and time.monotonic() < deadline:
             if runner.done():
