@@ -17,6 +17,7 @@ from collections.abc import Sequence
 
 from pitch_sdk import wire
 from pitch_sdk.bot import Bot
+from pitch_sdk.clock import Clock
 from pitch_sdk.proto.pitch.v1 import bot_pb2
 from pitch_sdk.proto.pitch.v1 import game_pb2 as pb
 from pitch_sdk.rules import Action, Observation
@@ -35,10 +36,11 @@ def where(exc: BaseException) -> str:
     return f"{frames[-1].filename}:{frames[-1].lineno}" if frames else "unknown location"
 
 
-def decide(bot: Bot, request: bot_pb2.DecisionRequest, observation: Observation,
-           legal: Sequence[Action]) -> bot_pb2.Decision:
-    """Ask ``bot`` and build the answer to ``request``."""
+def decide(bot: Bot, request: bot_pb2.DecisionRequest, observation: Observation, legal: Sequence[Action],
+           clock: Clock) -> bot_pb2.Decision:
+    """Ask ``bot`` (with ``clock`` as its ``bot.clock``) and build the answer to ``request``."""
     answer = bot_pb2.Decision(match_id=request.match_id, decision_id=request.decision_id)
+    bot.clock = clock
     try:
         action: object = bot.act(observation, legal)
     except Exception as exc:  # the bot's bug: reported to the referee, never raised here

@@ -22,6 +22,7 @@ import grpc
 from pitch_sdk import __version__, answering, wire
 from pitch_sdk.batching import take_ready, unbatched
 from pitch_sdk.bot import Bot
+from pitch_sdk.clock import Clock
 from pitch_sdk.proto.pitch.v1 import bot_pb2, bot_pb2_grpc
 from pitch_sdk.rules import Ruleset
 
@@ -170,6 +171,7 @@ class BotClient:
 
     async def _decide(self, request: bot_pb2.DecisionRequest, outbox: asyncio.Queue[bot_pb2.BotMessage | None]
                       ) -> None:
+        clock = Clock(request.time_budget_ms, request.time_bank_ms)  # running from the request's arrival
         seat = self.seats.get((request.match_id, request.seat))
         if seat is None:
             log.error("decision for unknown seat %d of match %s", request.seat, request.match_id)
@@ -182,7 +184,7 @@ class BotClient:
             legal = ([wire.action_from_pb(a) for a in request.legal_actions] if request.legal_actions
                      else wire.card_set_actions(request.card_set))
             observation = wire.observation_from_pb(request.observation, seat.ruleset, legal)
-            answer = await asyncio.to_thread(answering.decide, seat.bot, request, observation, legal)
+            answer = await asyncio.to_thread(answering.decide, seat.bot, request, observation, legal, clock)
         self.decisions += 1
         outbox.put_nowait(bot_pb2.BotMessage(decision=answer))
 

@@ -3,9 +3,10 @@ wrong, before it meets other bots (like fastchess's UCI compliance checker).
 
 Locally the bot plays every seat of games of presets chosen to cover every decision kind
 the engine asks today, and each answer is validated: an exception, an action that is not
-among the legal ones, or an answer slower than the time budget is a problem.  Against a
-referee the same presets are played as practice matches over the real protocol, and the
-referee's strikes are the problems.
+among the legal ones, or an answer later than the referee's time control allows (its time
+per decision and then the bank: :mod:`pitch_sdk.clock`) is a problem.  Against a referee
+the same presets are played as practice matches over the real protocol, one at a time,
+and the referee's strikes are the problems.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from pitch_sdk import wire
 from pitch_sdk.answering import where
 from pitch_sdk.bot import Bot
 from pitch_sdk.client import BotClient
+from pitch_sdk.clock import DEFAULT_BANK_MS, DEFAULT_PER_DECISION_MS, Clock, bank_after, timed_out
 from pitch_sdk.proto.pitch.v1 import bot_pb2
 from pitch_sdk.rules import Action, DecisionKind, GameState, Observation, observe, preset
 
@@ -75,23 +77,31 @@ class ComplianceReport:
 _RAISED = object()
 
 
-def _timed_act(bot: Bot, report: ComplianceReport, observation: Observation,
-               legal: Sequence[Action]) -> tuple[object, float]:
-    start = time.perf_counter()
+def _timed_act(bot: Bot, report: ComplianceReport, observation: Observation, legal: Sequence[Action],
+               clock: Clock) -> tuple[object, float]:
+    bot.clock = clock
     try:
         action: object = bot.act(observation, legal)
     except Exception as exc:  # a bot's crash is exactly what we report
         report.problem(f"{legal[0].kind}: raised {type(exc).__name__}", f"{exc} ({where(exc)})")
-        return _RAISED, (time.perf_counter() - start) * 1000
-    return action, (time.perf_counter() - start) * 1000
+        return _RAISED, clock.elapsed_ms()
+    return action, clock.elapsed_ms()
 
 
 def check_locally(bot_factory: Callable[[], Bot], games: int = 2, seed: int = 0,
-                  budget_ms: float = 2000.0, presets: Sequence[str] = COVERAGE) -> ComplianceReport:
-    """Play ``games`` games of each of ``presets`` with the bot in every seat."""
+                  presets: Sequence[str] = COVERAGE, per_decision_ms: int = DEFAULT_PER_DECISION_MS,
+                  bank_ms: int = DEFAULT_BANK_MS) -> ComplianceReport:
+    """Play ``games`` games of each of ``presets`` with the bot in every seat.
+
+    Time is kept as the referee keeps it (:mod:`pitch_sdk.clock`): ``per_decision_ms``
+    per decision, then each seat's bank of ``bank_ms`` for the games of a preset (a
+    practice match plays them as one match); a decision over both is a timeout.  The
+    defaults are the referee's, under which practice matches play, so a bot passes the
+    local check exactly when its time passes the remote one."""
     report = ComplianceReport()
     for name in presets:
         rules = preset(name, max_hands=8)
+        banks = [float(bank_ms)] * rules.players
         for game in range(games):
             state = GameState.new(rules, seed=seed * 1000 + game, dealer=game % rules.players)
             bots = [bot_factory() for _ in range(rules.players)]
@@ -103,15 +113,19 @@ def check_locally(bot_factory: Callable[[], Bot], games: int = 2, seed: int = 0,
                 kind = state.decision().kind
                 entry = report.kinds[kind]
                 entry.asked += 1
-                action, elapsed = _timed_act(bots[seat], report, observe(state, seat), legal)
+                clock = Clock(per_decision_ms, banks[seat])
+                action, elapsed = _timed_act(bots[seat], report, observe(state, seat), legal, clock)
                 entry.slowest_ms = max(entry.slowest_ms, elapsed)
-                if elapsed > budget_ms:
-                    report.problem(f"{kind}: too slow", f"{elapsed:.0f} ms, over the {budget_ms:.0f} ms budget")
+                late = timed_out(elapsed, per_decision_ms, banks[seat])
+                if late:
+                    report.problem(f"{kind}: timeout", f"{elapsed:.0f} ms, over the {per_decision_ms} ms per "
+                                   f"decision plus the {banks[seat]:.0f} ms left in the bank")
+                banks[seat] = bank_after(elapsed, per_decision_ms, banks[seat])
                 answered = next((a for a in legal if a == action), None) if action is not _RAISED else None
                 if action is not _RAISED and answered is None:
                     report.problem(f"{kind}: illegal action", f"returned {action!r}; legal: "
                                    f"{', '.join(map(str, legal[:12]))}")
-                elif answered is not None and elapsed <= budget_ms:
+                elif answered is not None and not late:
                     entry.ok += 1
                 state.apply(answered if answered is not None else legal[0])
             report.matches += 1
@@ -133,6 +147,7 @@ class _CountingBot(Bot):
     def act(self, observation: Observation, legal_actions: Sequence[Action]) -> Action:
         entry = self.report.kinds[legal_actions[0].kind]
         entry.asked += 1
+        self.inner.clock = self.clock
         start = time.perf_counter()
         try:
             return self.inner.act(observation, legal_actions)
@@ -151,16 +166,20 @@ class RefereeUnreachable(RuntimeError):
 def check_remote(bot_factory: Callable[[], Bot], address: str, token: str, games: int = 1, seed: int = 0,
                  timeout_s: float = 300.0, presets: Sequence[str] = COVERAGE,
                  connect_timeout_s: float = 5.0) -> ComplianceReport:
-    """Play practice matches of each of ``presets`` through a referee; raises
-    :class:`RefereeUnreachable` if none welcomes the bot within ``connect_timeout_s``."""
+    """Play a practice match of each of ``presets`` through a referee, one at a time (as the
+    local check plays one decision at a time: a slow bot then spends the same time in
+    both, rather than waiting remotely for threads its other matches hold); raises
+    :class:`RefereeUnreachable` if the referee does not welcome the bot within
+    ``connect_timeout_s``."""
     report = ComplianceReport()
     requests = [bot_pb2.PracticeRequest(preset=name, seed=seed, games=games, seat=index % preset(name).players,
                                         options_json='{"max_hands": 8}')
                 for index, name in enumerate(presets)]
+    deadline = time.monotonic() + timeout_s
 
-    async def play() -> BotClient:
-        client = BotClient(lambda: _CountingBot(bot_factory(), report), address, token, capacity=len(requests),
-                           practice=requests)
+    async def play(request: bot_pb2.PracticeRequest) -> BotClient:
+        client = BotClient(lambda: _CountingBot(bot_factory(), report), address, token, capacity=1,
+                           practice=[request])
         stop = asyncio.Event()
         runner = asyncio.create_task(client.run(stop))
         welcomed = asyncio.create_task(client.connected.wait())
@@ -171,27 +190,32 @@ def check_remote(bot_factory: Callable[[], Bot], address: str, token: str, games
             await runner  # raises ConnectionRefused (a rejected token) and the like
             raise RefereeUnreachable(f"no referee answered at {address} within {connect_timeout_s:g} s: is it "
                                      "running, and is HOST:PORT right?")
-        deadline = time.monotonic() + timeout_s
-        while len(client.results) + len(client.errors) < len(requests) and time.monotonic() < deadline:
+        while not (client.results or client.errors) and time.monotonic() < deadline:
             if runner.done():
                 runner.result()  # raises ConnectionRefused and the like
-            await asyncio.sleep(0.05)
+            await asyncio.sleep(0.02)
         stop.set()
         await runner
         return client
 
-    client = asyncio.run(play())
-    for message in client.errors:
+    async def play_all() -> list[BotClient]:
+        return [await play(request) for request in requests if time.monotonic() < deadline]
+
+    clients = asyncio.run(play_all())
+    errors = [message for client in clients for message in client.errors]
+    strikes = [strike for client in clients for strike in client.strikes]
+    results = [result for client in clients for result in client.results]
+    for message in errors:
         report.problem("practice match refused", message)
-    for strike in client.strikes:
+    for strike in strikes:
         reason = bot_pb2.StrikeReason.Name(strike.reason).removeprefix("STRIKE_REASON_").lower().replace("_", " ")
         report.problem(f"{wire.kind_from_pb(strike.fallback.kind)}: strike for {reason}",
                        f"{strike.message} (match {strike.match_id})")
-    if len(client.results) + len(client.errors) < len(requests):
+    if len(results) + len(errors) < len(requests):
         report.problem("practice matches unfinished",
-                       f"only {len(client.results)} of {len(requests)} ended in {timeout_s:.0f} s")
-    report.matches = len(client.results)
-    struck = Counter(wire.kind_from_pb(strike.fallback.kind) for strike in client.strikes)
+                       f"only {len(results)} of {len(requests)} ended in {timeout_s:.0f} s")
+    report.matches = len(results)
+    struck = Counter(wire.kind_from_pb(strike.fallback.kind) for strike in strikes)
     for kind, entry in report.kinds.items():
         entry.ok = entry.asked - struck[kind]
     return report
