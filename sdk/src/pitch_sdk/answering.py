@@ -12,8 +12,10 @@ and leave the seat to time out).
 from __future__ import annotations
 
 import logging
+import time
 import traceback
 from collections.abc import Sequence
+from typing import NamedTuple
 
 from pitch_sdk import wire
 from pitch_sdk.bot import Bot
@@ -36,11 +38,22 @@ def where(exc: BaseException) -> str:
     return f"{frames[-1].filename}:{frames[-1].lineno}" if frames else "unknown location"
 
 
+class Took(NamedTuple):
+    """How long the bot's own code took over a decision."""
+
+    seconds: float
+    """Wall-clock time (in a worker thread, waits for the GIL included)."""
+    cpu_seconds: float
+    """CPU time of the thread that ran it."""
+
+
 def decide(bot: Bot, request: bot_pb2.DecisionRequest, observation: Observation, legal: Sequence[Action],
-           clock: Clock) -> bot_pb2.Decision:
-    """Ask ``bot`` (with ``clock`` as its ``bot.clock``) and build the answer to ``request``."""
+           clock: Clock) -> tuple[bot_pb2.Decision, Took]:
+    """Ask ``bot`` (with ``clock`` as its ``bot.clock``) and build the answer to ``request``;
+    also returns how long the bot's own code took."""
     answer = bot_pb2.Decision(match_id=request.match_id, decision_id=request.decision_id)
     bot.clock = clock
+    started, started_cpu = time.perf_counter(), time.thread_time()
     try:
         action: object = bot.act(observation, legal)
     except Exception as exc:  # the bot's bug: reported to the referee, never raised here
@@ -48,11 +61,25 @@ def decide(bot: Bot, request: bot_pb2.DecisionRequest, observation: Observation,
                     type(exc).__name__, exc, where(exc))
         answer.bot_error.CopyFrom(bot_pb2.BotError(type=type(exc).__name__[:MAX_TYPE_CHARS],
                                                    message=str(exc)[:MAX_ERROR_CHARS]))
-        return answer
+        return answer, Took(time.perf_counter() - started, time.thread_time() - started_cpu)
+    took = Took(time.perf_counter() - started, time.thread_time() - started_cpu)
     if isinstance(action, Action):
-        answer.action.CopyFrom(wire.action_to_pb(action))
+        listed = request.legal_actions
+        index = _index_of(action, legal) if listed else None
+        if index is None:  # a card set from the rule alone (the request lists none)
+            answer.action.CopyFrom(wire.action_to_pb(action))
+        else:  # the index: a smaller answer, and nothing for either side to parse
+            answer.legal_action_index = index
     else:
         log.warning("match %s seat %d: the bot returned %.200r, not an action", request.match_id, request.seat,
                     action)
         answer.action.CopyFrom(pb.Action(text=repr(action)[:MAX_ERROR_CHARS]))
-    return answer
+    return answer, took
+
+
+def _index_of(action: Action, legal: Sequence[Action]) -> int | None:
+    """Where ``action`` is among ``legal`` (the request's list, in its order), if it is."""
+    for index, candidate in enumerate(legal):
+        if candidate is action or candidate == action:
+            return index
+    return None

@@ -3,7 +3,8 @@
 Bot authors write plain synchronous :class:`~pitch_sdk.bot.Bot` code; this module does the
 asyncio.  One :class:`BotClient` keeps one stream open (reconnecting with backoff when it
 drops), creates a fresh bot instance for every seat it is given, and calls the bot in a
-worker thread so a slow decision never blocks the stream.  :func:`run_bot` is the
+worker thread so a slow decision never blocks the stream (a bot that has been quick is
+called on the stream's own thread: see :class:`_Pace`).  :func:`run_bot` is the
 blocking entry point ``pitch-bot run`` uses.
 """
 
@@ -24,10 +25,37 @@ from pitch_sdk.batching import take_ready, unbatched
 from pitch_sdk.bot import Bot
 from pitch_sdk.clock import Clock
 from pitch_sdk.proto.pitch.v1 import bot_pb2, bot_pb2_grpc
-from pitch_sdk.rules import Ruleset
+from pitch_sdk.rules import Action, Observation, Ruleset
 
 log = logging.getLogger("pitch.bot")
 PROTOCOL_VERSION = "pitch.v1"
+QUICK_CPU_MS = 2.0
+"""A decision is quick when the bot's code used less CPU time than this (see :class:`_Pace`)..."""
+QUICK_WALL_MS = 12.0
+"""... and took less time in all than this (in a worker thread, up to two of the GIL's 5 ms
+switch intervals go to waiting for the GIL)."""
+QUICK_STREAK = 8
+"""Quick decisions in a row after which the bot is asked on the event loop's thread."""
+
+
+@dataclass
+class _Pace:
+    """Where to ask the bot: on the event loop's thread once its latest ``QUICK_STREAK``
+    decisions (any seat's: every seat runs the same code) were each quick, else in a
+    worker thread.  For a quick bot the hop to a worker thread and back was a quarter of
+    the SDK's cost per decision; a slow one keeps its thread, so it never holds up the
+    stream for long, and one slow answer sends it back there."""
+
+    quick: int = 0
+
+    def inline(self) -> bool:
+        """Whether to ask the bot on the event loop's thread."""
+        return self.quick >= QUICK_STREAK
+
+    def note(self, took: answering.Took) -> None:
+        """Note how long the bot's code took over a decision."""
+        quick = took.cpu_seconds * 1000 < QUICK_CPU_MS and took.seconds * 1000 < QUICK_WALL_MS
+        self.quick = self.quick + 1 if quick else 0
 
 
 class ConnectionRefused(RuntimeError):
@@ -70,6 +98,7 @@ class BotClient:
         self.errors: list[str] = []
         """Requests the referee refused (bad practice requests)."""
         self._sample = bot_factory()
+        self._pace = _Pace()
 
     def hello(self) -> bot_pb2.BotMessage:
         """The hello this client opens every stream with."""
@@ -143,7 +172,12 @@ class BotClient:
         elif kind == "match_started":
             self._start_seat(message.match_started)
         elif kind == "decision_request":
-            task = asyncio.create_task(self._decide(message.decision_request, outbox))
+            asked = message.decision_request
+            seat = self.seats.get((asked.match_id, asked.seat))
+            if seat is not None and self._pace.inline() and not seat.lock.locked():  # no task: see _Pace
+                self._send(self._ask(seat, asked, Clock(asked.time_budget_ms, asked.time_bank_ms)), outbox)
+                return
+            task = asyncio.create_task(self._decide(asked, outbox))
             tasks.add(task)
             task.add_done_callback(tasks.discard)
         elif kind == "events":
@@ -177,14 +211,33 @@ class BotClient:
             log.error("decision for unknown seat %d of match %s", request.seat, request.match_id)
             return
         async with seat.lock:
-            self._tell(seat, request.events)  # what happened since the seat last heard
-            if request.game != seat.game:
-                seat.game = request.game
-                seat.bot.start_game(seat.ruleset, request.seat, random.Random(seat.seed + request.game))
-            legal = ([wire.action_from_pb(a) for a in request.legal_actions] if request.legal_actions
-                     else wire.card_set_actions(request.card_set))
-            observation = wire.observation_from_pb(request.observation, seat.ruleset, legal)
-            answer = await asyncio.to_thread(answering.decide, seat.bot, request, observation, legal, clock)
+            if self._pace.inline():
+                answer = self._ask(seat, request, clock)
+            else:
+                observation, legal = self._prepare(seat, request)
+                answer, took = await asyncio.to_thread(answering.decide, seat.bot, request, observation, legal,
+                                                       clock)
+                self._pace.note(took)
+        self._send(answer, outbox)
+
+    def _prepare(self, seat: _Seat, request: bot_pb2.DecisionRequest) -> tuple[Observation, Sequence[Action]]:
+        """Bring the seat's bot up to date and decode what it is asked."""
+        self._tell(seat, request.events)  # what happened since the seat last heard
+        if request.game != seat.game:
+            seat.game = request.game
+            seat.bot.start_game(seat.ruleset, request.seat, random.Random(seat.seed + request.game))
+        legal = ([wire.action_from_pb(a) for a in request.legal_actions] if request.legal_actions
+                 else wire.card_set_actions(request.card_set))
+        return wire.observation_from_pb(request.observation, seat.ruleset, legal), legal
+
+    def _ask(self, seat: _Seat, request: bot_pb2.DecisionRequest, clock: Clock) -> bot_pb2.Decision:
+        """Ask a quick bot on this thread (see :class:`_Pace`)."""
+        observation, legal = self._prepare(seat, request)
+        answer, took = answering.decide(seat.bot, request, observation, legal, clock)
+        self._pace.note(took)
+        return answer
+
+    def _send(self, answer: bot_pb2.Decision, outbox: asyncio.Queue[bot_pb2.BotMessage | None]) -> None:
         self.decisions += 1
         outbox.put_nowait(bot_pb2.BotMessage(decision=answer))
 
