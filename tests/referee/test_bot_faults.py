@@ -150,3 +150,31 @@ def test_a_raw_stub_bot_reporting_a_failure_gets_a_bounded_strike_message(redis_
     message = strikes[0].message
     assert message.startswith("the bot failed: E\\x1bE\\x1b") and "\n" not in message and "\x1b" not in message
     assert len(message) <= 201  # the strike message's own bound (an ellipsis marks the cut)
+
+
+class GrudgingBot(FirstLegalBot):
+    """Plays legally, but its hand-result hook raises every time."""
+
+    def on_hand_result(self, result: object) -> None:
+        raise RuntimeError("cannot keep notes")
+
+
+def test_a_bot_whose_hook_raises_plays_on_without_dropping_its_stream(redis_url: str) -> None:
+    """An exception in a hook (on_hand_result here) has no answer to carry it: the SDK logs
+    it and plays on; the stream stays up (the seat's decisions are asked on the stream's
+    own thread once the bot is quick, where an escaping exception would end the stream
+    for every seat of the process) and no strike or disconnection follows."""
+
+    async def scenario() -> tuple[bot_pb2.MatchResult, int]:
+        async with running_arena(redis_url) as arena:
+            grudging, client = await arena.connect(GrudgingBot)
+            others = [(await arena.connect(FirstLegalBot))[0] for _ in range(3)]
+            result = (await arena.run_match("partnership", [grudging, *others], seed=6,
+                                            options_json='{"target": 5}')).result
+            return result, client.decisions
+
+    result, decisions = asyncio.run(scenario())
+    seat = result.seats[0]
+    assert result.completed and not result.forfeited
+    assert seat.status == game_pb2.SEAT_STATUS_OK and seat.strikes == 0
+    assert result.games[0].hands > 1 and seat.decisions == decisions > 0

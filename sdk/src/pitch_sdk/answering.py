@@ -14,7 +14,7 @@ from __future__ import annotations
 import logging
 import time
 import traceback
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
 from pitch_sdk import wire
@@ -83,3 +83,14 @@ def _index_of(action: Action, legal: Sequence[Action]) -> int | None:
         if candidate is action or candidate == action:
             return index
     return None
+
+
+def call_hook(hook: Callable[..., object], *args: object) -> None:
+    """Call one of the bot's hooks (``start_game``, ``on_hand_result``, ``on_game_end``):
+    an exception is logged, never raised, since it would end the stream for every seat
+    of the process (the bot's next decision is asked as usual)."""
+    try:
+        hook(*args)
+    except Exception as exc:  # the bot's bug, with no answer to carry it: the author's log says it
+        log.warning("the bot's %s raised %s: %s (%s)", getattr(hook, "__name__", "hook"), type(exc).__name__, exc,
+                    where(exc))

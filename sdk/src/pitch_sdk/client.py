@@ -225,7 +225,8 @@ class BotClient:
         self._tell(seat, request.events)  # what happened since the seat last heard
         if request.game != seat.game:
             seat.game = request.game
-            seat.bot.start_game(seat.ruleset, request.seat, random.Random(seat.seed + request.game))
+            answering.call_hook(seat.bot.start_game, seat.ruleset, request.seat,
+                                random.Random(seat.seed + request.game))
         legal = ([wire.action_from_pb(a) for a in request.legal_actions] if request.legal_actions
                  else wire.card_set_actions(request.card_set))
         return wire.observation_from_pb(request.observation, seat.ruleset, legal), legal
@@ -253,9 +254,9 @@ class BotClient:
         for event in events:
             if event.WhichOneof("event") == "hand_result":
                 result = wire.hand_result_from_pb(event.hand_result, seat.ruleset.bidding.auction)
-                seat.bot.on_hand_result(result)
+                answering.call_hook(seat.bot.on_hand_result, result)
                 if result.game_over:
-                    seat.bot.on_game_end(result)
+                    answering.call_hook(seat.bot.on_game_end, result)
 
     def _end_match(self, match_id: str) -> None:
         for key in [k for k in self.seats if k[0] == match_id]:
