@@ -42,11 +42,12 @@ import socket
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 import uuid
 from collections.abc import AsyncIterator, Coroutine
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import grpc
 import uvloop
@@ -253,20 +254,29 @@ def summary(concurrency: int, payload: int, rounds: list[dict[str, dict[str, flo
 
 def spawn(args: list[str], env: dict[str, str], port: int) -> subprocess.Popen[bytes]:
     """Start a server process and wait until it accepts connections on ``port`` (a fixed
-    pause was too short on a loaded machine)."""
+    pause was too short on a loaded machine).  Its stderr goes to a temporary file, so a
+    server that exits or never listens is reported with its own last words."""
+    errors = tempfile.TemporaryFile()  # noqa: SIM115 - kept open while the server runs
     process = subprocess.Popen([sys.executable, *args], env={**os.environ, **env}, cwd=ROOT,
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                               stdout=subprocess.DEVNULL, stderr=errors)
     deadline = time.monotonic() + 60
     while True:
         if process.poll() is not None:
-            raise RuntimeError(f"{args} exited at start")
+            raise RuntimeError(f"{args} exited at start (status {process.returncode}):\n{_tail(errors)}")
         with socket.socket() as probe:
             if probe.connect_ex(("127.0.0.1", port)) == 0:
                 return process
         if time.monotonic() > deadline:
             process.kill()
-            raise RuntimeError(f"{args} did not listen on port {port} within 60 s")
+            process.wait()
+            raise RuntimeError(f"{args} did not listen on port {port} within 60 s:\n{_tail(errors)}")
         time.sleep(0.05)
+
+
+def _tail(file: IO[bytes], limit: int = 4000) -> str:
+    """The last ``limit`` characters a server wrote to ``file``."""
+    file.seek(0)
+    return file.read().decode(errors="replace")[-limit:]
 
 
 def main() -> None:
@@ -285,7 +295,11 @@ def main() -> None:
         referee = spawn(["-m", "referee", "--address", f"127.0.0.1:{referee_port}"],
                         {"REDIS_URL": redis_server.url, "PITCH_ADMIN_TOKEN": ADMIN, "PITCH_STORE_PREFIX": "bench:"},
                         referee_port)
-        echo = spawn([__file__, "--serve-echo", str(echo_port)], {}, echo_port)
+        try:
+            echo = spawn([__file__, "--serve-echo", str(echo_port)], {}, echo_port)
+        except RuntimeError:
+            referee.terminate()
+            raise
         try:
             address = f"127.0.0.1:{referee_port}"
             for concurrency in args.concurrency:

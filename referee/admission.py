@@ -146,6 +146,18 @@ def check_hello(hello: bot_pb2.Hello) -> None:
         raise invalid(f"capacity {hello.capacity} is more than {bounds.MAX_CAPACITY}")
 
 
+def bot_error_text(error: bot_pb2.BotError) -> str:
+    """A strike's message for a bot that reported its own failure: the error's type and
+    message, each cut to its bound, control characters escaped (the text goes to logs)."""
+    kind = _escaped(error.type[:bounds.MAX_BOT_ERROR_TYPE_CHARS]) or "an unnamed error"
+    message = _escaped(echo(error.message, bounds.MAX_BOT_ERROR_MESSAGE_CHARS))
+    return f"the bot failed: {kind}: {message}" if message else f"the bot failed: {kind}"
+
+
+def _escaped(text: str) -> str:
+    """``text`` with control characters written as escapes (\\n, \\x1b...)."""
+    return text if text.isprintable() else repr(text)[1:-1]
+
 
 def is_admin(context: Context, admin_token: str) -> bool:
     """Whether the call carries the admin token (compared in constant time)."""

@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from pitch_sdk.clock import DEFAULT_BANK_MS, DEFAULT_PER_DECISION_MS
 from workers.settings import settings_from_env
 
 #: Environment variable for each setting.
@@ -41,9 +42,9 @@ class RefereeConfig:
     """Redis holding bots and results; empty means the CLI starts a private one."""
     admin_token: str = ""
     """Bearer token for ArenaService calls; empty means one is generated and logged."""
-    per_decision_ms: int = 2000
+    per_decision_ms: int = DEFAULT_PER_DECISION_MS
     """Default time per decision before the bank is used."""
-    bank_ms: int = 30000
+    bank_ms: int = DEFAULT_BANK_MS
     """Default extra time a seat may spend over a whole match."""
     max_strikes: int = 3
     """Default strikes (timeouts, illegal answers) before the seat's party forfeits; 0: never."""
@@ -117,6 +118,10 @@ MAX_STRIKES = 1000
 """A fault policy's strikes before a forfeit."""
 ECHO_CHARS = 80
 """How much of a client's value an error message or log line repeats."""
+MAX_BOT_ERROR_TYPE_CHARS = 64
+"""How much of a ``Decision.bot_error``'s type a strike's message repeats."""
+MAX_BOT_ERROR_MESSAGE_CHARS = 120
+"""How much of a ``Decision.bot_error``'s message a strike's message repeats."""
 
 
 def echo(value: str, limit: int = ECHO_CHARS) -> str:

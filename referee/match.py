@@ -21,6 +21,7 @@ from typing import Any
 from google.protobuf import json_format
 
 from pitch_sdk import wire
+from pitch_sdk.clock import bank_after
 from pitch_sdk.decision_times import add_time
 from pitch_sdk.proto.pitch.v1 import arena_pb2, bot_pb2, game_pb2
 from pitch_sdk.rules import (
@@ -35,6 +36,7 @@ from pitch_sdk.rules import (
     observe,
 )
 from pitch_sdk.rules.events import Dealt, Event
+from referee.admission import bot_error_text
 from referee.config import echo
 from referee.protowire import field_tag, length_delimited
 from referee.sessions import PendingDecision, Presence
@@ -94,6 +96,9 @@ class SeatRunner:
     """Time the bot took over the decisions it answered (referee's clock)."""
     decision_times: list[int] = field(default_factory=list)
     """Answered decisions per time bucket (:mod:`pitch_sdk.decision_times`)."""
+    answer_ms: int | None = None
+    """Milliseconds the seat's latest decision took its bot (``None``: no timed answer),
+    for the game log."""
     status: int = game_pb2.SEAT_STATUS_OK
     disconnected_since: float | None = None
     held: list[bytes] = field(default_factory=list)
@@ -114,6 +119,7 @@ class SeatRunner:
         loop = asyncio.get_running_loop()
         pending = PendingDecision(request, loop.create_future())
         self.presence.pending[decision_id] = pending
+        self.answer_ms = None
         try:
             self.presence.send_encoded(request)
             answer = await self._await_answer(pending)
@@ -133,6 +139,9 @@ class SeatRunner:
                 action = legal[answer.legal_action_index]
             elif which == "action":
                 action = wire.action_from_pb(answer.action)
+            elif which == "bot_error":
+                return self._fallback(state, decision_id, bot_pb2.STRIKE_REASON_BOT_ERROR,
+                                      bot_error_text(answer.bot_error))
             else:
                 raise ActionParseError("the decision has no answer: set legal_action_index or action")
         except (ActionParseError, ValueError) as exc:
@@ -215,8 +224,9 @@ class SeatRunner:
                 self.bank_ms = 0
                 return None
             spent_ms = (loop.time() - start) * 1000
-            self.bank_ms = max(0.0, self.bank_ms - max(0.0, spent_ms - spec.per_decision_ms))
+            self.bank_ms = bank_after(spent_ms, spec.per_decision_ms, self.bank_ms)
             self.time_used_ms += spent_ms
+            self.answer_ms = round(spent_ms)
             add_time(self.decision_times, spent_ms)
             return decision
 
@@ -330,19 +340,22 @@ class Match:
             self.spec.seats[seat].resume_messages[(spec.match_id, seat)] = message
             self.spec.seats[seat].send(message)
         state: GameState | None = None
+        decision_ms: list[int | None] = []
         try:
             for game in range(spec.games):
                 self.game = game + 1
                 state = GameState.new(rules, seed=game_seed(spec.seed, game), dealer=game % rules.players)
+                decision_ms = []
                 self._broadcast(game, state.history, None)
                 while not state.is_over:
                     seen = len(state.history)
                     runner = self.seats[state.to_move]
                     action = await runner.decide(state, game)
+                    decision_ms.append(runner.answer_ms)
                     seat = state.to_move
                     state.apply(action)
                     self._broadcast(game, state.history[seen:], (seat, action))
-                self.game_logs.append(GameLog.of(state).to_json())
+                self.game_logs.append(GameLog.of(state, decision_ms=tuple(decision_ms)).to_json())
                 outcomes.append(_outcome(state))
                 state = None
         except Forfeit as forfeit:
@@ -353,8 +366,8 @@ class Match:
             completed = False
             log.warning("match %s aborted", spec.match_id)
         finally:
-            if state is not None:
-                self.game_logs.append(GameLog.of(state).to_json())  # the unfinished game, for the record
+            if state is not None:  # the unfinished game, for the record
+                self.game_logs.append(GameLog.of(state, decision_ms=tuple(decision_ms)).to_json())
             for seat in range(rules.players):
                 self.spec.seats[seat].resume_messages.pop((spec.match_id, seat), None)
             self.result = self._result(outcomes, forfeiting, completed)

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
 import random
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -199,3 +201,16 @@ def test_check_fails_a_bot_that_answers_none(tmp_path: Path):
     result = runner.invoke(app, ["check", f"{source}:Silent"])
     assert result.exit_code == 1, result.output
     assert "illegal action" in result.output and "returned None" in result.output
+
+
+def test_check_against_a_referee_that_is_down_fails_in_seconds_saying_so() -> None:
+    """Issue 17: `pitch-bot check --referee` with no referee listening never ended (it was
+    killed at 60 s); it now exits 2 after its connect timeout (5 s), naming the address."""
+    with socket.socket() as probe:  # a free port that nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        address = f"127.0.0.1:{probe.getsockname()[1]}"
+    done = subprocess.run([str(Path(sys.executable).parent / "pitch-bot"), "check", "random", "--referee", address,
+                           "--token", "t"], capture_output=True, text=True, timeout=40, check=False,
+                          env={**os.environ, "COLUMNS": "200"})
+    assert done.returncode == 2, (done.stdout, done.stderr)
+    assert f"no referee answered at {address} within 5 s" in done.stderr

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import asyncio
 
-from pitch_sdk.client import _coalesced
+from pitch_sdk.answering import Took
+from pitch_sdk.client import QUICK_STREAK, _coalesced, _Pace
 from pitch_sdk.proto.pitch.v1 import bot_pb2
 
 
@@ -37,3 +38,22 @@ def test_ready_answers_go_as_one_batch_the_hello_alone_and_nothing_after_the_end
     assert [m.decision.decision_id for m in first_burst.batch.messages] == ["1", "2", "3"]
     assert lone.decision.decision_id == "4"
     assert [m.decision.decision_id for m in last_burst.batch.messages] == ["5", "6"]
+
+
+def test_a_bot_is_asked_inline_only_after_a_streak_of_quick_decisions() -> None:
+    """The client asks the bot on the stream's thread (no worker-thread hop) once its last
+    QUICK_STREAK decisions were quick, in CPU and in all; one slow decision, by either
+    measure, sends it back to worker threads."""
+    pace = _Pace()
+    quick = Took(seconds=0.001, cpu_seconds=0.0005)
+    for _ in range(QUICK_STREAK - 1):
+        pace.note(quick)
+    assert not pace.inline()
+    pace.note(quick)
+    assert pace.inline()
+    pace.note(Took(seconds=0.5, cpu_seconds=0.0001))  # waiting (I/O, sleep): slow in all
+    assert not pace.inline()
+    for _ in range(QUICK_STREAK):
+        pace.note(quick)
+    pace.note(Took(seconds=0.004, cpu_seconds=0.004))  # computing: slow in CPU
+    assert not pace.inline()

@@ -41,3 +41,15 @@ def test_referee_commands_in_the_readme_exist(command: str) -> None:
     help_text = subprocess.run([str(BIN / "pitch-bot"), command, "--help"], capture_output=True, text=True,
                                check=True).stdout
     assert "--referee" in help_text and "--token" in help_text
+
+
+def test_the_install_puts_pitch_bot_on_path() -> None:
+    """Issue 17: after the README's install, `pitch-bot` was not on PATH (the README never
+    said `.venv/bin/`).  Its install block activates the virtualenv it creates, and that
+    activation (run here against the virtualenv running the tests) finds `pitch-bot`."""
+    install = next(b for b in blocks("bash") if "pip install" in b)
+    activation = next(line.split("#")[0].strip() for line in install.splitlines() if "activate" in line)
+    venv = BIN.parent
+    found = subprocess.run(["bash", "-c", f"{activation.replace('.venv', str(venv))} && command -v pitch-bot"],
+                           capture_output=True, text=True, check=False, env={"PATH": "/usr/bin:/bin"})
+    assert found.returncode == 0 and found.stdout.strip() == str(BIN / "pitch-bot"), (found.stdout, found.stderr)

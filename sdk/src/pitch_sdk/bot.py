@@ -18,6 +18,7 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
+from pitch_sdk.clock import Clock
 from pitch_sdk.rules import Action, Card, DecisionKind, HandResult, MuckHand, Observation, Ruleset
 
 _METHODS: dict[DecisionKind, str] = {
@@ -37,6 +38,9 @@ class Bot:
     Attributes set by :meth:`start_game`: ``ruleset`` (the variant being played, for
     bots that reason about card ranks or points), ``seat`` and ``rng`` (a seeded
     ``random.Random``: use it for every random choice so seeded matches replay exactly).
+    Set before every decision: ``clock``, the decision's time control
+    (:class:`~pitch_sdk.clock.Clock`: ``clock.remaining_ms()`` is the time left before a
+    timeout, ``clock.budget_left_ms()`` the time left before the bank is used).
     """
 
     #: Short name shown in result tables and error messages.
@@ -46,6 +50,7 @@ class Bot:
         self.ruleset: Ruleset | None = None
         self.seat = -1
         self.rng = random.Random(0)
+        self.clock = Clock()
 
     def start_game(self, ruleset: Ruleset, seat: int, rng: random.Random) -> None:
         """Called before each game.  Override to reset per-game memory (call ``super()``)."""

@@ -22,7 +22,7 @@ from pitch_sdk.bot import Bot
 from pitch_sdk.bots import BUILTIN_BOTS, BotLoadError, load_bot
 from pitch_sdk.check_relay import check_process
 from pitch_sdk.client import ConnectionRefused, run_bot
-from pitch_sdk.compliance import COVERAGE, check_locally, check_remote
+from pitch_sdk.compliance import COVERAGE, RefereeUnreachable, check_locally, check_remote
 from pitch_sdk.display import compliance_table, match_table, variants_list, variants_table
 from pitch_sdk.local import BotError, play_game, play_match
 from pitch_sdk.rules import RulesError, Ruleset, preset
@@ -207,7 +207,7 @@ def check(
                 report = check_process(command, referee, token, games=games, seed=seed, presets=presets)
             else:
                 report = check_remote(factory, referee, token, games=games, seed=seed, presets=presets)
-        except (ConnectionRefused, ValueError, OSError) as exc:
+        except (ConnectionRefused, RefereeUnreachable, ValueError, OSError) as exc:
             _fail(str(exc))
     console = _console()
     console.print(compliance_table(report))

@@ -3,7 +3,8 @@
 Bot authors write plain synchronous :class:`~pitch_sdk.bot.Bot` code; this module does the
 asyncio.  One :class:`BotClient` keeps one stream open (reconnecting with backoff when it
 drops), creates a fresh bot instance for every seat it is given, and calls the bot in a
-worker thread so a slow decision never blocks the stream.  :func:`run_bot` is the
+worker thread so a slow decision never blocks the stream (a bot that has been quick is
+called on the stream's own thread: see :class:`_Pace`).  :func:`run_bot` is the
 blocking entry point ``pitch-bot run`` uses.
 """
 
@@ -19,14 +20,42 @@ from dataclasses import dataclass, field
 
 import grpc
 
-from pitch_sdk import __version__, wire
+from pitch_sdk import __version__, answering, wire
 from pitch_sdk.batching import take_ready, unbatched
 from pitch_sdk.bot import Bot
+from pitch_sdk.clock import Clock
 from pitch_sdk.proto.pitch.v1 import bot_pb2, bot_pb2_grpc
-from pitch_sdk.rules import Ruleset
+from pitch_sdk.rules import Action, Observation, Ruleset
 
 log = logging.getLogger("pitch.bot")
 PROTOCOL_VERSION = "pitch.v1"
+QUICK_CPU_MS = 2.0
+"""A decision is quick when the bot's code used less CPU time than this (see :class:`_Pace`)..."""
+QUICK_WALL_MS = 12.0
+"""... and took less time in all than this (in a worker thread, up to two of the GIL's 5 ms
+switch intervals go to waiting for the GIL)."""
+QUICK_STREAK = 8
+"""Quick decisions in a row after which the bot is asked on the event loop's thread."""
+
+
+@dataclass
+class _Pace:
+    """Where to ask the bot: on the event loop's thread once its latest ``QUICK_STREAK``
+    decisions (any seat's: every seat runs the same code) were each quick, else in a
+    worker thread.  For a quick bot the hop to a worker thread and back was a quarter of
+    the SDK's cost per decision; a slow one keeps its thread, so it never holds up the
+    stream for long, and one slow answer sends it back there."""
+
+    quick: int = 0
+
+    def inline(self) -> bool:
+        """Whether to ask the bot on the event loop's thread."""
+        return self.quick >= QUICK_STREAK
+
+    def note(self, took: answering.Took) -> None:
+        """Note how long the bot's code took over a decision."""
+        quick = took.cpu_seconds * 1000 < QUICK_CPU_MS and took.seconds * 1000 < QUICK_WALL_MS
+        self.quick = self.quick + 1 if quick else 0
 
 
 class ConnectionRefused(RuntimeError):
@@ -68,6 +97,7 @@ class BotClient:
         self.errors: list[str] = []
         """Requests the referee refused (bad practice requests)."""
         self._sample = bot_factory()
+        self._pace = _Pace()
 
     def hello(self) -> bot_pb2.BotMessage:
         """The hello this client opens every stream with."""
@@ -141,7 +171,12 @@ class BotClient:
         elif kind == "match_started":
             self._start_seat(message.match_started)
         elif kind == "decision_request":
-            task = asyncio.create_task(self._decide(message.decision_request, outbox))
+            asked = message.decision_request
+            seat = self.seats.get((asked.match_id, asked.seat))
+            if seat is not None and self._pace.inline() and not seat.lock.locked():  # no task: see _Pace
+                self._send(self._ask(seat, asked, Clock(asked.time_budget_ms, asked.time_bank_ms)), outbox)
+                return
+            task = asyncio.create_task(self._decide(asked, outbox))
             tasks.add(task)
             task.add_done_callback(tasks.discard)
         elif kind == "events":
@@ -168,22 +203,42 @@ class BotClient:
 
     async def _decide(self, request: bot_pb2.DecisionRequest, outbox: asyncio.Queue[bot_pb2.BotMessage | None]
                       ) -> None:
+        clock = Clock(request.time_budget_ms, request.time_bank_ms)  # running from the request's arrival
         seat = self.seats.get((request.match_id, request.seat))
         if seat is None:
             log.error("decision for unknown seat %d of match %s", request.seat, request.match_id)
             return
         async with seat.lock:
-            self._tell(seat, request.events)  # what happened since the seat last heard
-            if request.game != seat.game:
-                seat.game = request.game
-                seat.bot.start_game(seat.ruleset, request.seat, random.Random(self._game_seed(request)))
-            legal = ([wire.action_from_pb(a) for a in request.legal_actions] if request.legal_actions
-                     else wire.card_set_actions(request.card_set))
-            observation = wire.observation_from_pb(request.observation, seat.ruleset, legal)
-            action = await asyncio.to_thread(seat.bot.act, observation, legal)
+            if self._pace.inline():
+                answer = self._ask(seat, request, clock)
+            else:
+                observation, legal = self._prepare(seat, request)
+                answer, took = await asyncio.to_thread(answering.decide, seat.bot, request, observation, legal,
+                                                       clock)
+                self._pace.note(took)
+        self._send(answer, outbox)
+
+    def _prepare(self, seat: _Seat, request: bot_pb2.DecisionRequest) -> tuple[Observation, Sequence[Action]]:
+        """Bring the seat's bot up to date and decode what it is asked."""
+        self._tell(seat, request.events)  # what happened since the seat last heard
+        if request.game != seat.game:
+            seat.game = request.game
+            answering.call_hook(seat.bot.start_game, seat.ruleset, request.seat,
+                                random.Random(self._game_seed(request)))
+        legal = ([wire.action_from_pb(a) for a in request.legal_actions] if request.legal_actions
+                 else wire.card_set_actions(request.card_set))
+        return wire.observation_from_pb(request.observation, seat.ruleset, legal), legal
+
+    def _ask(self, seat: _Seat, request: bot_pb2.DecisionRequest, clock: Clock) -> bot_pb2.Decision:
+        """Ask a quick bot on this thread (see :class:`_Pace`)."""
+        observation, legal = self._prepare(seat, request)
+        answer, took = answering.decide(seat.bot, request, observation, legal, clock)
+        self._pace.note(took)
+        return answer
+
+    def _send(self, answer: bot_pb2.Decision, outbox: asyncio.Queue[bot_pb2.BotMessage | None]) -> None:
         self.decisions += 1
-        outbox.put_nowait(bot_pb2.BotMessage(decision=bot_pb2.Decision(
-            match_id=request.match_id, decision_id=request.decision_id, action=wire.action_to_pb(action))))
+        outbox.put_nowait(bot_pb2.BotMessage(decision=answer))
 
     def _game_seed(self, first: bot_pb2.DecisionRequest) -> int:
         """The seed of a seat's ``rng`` for a game, from the client's seed, the seat, the game
@@ -207,12 +262,13 @@ class BotClient:
             kind = event.WhichOneof("event")
             if kind == "hand_result":
                 result = wire.hand_result_from_pb(event.hand_result, seat.ruleset.bidding.auction)
-                seat.bot.on_hand_result(result)
+                answering.call_hook(seat.bot.on_hand_result, result)
                 if result.game_over:
-                    seat.bot.on_game_end(result)
+                    answering.call_hook(seat.bot.on_game_end, result)
             elif kind == "muck_shown":
                 shown = event.muck_shown
-                seat.bot.on_muck_shown(shown.seat, tuple(wire.card_from_pb(c) for c in shown.cards), shown.redeal)
+                answering.call_hook(seat.bot.on_muck_shown, shown.seat,
+                                    tuple(wire.card_from_pb(c) for c in shown.cards), shown.redeal)
 
     def _end_match(self, match_id: str) -> None:
         for key in [k for k in self.seats if k[0] == match_id]:

@@ -3,10 +3,11 @@ wrong, before it meets other bots (like fastchess's UCI compliance checker).
 
 Locally the bot plays every seat of games of presets chosen to cover every decision kind
 the engine asks today, and each answer is validated: an exception, an action that is not
-among the legal ones, or an answer slower than the time budget is a problem.  Against a
-referee the same presets are played as practice matches over the real protocol, and the
-referee's strikes are the problems (for a bot in any language, ``check_relay`` plays them
-through the bot's own process).
+among the legal ones, or an answer later than the referee's time control allows (its time
+per decision and then the bank: :mod:`pitch_sdk.clock`) is a problem.  Against a referee
+the same presets are played as practice matches over the real protocol, one at a time,
+and the referee's strikes are the problems (for a bot in any language, ``check_relay`` plays
+them through the bot's own process).
 """
 
 from __future__ import annotations
@@ -15,14 +16,15 @@ import asyncio
 import json
 import random
 import time
-import traceback
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from pitch_sdk import wire
+from pitch_sdk.answering import where
 from pitch_sdk.bot import Bot
 from pitch_sdk.client import BotClient
+from pitch_sdk.clock import DEFAULT_BANK_MS, DEFAULT_PER_DECISION_MS, Clock, bank_after, timed_out
 from pitch_sdk.proto.pitch.v1 import bot_pb2
 from pitch_sdk.rules import Action, DecisionKind, GameState, Observation, Ruleset, observe, preset
 
@@ -98,25 +100,31 @@ class ComplianceReport:
 _RAISED = object()
 
 
-def _timed_act(bot: Bot, report: ComplianceReport, observation: Observation,
-               legal: Sequence[Action]) -> tuple[object, float]:
-    start = time.perf_counter()
+def _timed_act(bot: Bot, report: ComplianceReport, observation: Observation, legal: Sequence[Action],
+               clock: Clock) -> tuple[object, float]:
+    bot.clock = clock
     try:
         action: object = bot.act(observation, legal)
     except Exception as exc:  # a bot's crash is exactly what we report
-        where = traceback.extract_tb(exc.__traceback__)[-1]
-        report.problem(f"{legal[0].kind}: raised {type(exc).__name__}",
-                       f"{exc} ({where.filename}:{where.lineno})")
-        return _RAISED, (time.perf_counter() - start) * 1000
-    return action, (time.perf_counter() - start) * 1000
+        report.problem(f"{legal[0].kind}: raised {type(exc).__name__}", f"{exc} ({where(exc)})")
+        return _RAISED, clock.elapsed_ms()
+    return action, clock.elapsed_ms()
 
 
 def check_locally(bot_factory: Callable[[], Bot], games: int = 2, seed: int = 0,
-                  budget_ms: float = 2000.0, presets: Sequence[str] = COVERAGE) -> ComplianceReport:
-    """Play ``games`` games of each of ``presets`` with the bot in every seat."""
+                  presets: Sequence[str] = COVERAGE, per_decision_ms: int = DEFAULT_PER_DECISION_MS,
+                  bank_ms: int = DEFAULT_BANK_MS) -> ComplianceReport:
+    """Play ``games`` games of each of ``presets`` with the bot in every seat.
+
+    Time is kept as the referee keeps it (:mod:`pitch_sdk.clock`): ``per_decision_ms``
+    per decision, then each seat's bank of ``bank_ms`` for the games of a preset (a
+    practice match plays them as one match); a decision over both is a timeout.  The
+    defaults are the referee's, under which practice matches play, so a bot passes the
+    local check exactly when its time passes the remote one."""
     report = ComplianceReport()
     for name in presets:
         rules = check_rules(name)
+        banks = [float(bank_ms)] * rules.players
         for game in range(games):
             state = GameState.new(rules, seed=seed * 1000 + game, dealer=game % rules.players)
             bots = [bot_factory() for _ in range(rules.players)]
@@ -128,15 +136,19 @@ def check_locally(bot_factory: Callable[[], Bot], games: int = 2, seed: int = 0,
                 kind = state.decision().kind
                 entry = report.kinds[kind]
                 entry.asked += 1
-                action, elapsed = _timed_act(bots[seat], report, observe(state, seat), legal)
+                clock = Clock(per_decision_ms, banks[seat])
+                action, elapsed = _timed_act(bots[seat], report, observe(state, seat), legal, clock)
                 entry.slowest_ms = max(entry.slowest_ms, elapsed)
-                if elapsed > budget_ms:
-                    report.problem(f"{kind}: too slow", f"{elapsed:.0f} ms, over the {budget_ms:.0f} ms budget")
+                late = timed_out(elapsed, per_decision_ms, banks[seat])
+                if late:
+                    report.problem(f"{kind}: timeout", f"{elapsed:.0f} ms, over the {per_decision_ms} ms per "
+                                   f"decision plus the {banks[seat]:.0f} ms left in the bank")
+                banks[seat] = bank_after(elapsed, per_decision_ms, banks[seat])
                 answered = next((a for a in legal if a == action), None) if action is not _RAISED else None
                 if action is not _RAISED and answered is None:
                     report.problem(f"{kind}: illegal action", f"returned {action!r}; legal: "
                                    f"{', '.join(map(str, legal[:12]))}")
-                elif answered is not None and elapsed <= budget_ms:
+                elif answered is not None and not late:
                     entry.ok += 1
                 state.apply(answered if answered is not None else legal[0])
             report.matches += 1
@@ -158,6 +170,7 @@ class _CountingBot(Bot):
     def act(self, observation: Observation, legal_actions: Sequence[Action]) -> Action:
         entry = self.report.kinds[legal_actions[0].kind]
         entry.asked += 1
+        self.inner.clock = self.clock
         start = time.perf_counter()
         try:
             return self.inner.act(observation, legal_actions)
@@ -197,26 +210,49 @@ def report_practice(report: ComplianceReport, results: Sequence[bot_pb2.MatchRes
     return report
 
 
+class RefereeUnreachable(RuntimeError):
+    """No referee accepted the check's connection in time (the client alone would keep
+    retrying, as a bot left running should)."""
+
+
 def check_remote(bot_factory: Callable[[], Bot], address: str, token: str, games: int = 1, seed: int = 0,
-                 timeout_s: float = 300.0, presets: Sequence[str] = COVERAGE) -> ComplianceReport:
-    """Play practice matches of each of ``presets`` through a referee."""
+                 timeout_s: float = 300.0, presets: Sequence[str] = COVERAGE,
+                 connect_timeout_s: float = 5.0) -> ComplianceReport:
+    """Play a practice match of each of ``presets`` through a referee, one at a time (as the
+    local check plays one decision at a time: a slow bot then spends the same time in
+    both, rather than waiting remotely for threads its other matches hold); raises
+    :class:`RefereeUnreachable` if the referee does not welcome the bot within
+    ``connect_timeout_s``."""
     report = ComplianceReport()
     requests = practice_requests(presets, games, seed)
+    deadline = time.monotonic() + timeout_s
 
-    async def play() -> BotClient:
-        client = BotClient(lambda: _CountingBot(bot_factory(), report), address, token, capacity=len(requests),
-                           practice=requests)
+    async def play(request: bot_pb2.PracticeRequest) -> BotClient:
+        client = BotClient(lambda: _CountingBot(bot_factory(), report), address, token, capacity=1,
+                           practice=[request])
         stop = asyncio.Event()
         runner = asyncio.create_task(client.run(stop))
-        deadline = time.monotonic() + timeout_s
-        while len(client.results) + len(client.errors) < len(requests) and time.monotonic() < deadline:
+        welcomed = asyncio.create_task(client.connected.wait())
+        await asyncio.wait({welcomed, runner}, timeout=connect_timeout_s, return_when=asyncio.FIRST_COMPLETED)
+        if not welcomed.done():
+            welcomed.cancel()
+            stop.set()
+            await runner  # raises ConnectionRefused (a rejected token) and the like
+            raise RefereeUnreachable(f"no referee answered at {address} within {connect_timeout_s:g} s: is it "
+                                     "running, and is HOST:PORT right?")
+        while not (client.results or client.errors) and time.monotonic() < deadline:
             if runner.done():
                 runner.result()  # raises ConnectionRefused and the like
-            await asyncio.sleep(0.05)
+            await asyncio.sleep(0.02)
         stop.set()
         await runner
         return client
 
-    client = asyncio.run(play())
-    return report_practice(report, client.results, client.strikes, client.errors, len(requests),
+    async def play_all() -> list[BotClient]:
+        return [await play(request) for request in requests if time.monotonic() < deadline]
+
+    clients = asyncio.run(play_all())
+    return report_practice(report, [result for client in clients for result in client.results],
+                           [strike for client in clients for strike in client.strikes],
+                           [message for client in clients for message in client.errors], len(requests),
                            f"in {timeout_s:.0f} s")

@@ -15,6 +15,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from pitch_sdk.bot import Bot
+from pitch_sdk.clock import Clock
 from pitch_sdk.rules import Action, GameState, HandResult, Ruleset, observe
 from pitch_sdk.rules.cards import cards_of
 from pitch_sdk.rules.cardsets import CardSetChoices
@@ -56,6 +57,7 @@ def play_game(ruleset: Ruleset, bots: Sequence[Bot], seed: int, dealer: int = 0,
         if not observation.legal_actions:  # a card-set decision too large to list
             observation = replace(observation, legal_actions=_card_set_choices(state))
         legal = observation.legal_actions
+        bot.clock = Clock()  # local games keep no time: every decision sees the referee's defaults
         action = _call(bot, seat, "act", bot.act, observation, legal)
         if action not in legal:
             shown = str(action) if isinstance(action, Action) else repr(action)

@@ -10,6 +10,10 @@ another language, reading ``GetMatchLog``), who could not otherwise see the hand
 is checked, not used: :func:`replay` raises if the game it rebuilds was dealt differently,
 so a log cannot show one set of hands while the moves were played with another.  Logs
 written before it existed have none and replay as before.
+
+A log the referee writes also carries ``decision_ms``: how long each move took its bot, on
+the referee's clock, so a bot author can see where the time went.  It plays no part in
+the replay.
 """
 
 from __future__ import annotations
@@ -37,11 +41,18 @@ class GameLog:
     moves: tuple[tuple[int, Action], ...]
     dealt: tuple[Dealt, ...] = ()
     """Every deal of the game so far as dealt (redeals included), for readers; empty in old logs."""
+    decision_ms: tuple[int | None, ...] = ()
+    """Milliseconds each move took its bot, by move (``None``: the bot gave no answer, after
+    a timeout or while disconnected, and the move is the referee's fallback); empty when
+    nobody timed the game (local games, logs written before it existed)."""
 
     @classmethod
-    def of(cls, state: GameState, deals: tuple[Deal, ...] = ()) -> GameLog:
-        """The log of ``state`` so far (``deals``: the explicit deals it was created with)."""
-        return cls(state.rules, state.seed, state.first_dealer, deals, tuple(state.moves), _dealt(state))
+    def of(cls, state: GameState, deals: tuple[Deal, ...] = (),
+           decision_ms: tuple[int | None, ...] = ()) -> GameLog:
+        """The log of ``state`` so far (``deals``: the explicit deals it was created with;
+        ``decision_ms``: the time each move took, if it was timed)."""
+        return cls(state.rules, state.seed, state.first_dealer, deals, tuple(state.moves), _dealt(state),
+                   decision_ms)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form; actions in their text form with the seat that made them."""
@@ -53,6 +64,7 @@ class GameLog:
             "dealt": [{"hand_number": d.hand_number, "dealer": d.dealer,
                        "hands": [format_cards(cards_of(h)) for h in d.hands], "stock": format_cards(d.stock)}
                       for d in self.dealt],
+            **({"decision_ms": list(self.decision_ms)} if self.decision_ms else {}),
         }
 
     def to_json(self) -> str:
@@ -72,7 +84,8 @@ class GameLog:
             dealt = tuple(Dealt(int(d["hand_number"]), int(d["dealer"]),
                                 tuple(mask_of(parse_cards(h)) for h in d["hands"]), tuple(parse_cards(d["stock"])),
                                 blind) for d in data.get("dealt", []))
-            return cls(rules, int(data.get("seed", 0)), int(data.get("dealer", 0)), deals, moves, dealt)
+            decision_ms = tuple(None if ms is None else int(ms) for ms in data.get("decision_ms", []))
+            return cls(rules, int(data.get("seed", 0)), int(data.get("dealer", 0)), deals, moves, dealt, decision_ms)
         except (KeyError, TypeError) as exc:
             raise RulesError(f"malformed game log: {exc!r}") from None
 

@@ -391,6 +391,10 @@ class GetMatchLogResponse(_message.Message):
             before any exchange, discard, burn, new hand or lost card (those follow from
             "moves" and the rules). The SDK's `replay` refuses a log whose "dealt" is not what
             it deals; logs recorded before "dealt" existed have none.
+          "decision_ms": by move, like "moves": the milliseconds the move's bot took to answer,
+            on the referee's clock, or null where it gave no answer in time (or was
+            disconnected) and the move is the referee's fallback. Logs recorded before it
+            existed have none.
         """
 
     def __init__(

@@ -19,7 +19,11 @@ Conversation, in order:
    `decision_id`. An answer with a stale, unknown or duplicate decision id is ignored
    (and counted), never applied. A late or illegal answer gets a `strike` notice and
    the referee plays a fallback legal move for the seat. A second `hello` on a stream is
-   answered with a `RequestError` (and counted), never applied.
+   answered with a `RequestError` (and counted), never applied. A bot whose own code
+   failed (an exception, say) answers with `Decision.bot_error` rather than letting its
+   time run out: the referee strikes the seat at once (STRIKE_REASON_BOT_ERROR, the
+   strike's message naming the error's type), plays the fallback, and takes nothing
+   from the seat's bank. A bot that sends no answer at all is timed out as before.
 6. If the stream drops, the bot reconnects with the same token and sends a new hello;
    within the referee's grace window it resumes its seats where they were: the referee
    sends `match_started` again for every match in progress, then the decisions still
@@ -100,6 +104,8 @@ class _StrikeReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_StrikeRe
     """The answer could not be read (bad index, malformed action)."""
     STRIKE_REASON_DISCONNECTED: _StrikeReason.ValueType  # 4
     """The seat's bot was disconnected when the decision was due."""
+    STRIKE_REASON_BOT_ERROR: _StrikeReason.ValueType  # 5
+    """The bot answered that its own code failed (`Decision.bot_error`)."""
 
 class StrikeReason(_StrikeReason, metaclass=_StrikeReasonEnumTypeWrapper):
     """Why the referee overrode a seat."""
@@ -114,6 +120,8 @@ STRIKE_REASON_MALFORMED: StrikeReason.ValueType  # 3
 """The answer could not be read (bad index, malformed action)."""
 STRIKE_REASON_DISCONNECTED: StrikeReason.ValueType  # 4
 """The seat's bot was disconnected when the decision was due."""
+STRIKE_REASON_BOT_ERROR: StrikeReason.ValueType  # 5
+"""The bot answered that its own code failed (`Decision.bot_error`)."""
 Global___StrikeReason: _TypeAlias = StrikeReason  # noqa: Y015
 
 @_typing.final
@@ -671,6 +679,7 @@ class Decision(_message.Message):
     DECISION_ID_FIELD_NUMBER: _builtins.int
     LEGAL_ACTION_INDEX_FIELD_NUMBER: _builtins.int
     ACTION_FIELD_NUMBER: _builtins.int
+    BOT_ERROR_FIELD_NUMBER: _builtins.int
     match_id: _builtins.str
     """The match."""
     decision_id: _builtins.str
@@ -683,6 +692,13 @@ class Decision(_message.Message):
         for what it must hold and what happens when it is malformed or illegal.
         """
 
+    @_builtins.property
+    def bot_error(self) -> Global___BotError:
+        """The bot failed to decide (its code raised an exception, say): the referee answers
+        at once with a STRIKE_REASON_BOT_ERROR strike and plays the fallback, instead of
+        waiting out the time per decision and the bank (see the file comment, step 5).
+        """
+
     def __init__(
         self,
         *,
@@ -690,16 +706,47 @@ class Decision(_message.Message):
         decision_id: _builtins.str = ...,
         legal_action_index: _builtins.int = ...,
         action: _game_pb2.Action | None = ...,
+        bot_error: Global___BotError | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["action", b"action", "answer", b"answer", "legal_action_index", b"legal_action_index"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["action", b"action", "answer", b"answer", "bot_error", b"bot_error", "legal_action_index", b"legal_action_index"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["action", b"action", "answer", b"answer", "decision_id", b"decision_id", "legal_action_index", b"legal_action_index", "match_id", b"match_id"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["action", b"action", "answer", b"answer", "bot_error", b"bot_error", "decision_id", b"decision_id", "legal_action_index", b"legal_action_index", "match_id", b"match_id"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_answer: _TypeAlias = _typing.Literal["legal_action_index", "action"]  # noqa: Y015
+    _WhichOneofReturnType_answer: _TypeAlias = _typing.Literal["legal_action_index", "action", "bot_error"]  # noqa: Y015
     _WhichOneofArgType_answer: _TypeAlias = _typing.Literal["answer", b"answer"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_answer) -> _WhichOneofReturnType_answer | None: ...
 
 Global___Decision: _TypeAlias = Decision  # noqa: Y015
+
+@_typing.final
+class BotError(_message.Message):
+    """Why a bot could not decide (`Decision.bot_error`). The referee repeats both fields in
+    the strike's message, cut to their bounds (longer ones are cut, not refused).
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    TYPE_FIELD_NUMBER: _builtins.int
+    MESSAGE_FIELD_NUMBER: _builtins.int
+    type: _builtins.str
+    """The error's type, e.g. "ZeroDivisionError" (the strike repeats its first 64 characters)."""
+    message: _builtins.str
+    """A short description, e.g. the exception's message (the strike repeats its first 120
+    characters).
+    """
+    def __init__(
+        self,
+        *,
+        type: _builtins.str = ...,
+        message: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["message", b"message", "type", b"type"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___BotError: _TypeAlias = BotError  # noqa: Y015
 
 @_typing.final
 class Strike(_message.Message):

@@ -19,7 +19,11 @@ Conversation, in order:
    `decision_id`. An answer with a stale, unknown or duplicate decision id is ignored
    (and counted), never applied. A late or illegal answer gets a `strike` notice and
    the referee plays a fallback legal move for the seat. A second `hello` on a stream is
-   answered with a `RequestError` (and counted), never applied.
+   answered with a `RequestError` (and counted), never applied. A bot whose own code
+   failed (an exception, say) answers with `Decision.bot_error` rather than letting its
+   time run out: the referee strikes the seat at once (STRIKE_REASON_BOT_ERROR, the
+   strike's message naming the error's type), plays the fallback, and takes nothing
+   from the seat's bank. A bot that sends no answer at all is timed out as before.
 6. If the stream drops, the bot reconnects with the same token and sends a new hello;
    within the referee's grace window it resumes its seats where they were: the referee
    sends `match_started` again for every match in progress, then the decisions still
