@@ -6,6 +6,7 @@ them they ask every kind of decision."""
 from __future__ import annotations
 
 import asyncio
+import json
 import random
 
 import pytest
@@ -14,7 +15,7 @@ from pitch_sdk import wire
 from pitch_sdk.compliance import COVERAGE, COVERAGE_OPTIONS
 from pitch_sdk.proto.pitch.v1 import bot_pb2
 from pitch_sdk.proto.pitch.v1 import game_pb2 as pb
-from pitch_sdk.rules import GameState, observe, preset
+from pitch_sdk.rules import GameLog, GameState, MuckHand, observe, preset
 from referee.match import Match, MatchSpec
 from referee.sessions import Presence, Session
 from workers.storage.store import BotRecord
@@ -93,3 +94,36 @@ def test_each_event_reaches_a_listening_seat_once_in_order(name: str) -> None:
         delivered += [event for m in presence.received if m.HasField("events") for event in m.events.events]
         expected = [] if seat == 1 else [wire.event_to_pb(item, seat, game) for game, item in match.spectator_log]
         assert delivered == expected
+
+
+class YesToMucks(RecordingPresence):
+    """Answers a muck with "yes" (a CHOICE's answer: illegal there), anything else with
+    the first legal action."""
+
+    def send_encoded(self, encoded: bytes) -> bool:
+        message = bot_pb2.RefereeMessage.FromString(encoded)
+        self.received.append(message)
+        if message.HasField("decision_request"):
+            request = message.decision_request
+            answer = (bot_pb2.Decision(action=pb.Action(yes=True)) if request.kind == pb.DECISION_KIND_MUCK
+                      else bot_pb2.Decision(legal_action_index=0))
+            answer.match_id, answer.decision_id = request.match_id, request.decision_id
+            self.resolve(answer)
+        return True
+
+
+def test_a_muck_answered_illegally_is_struck_and_the_hand_kept() -> None:
+    """The referee treats the muck like any decision: an answer that is not one of its
+    legal actions is a strike, and the fallback is the first legal action, which keeps the
+    hand (seed 004: players "may lay their cards face down" - a seat that does not, keeps it)."""
+    rules = preset("partnership", {"muck": "new-hand", "max_hands": 8})
+    seats = [YesToMucks(skip_events=True) for _ in range(rules.players)]
+    match = Match(MatchSpec(match_id="m", ruleset=rules, seats=tuple(seats), seed=0, games=1, per_decision_ms=1000,
+                            bank_ms=1000, max_strikes=0, reconnect_grace_s=5.0))
+    assert asyncio.run(match.run()).completed
+    strikes = [m.strike for presence in seats for m in presence.received if m.HasField("strike")]
+    assert strikes and all(s.reason == bot_pb2.STRIKE_REASON_ILLEGAL_ACTION for s in strikes)
+    assert all(s.fallback.kind == pb.DECISION_KIND_MUCK and s.fallback.text == "keep" for s in strikes)
+    log = GameLog.from_dict(json.loads(match.game_logs[0]))
+    mucks = [action for _, action in log.moves if isinstance(action, MuckHand)]
+    assert len(mucks) == len(strikes) and all(not action.muck for action in mucks)

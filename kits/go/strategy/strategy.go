@@ -56,7 +56,7 @@ func (Bot) Decide(request *pb.DecisionRequest, seat *client.Seat) (client.Answer
 	case pb.DecisionKind_DECISION_KIND_CHOOSE_CARDS:
 		// Works whether or not the legal sets are listed: build one from the rule.
 		return client.Act(client.CardsAction(client.CardsFromRule(request.GetCardSet(), nil))), nil
-	default: // BID, DECLARE_TRUMP, CALL_CARD, CHOICE
+	default: // BID, DECLARE_TRUMP, CALL_CARD, CHOICE, MUCK (the first legal action keeps the hand)
 		return client.Index(0), nil
 	}
 }

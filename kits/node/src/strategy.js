@@ -49,7 +49,7 @@ function decide(request /* , seat */) {
     case 'DECISION_KIND_CHOOSE_CARDS':
       // Works whether or not the legal sets are listed: build one from the rule.
       return cardsAction(cardsFromRule(request.card_set));
-    default: // BID, DECLARE_TRUMP, CALL_CARD, CHOICE
+    default: // BID, DECLARE_TRUMP, CALL_CARD, CHOICE, MUCK (the first legal action keeps the hand)
       return 0;
   }
 }
