@@ -41,7 +41,8 @@ def test_every_preset_appears_once_in_the_markdown_table():
 
 
 def test_every_preset_appears_once_in_pitch_bot_variants():
-    result = runner.invoke(app, ["variants"])
+    # A terminal wide enough for the table (narrower ones get wrapped lines: test_cli checks those).
+    result = runner.invoke(app, ["variants"], env={"COLUMNS": "400"})
     assert result.exit_code == 0, result.output
     lines = result.output.splitlines()
     header = next(line for line in lines if "preset" in line and "players" in line)
