@@ -36,6 +36,7 @@ from workers.processes.services import ServiceError
 from workers.ratings.leaderboard import Leaderboard, boards, tournament_table
 from workers.referee_client import RefereeClient
 from workers.storage.store import Store
+from workers.storage.versions import BotVersions
 from workers.tournaments import control as tournaments_api
 from workers.tournaments.schedule import ScheduleError
 from workers.tournaments.store import TournamentError, TournamentStore
@@ -266,23 +267,30 @@ def tournament(
 def leaderboard(
     preset: Annotated[str, typer.Argument(help="The preset whose leaderboard to show.")],
     top: Annotated[int, typer.Option(min=1, help="Rows to show.")] = 20,
+    all_versions: Annotated[bool, typer.Option(
+        "--all-versions", help="A row per version of every bot (default: each bot's current version).")] = False,
 ) -> None:
     """Show a preset's leaderboard.
 
     Live Elo with 95% intervals, provisional marks, games, win rates, likelihood of
-    superiority over the next bot, and the order-independent Bradley–Terry rating."""
+    superiority over the next bot, and the order-independent Bradley–Terry rating.  Each
+    version of a bot is rated apart; the table shows each bot's current version unless
+    --all-versions."""
     config = _config()
     store = _store(config)
     with _reaching(config):
         try:
-            board = Leaderboard(store, preset, config.elo)
+            board = Leaderboard(store, preset, config.elo, all_versions=all_versions)
         except ValueError as exc:
             _fail(str(exc))
         live = board.top(top)
         if not live:
             others = ", ".join(boards(store)) or "none yet"
             _fail(f"no rated matches for {preset} (leaderboards: {others})", 1)
-        _console().print(views.leaderboard_table(preset, live, board.fitted(), _names(store)))
+        fitted = board.fitted()
+        shown = [row.bot_id for row in live] + [row.bot_id for row in fitted]
+        names = {**_names(store), **(BotVersions(store).labels(shown) if all_versions else store.bot_names(shown))}
+        _console().print(views.leaderboard_table(preset, live, fitted, names))
 
 
 @app.command("match-log")

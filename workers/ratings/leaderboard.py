@@ -57,6 +57,7 @@ from workers.ratings.model import (
     tallies,
 )
 from workers.storage.store import Store
+from workers.storage.versions import BotVersions, rated_view
 
 #: Attempts before giving up on a contended match.  Every failed attempt means another
 #: match of the same bots was applied, so running out signals a fault, not bad luck.
@@ -191,13 +192,18 @@ class HeadToHead:
 class Leaderboard:
     """One board's live Elo: record match results, query the table."""
 
-    def __init__(self, store: Store, board: str, config: EloConfig = DEFAULT_CONFIG) -> None:
+    def __init__(self, store: Store, board: str, config: EloConfig = DEFAULT_CONFIG, *,
+                 all_versions: bool = False) -> None:
+        """``all_versions``: list every version of every bot; by default the ranking, its
+        pages and its size leave out superseded versions (:mod:`workers.storage.versions`),
+        whose ratings, history and head-to-head stay readable by their rated id."""
         if not board or ":" in board or any(ch.isspace() for ch in board):
             raise ValueError(f"bad board name {board!r}: no ':' or spaces")
         self.store = store
         self.client = store.client
         self.board = board
         self.config = config
+        self.all_versions = all_versions
         self._base = f"{store.prefix}elo:{board}:"
         self._boards = f"{store.prefix}elo:boards"
         self._apply = self.client.register_script(_APPLY)
@@ -213,7 +219,7 @@ class Leaderboard:
         """Rate a match once: the rating change per bot, or ``None`` if it was already rated.
 
         Safe to call from any number of workers at once, and again after a retry."""
-        match = rated_match(result)
+        match = rated_match(rated_view(result))
         bots = match.bots
         keys = [self._key("applied"), self._key("ranking"), self._boards,
                 *(self._key("bot", b) for b in bots), *(self._key("history", b) for b in bots),
@@ -257,16 +263,27 @@ class Leaderboard:
         """``count`` rows of the live ranking from place ``start + 1`` on (for paging)."""
         if count <= 0 or start < 0:
             return []
-        ids = [str(x) for x in self.client.zrevrange(self._key("ranking"), start, start + count)]
+        if self._hidden():  # places among the versions shown: LOS over the next one shown
+            ids = self.ranked_ids()[start:start + count + 1]
+        else:
+            ids = [str(x) for x in self.client.zrevrange(self._key("ranking"), start, start + count)]
         return self._rows(ids, start + 1)[:count]
 
     def ranked_ids(self) -> list[str]:
-        """Every rated bot's id, best live rating first (ids only: no row is read)."""
-        return [str(bot) for bot in self.client.zrevrange(self._key("ranking"), 0, -1)]
+        """Every rated bot's id (of the versions shown), best live rating first (ids only:
+        no row is read)."""
+        hidden = self._hidden()
+        return [str(bot) for bot in self.client.zrevrange(self._key("ranking"), 0, -1) if str(bot) not in hidden]
 
     def size(self) -> int:
-        """How many bots have a rating on this board."""
+        """How many bots (of the versions shown) have a rating on this board."""
+        if self._hidden():
+            return len(self.ranked_ids())
         return int(self.client.zcard(self._key("ranking")))
+
+    def _hidden(self) -> set[str]:
+        """The rated ids this board leaves out: superseded versions, unless it shows all."""
+        return set() if self.all_versions else BotVersions(self.store).superseded()
 
     def rank(self, bot_id: str) -> int | None:
         """The bot's place (1 = best), or ``None`` if it has no rating on this board."""
@@ -455,7 +472,7 @@ def _bot_payload(match_id: str, bot: str, state: dict[str, str], before: float, 
 def record_match(store: Store, result: MatchResultLike, config: EloConfig = DEFAULT_CONFIG) -> dict[str, float] | None:
     """Rate a match once on its preset's board (``ruleset.name``): what a match task calls
     after recording the result.  The rating change per bot, or ``None`` if already rated."""
-    return Leaderboard(store, rated_match(result).preset, config).record(result)
+    return Leaderboard(store, rated_match(rated_view(result)).preset, config).record(result)
 
 
 def boards(store: Store) -> list[str]:
@@ -466,4 +483,4 @@ def boards(store: Store) -> list[str]:
 def tournament_table(results: Iterable[MatchResultLike], config: EloConfig = DEFAULT_CONFIG) -> list[RatingRow]:
     """The order-independent Bradley–Terry table of a tournament's match results
     (protobuf ``MatchResult`` or the stored JSON dicts, in any order)."""
-    return bradley_terry((rated_match(result) for result in results), config)
+    return bradley_terry((rated_match(rated_view(result)) for result in results), config)

@@ -1,0 +1,108 @@
+"""Bot versions with real parts: an in-process referee, SDK bots over loopback gRPC, a private
+redis-server.  A bot that reconnects with a new version is rated as a new row; the old
+version keeps its results and history and leaves the default leaderboard."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import uuid
+
+from pitch_sdk.bot import Bot
+from pitch_sdk.bots.loader import load_bot
+from pitch_sdk.client import BotClient
+from pitch_sdk.proto.pitch.v1 import arena_pb2
+from workers.ratings.leaderboard import Leaderboard, record_match
+from workers.storage.store import Store
+from workers.storage.versions import BotVersions, rated_view
+
+from .celery_harness import ArenaThread, wait_until
+from .test_cli import invoke, line_of
+
+ADMIN = (("authorization", "Bearer test-admin"),)
+
+
+def _versioned(spec: str, version: str) -> Bot:
+    """A built-in bot that says hello with ``version`` (the SDK sends a bot's ``version``)."""
+    bot = load_bot(spec)
+    bot.version = version  # type: ignore[attr-defined]
+    return bot
+
+
+def _connect(arena: ArenaThread, token: str, version: str) -> asyncio.Event:
+    """Connect a registered bot as the heuristic bot at ``version``; the event stops it."""
+
+    async def start() -> asyncio.Event:
+        stop = asyncio.Event()
+        client = BotClient(lambda: _versioned("heuristic", version), arena.arena.address, token)
+        arena.arena.tasks.append(asyncio.create_task(client.run(stop)))
+        await asyncio.wait_for(client.connected.wait(), timeout=10)
+        return stop
+
+    stop: asyncio.Event = arena.call(start())
+    return stop
+
+
+def _play(arena: ArenaThread, store: Store, seats: list[str]) -> arena_pb2.RunMatchResponse:
+    """One recorded cutthroat match of two short games, rated as a worker rates it."""
+    response: arena_pb2.RunMatchResponse = arena.call(arena.arena.run_match(
+        "cutthroat", seats, games=2, seed=7, options_json='{"target": 5}', match_id=f"v-{uuid.uuid4().hex[:8]}"))
+    stored = store.match_result(response.result.match_id)
+    assert stored is not None
+    record_match(store, stored)
+    return response
+
+
+def _connected_version(arena: ArenaThread, bot_id: str) -> arena_pb2.BotInfo:
+    async def listed() -> arena_pb2.ListBotsResponse:
+        return await arena.arena.admin.ListBots(arena_pb2.ListBotsRequest(), metadata=ADMIN)
+
+    bots = arena.call(listed()).bots
+    return next(bot for bot in bots if bot.bot_id == bot_id)
+
+
+def test_a_new_version_is_a_new_row_and_the_old_keeps_its_results(arena: ArenaThread,
+                                                                   env: dict[str, str]) -> None:
+    store = Store.from_url(env["REDIS_URL"], env["PITCH_STORE_PREFIX"])
+    name = f"evolving-{uuid.uuid4().hex[:6]}"
+    registered = arena.call(arena.arena.register(name))
+    bot, token = registered.bot_id, registered.token
+    opponent, third = arena.connect("random"), arena.connect("random")
+    first = _connect(arena, token, "1.0")
+    one = _play(arena, store, [bot, opponent, third])
+    assert list(one.seat_bot_versions) == ["1.0", "0", "0"]  # the SDK's default version is "0"
+    assert list(one.seat_rated_ids) == [bot, opponent, third]  # a bot's first version: its own id
+    assert _connected_version(arena, bot).rated_id == bot
+
+    arena.loop.call_soon_threadsafe(first.set)
+    wait_until(lambda: not _connected_version(arena, bot).connected, 10, "the first version to disconnect")
+    _connect(arena, token, "2.0")
+    two = _play(arena, store, [opponent, bot, third])
+    newer = f"{bot}-v2"
+    assert list(two.seat_rated_ids) == [opponent, newer, third]
+    assert list(two.seat_bot_versions) == ["0", "2.0", "0"]
+    info = _connected_version(arena, bot)
+    assert info.rated_id == newer and info.bot_version == "2.0"
+    # Results stay the registered bot's (its matches, its conduct); ratings are the version's.
+    stored = store.match_result(two.result.match_id)
+    assert stored is not None and [s["bot_id"] for s in stored["seats"]] == [opponent, bot, third]
+    assert [s["bot_id"] for s in rated_view(stored)["seats"]] == [opponent, newer, third]
+    assert store.bot_match_count(bot) == 2
+
+    current = Leaderboard(store, "cutthroat")
+    every = Leaderboard(store, "cutthroat", all_versions=True)
+    assert {row.bot_id for row in current.top(10)} == {opponent, third, newer}
+    assert {row.bot_id for row in every.top(10)} == {opponent, third, bot, newer} and every.size() == 4
+    assert current.size() == 3 and [row.rank for row in current.top(10)] == [1, 2, 3]
+    assert [p.match_id for p in every.history(bot)] == [one.result.match_id]
+    assert [p.match_id for p in every.history(newer)] == [two.result.match_id]
+    assert {row.bot_id for row in current.fitted()} == {opponent, third, bot, newer}  # the fit keeps every version
+    versions = BotVersions(store).versions(bot)
+    assert [(v.rated_id, v.version, v.current) for v in versions] == [(bot, "1.0", False), (newer, "2.0", True)]
+
+    code, out, err = invoke(env, "leaderboard", "cutthroat")
+    assert code == 0, err
+    assert f"{name}@2.0" in out and f"{name}@1.0" not in out and re.search(rf"\b{name}\b(?!@)", out) is None
+    code, out, err = invoke(env, "leaderboard", "cutthroat", "--all-versions")
+    assert code == 0, err
+    assert line_of(out, f"{name}@1.0") != line_of(out, f"{name}@2.0")
