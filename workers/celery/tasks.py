@@ -16,6 +16,8 @@ from celery import Task
 from workers.celery.app import AUTO_ROUND_ROBIN, REQUEUE_LOST, app, config
 from workers.ratings.leaderboard import record_match
 from workers.referee_client import RefereeClient
+from workers.sprt import control as sprt
+from workers.sprt.store import SprtStore
 from workers.storage.store import Store
 from workers.tournaments import control as tournament
 from workers.tournaments.store import TournamentStore
@@ -44,23 +46,42 @@ def referee() -> RefereeClient:
     return RefereeClient(config.referee, config.admin_token, config.match_timeout_s)
 
 
-@app.task(bind=True, name=tournament.PLAY_MATCH, max_retries=None)
-def play_match(self: Task, tournament_id: str, index: int) -> str:
-    """Play one scheduled match; retried with backoff while it cannot be played, then
-    recorded as not played; the task that records the last outcome sends the final step."""
-    retries = self.request.retries
+@cache
+def sprts() -> SprtStore:
+    """This process's SPRT runs (on the same store)."""
+    return SprtStore(tournaments().store)
+
+
+def _play(task: Task, runs: TournamentStore, run_id: str, index: int, on_played: tournament.RatingsHook) -> str:
+    """Play match ``index`` of a round robin or SPRT run; retried with backoff while it
+    cannot be played, then recorded as not played."""
+    retries = task.request.retries
     try:
-        status = tournament.play(tournaments(), referee(), tournament_id, index, worker=self.request.hostname or "",
-                                 attempt=retries + 1, final=retries >= config.match_retries,
-                                 on_played=record_ratings, lease_s=config.lease_s)
+        return tournament.play(runs, referee(), run_id, index, worker=task.request.hostname or "",
+                               attempt=retries + 1, final=retries >= config.match_retries, on_played=on_played,
+                               lease_s=config.lease_s)
     except tournament.MatchDeferred as deferred:
         delay = config.retry_delay(retries)
-        log.info("tournament %s match %d deferred %.1fs: %s", tournament_id, index, delay, deferred)
+        log.info("%s %s match %d deferred %.1fs: %s", runs.kind, run_id, index, delay, deferred)
         # the match stays this worker's until its retry is due (else the sweep would send it again)
-        tournaments().hold(tournament_id, index, f"{self.request.hostname}#retry", delay + config.lease_s)
-        raise self.retry(countdown=delay) from deferred
+        runs.hold(run_id, index, f"{task.request.hostname}#retry", delay + config.lease_s)
+        raise task.retry(countdown=delay) from deferred
+
+
+@app.task(bind=True, name=tournament.PLAY_MATCH, max_retries=None)
+def play_match(self: Task, tournament_id: str, index: int) -> str:
+    """Play one scheduled match; the task that records the last outcome sends the final step."""
+    status = _play(self, tournaments(), tournament_id, index, record_ratings)
     if tournament.ready_to_finish(tournaments(), tournament_id):
         finish_tournament.delay(tournament_id)
+    return status
+
+
+@app.task(bind=True, name=sprt.PLAY_SPRT_MATCH, max_retries=None)
+def play_sprt_match(self: Task, run_id: str, index: int) -> str:
+    """Play one match of an SPRT run, then advance the run: its verdict, or its next pairs."""
+    status = _play(self, sprts().runs, run_id, index, sprt.not_rated)
+    sprt.advance(app, sprts(), run_id)
     return status
 
 
@@ -80,5 +101,6 @@ def auto_round_robin(preset: str) -> str | None:
 
 @app.task(name=REQUEUE_LOST)
 def requeue_lost() -> dict[str, list[int]]:
-    """Beat's sweep: send again the matches whose task the broker lost (by tournament)."""
-    return tournament.requeue_lost(app, tournaments())
+    """Beat's sweep: send again the matches whose task the broker lost (by tournament or
+    SPRT run)."""
+    return {**tournament.requeue_lost(app, tournaments()), **sprt.requeue_lost(app, sprts())}

@@ -30,6 +30,7 @@ from workers.celery.app import make_app
 from workers.cli import views
 from workers.cli.demo import DEFAULT_LINEUP, lineup, run_demo
 from workers.cli.match import match as match_command
+from workers.cli.sprt import sprt as sprt_command
 from workers.cli.watch import follow
 from workers.config import WorkerConfig
 from workers.processes.services import ServiceError
@@ -48,6 +49,7 @@ app = typer.Typer(
     no_args_is_help=True, add_completion=False)
 app.command("referee")(referee_main)
 app.command("match")(match_command)
+app.command("sprt")(sprt_command)
 
 #: Commands that pass what follows ``--`` to Celery (before it, an unknown option is an error).
 PASS_THROUGH = {"allow_extra_args": True}
