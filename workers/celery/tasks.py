@@ -7,20 +7,23 @@ would have done.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 from functools import cache
 from typing import Any
 
 from celery import Task
 
-from workers.celery.app import AUTO_ROUND_ROBIN, REQUEUE_LOST, app, config
+from workers.celery.app import AUTO_LADDER, AUTO_ROUND_ROBIN, REQUEUE_LOST, app, config
+from workers.ladder import control as ladder
+from workers.ladder.store import LadderStore
 from workers.ratings.leaderboard import record_match
 from workers.referee_client import RefereeClient
 from workers.sprt import control as sprt
 from workers.sprt.store import SprtStore
 from workers.storage.store import Store
 from workers.tournaments import control as tournament
-from workers.tournaments.store import TournamentStore
+from workers.tournaments.store import TournamentError, TournamentStore
 
 log = logging.getLogger("pitch.workers")
 
@@ -87,8 +90,40 @@ def play_sprt_match(self: Task, run_id: str, index: int) -> str:
 
 @app.task(name=tournament.FINISH_TOURNAMENT)
 def finish_tournament(tournament_id: str) -> bool:
-    """The final step: write the tournament's table (once)."""
-    return tournament.finish(tournaments(), tournament_id)
+    """The final step: write the tournament's table (once); a ladder's round then sends
+    the ladder's next step."""
+    written = tournament.finish(tournaments(), tournament_id)
+    ladder_id = ladders().ladder_of(tournament_id)
+    if written and ladder_id is not None:
+        ladder.start(app, ladder_id)
+    return written
+
+
+@cache
+def ladders() -> LadderStore:
+    """This process's ladders (on the same store)."""
+    return LadderStore(tournaments().store)
+
+
+def _connected() -> list[str]:
+    """The connected bots a ladder may choose from (not the arena's house bots)."""
+    return tournament.default_entrants(tournaments().store, referee().connected_bots())
+
+
+@app.task(name=ladder.LADDER_STEP)
+def ladder_step(ladder_id: str) -> list[str]:
+    """Plan and launch a ladder's next rounds (see :func:`workers.ladder.control.step`)."""
+    return ladder.step(app, ladders(), tournaments(), _connected, ladder_id, config.elo)
+
+
+@app.task(name=AUTO_LADDER)
+def auto_ladder(preset: str) -> list[str]:
+    """Beat's entry: the endless ladder of ``preset`` (created on first use), stepped."""
+    ladder_id = f"auto-ladder-{preset}"
+    if not ladders().exists(ladder_id):
+        with contextlib.suppress(TournamentError):  # another beat tick created it meanwhile
+            ladder.create(ladders(), preset, matches=0, games=config.auto_games, seed=0, ladder_id=ladder_id)
+    return ladder.step(app, ladders(), tournaments(), _connected, ladder_id, config.elo)
 
 
 @app.task(name=AUTO_ROUND_ROBIN)
@@ -103,4 +138,8 @@ def auto_round_robin(preset: str) -> str | None:
 def requeue_lost() -> dict[str, list[int]]:
     """Beat's sweep: send again the matches whose task the broker lost (by tournament or
     SPRT run)."""
-    return {**tournament.requeue_lost(app, tournaments()), **sprt.requeue_lost(app, sprts())}
+    resent = {**tournament.requeue_lost(app, tournaments()), **sprt.requeue_lost(app, sprts())}
+    for ladder_id in ladders().ladder_ids():  # a step lost with its worker is taken up here
+        if not ladders().finished(ladder_id):
+            ladder.step(app, ladders(), tournaments(), _connected, ladder_id, config.elo)
+    return resent

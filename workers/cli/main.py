@@ -29,6 +29,7 @@ from referee.__main__ import main as referee_main
 from workers.celery.app import make_app
 from workers.cli import views
 from workers.cli.demo import DEFAULT_LINEUP, lineup, run_demo
+from workers.cli.ladder import ladder as ladder_command
 from workers.cli.match import match as match_command
 from workers.cli.sprt import sprt as sprt_command
 from workers.cli.watch import follow
@@ -50,6 +51,7 @@ app = typer.Typer(
 app.command("referee")(referee_main)
 app.command("match")(match_command)
 app.command("sprt")(sprt_command)
+app.command("ladder")(ladder_command)
 
 #: Commands that pass what follows ``--`` to Celery (before it, an unknown option is an error).
 PASS_THROUGH = {"allow_extra_args": True}

@@ -37,7 +37,7 @@ def follow(console: Console, tournaments: TournamentStore, tournament_id: str, *
     following: the progress line says the store is unreachable and for how long, and the
     counts carry on when it is back (the workers keep their own state meanwhile)."""
     now = tournament.progress(tournaments, tournament_id)
-    with _display(console, f"{now.preset} {tournament_id}", now.total) as show:
+    with progress_display(console, f"{now.preset} {tournament_id}", now.total) as show:
         return poll_until(lambda: tournament.progress(tournaments, tournament_id), show,
                           lambda progress: progress.finished, now, check=check, poll_s=poll_s)
 
@@ -76,7 +76,7 @@ def _status(now: tournament.Progress, note: str | None = None) -> str:
 
 
 @contextmanager
-def _display(console: Console, label: str, total: int) -> Iterator[Show]:
+def progress_display(console: Console, label: str, total: int) -> Iterator[Show]:
     """A live bar on a terminal, else a printed line whenever the counts change."""
     if console.is_terminal:
         columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),

@@ -39,6 +39,13 @@ Tournaments (``workers.tournaments.store``; Celery's own keys live under ``{p}ce
     {p}tournament:{id}:table        the final table JSON, written once (SET NX)
     {p}auto:{preset}                id of the latest automated round robin of a preset
 
+SPRT runs (``workers.sprt.store``): the same plan, outcomes, started and lease keys as a
+tournament's under ``{p}sprt:{id}`` (index ``{p}sprts``), and::
+
+    {p}sprt:{id}:spec               the run's parameters JSON, written once
+    {p}sprt:{id}:released           pairs sent to the workers so far (only ever raised)
+    {p}sprt:{id}:verdict            how the run ended JSON, written once (SET NX)
+
 Ratings (written and read by ``workers.ratings.leaderboard`` only; a board is normally a preset;
 the ids are rated ids: a bot's id, or a later version's from ``{p}bot-versions:{id}``)::
 
