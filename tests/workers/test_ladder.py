@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -19,7 +20,7 @@ from workers.tournaments.schedule import ScheduleError
 from workers.tournaments.store import TournamentStore
 from workers.tournaments.table import PLAYED
 
-from .celery_harness import ArenaThread, WorkerProcess
+from .celery_harness import ArenaThread, WorkerProcess, wait_until
 from .test_cli import invoke, line_of
 from .test_tournament import worker_config
 
@@ -89,3 +90,26 @@ def test_ladder_plays_rounds_of_chosen_lineups_with_rotating_partners(arena: Are
         assert row.lower is not None and row.upper is not None
         assert f" {row.lower:.0f}–{row.upper:.0f}" in line_of(out, names[bot])
     assert "2 round(s)" in out
+
+
+@pytest.mark.slow
+def test_beat_keeps_an_automated_ladder_playing(arena: ArenaThread, redis_url: str, tmp_path: Path) -> None:
+    """With PITCH_AUTO_LADDER_PRESETS, beat creates the preset's endless ladder and keeps
+    stepping it: rounds follow one another among the connected bots, each rated."""
+    for _ in range(4):
+        arena.connect("heuristic")
+    config = replace(worker_config(redis_url, arena.prefix, f"127.0.0.1:{arena.arena.server.port}"),
+                     auto_ladder_presets="partnership")
+    store = Store.from_url(redis_url, config.store_prefix)
+    ladders, tournaments = LadderStore(store), TournamentStore(store)
+    worker = WorkerProcess(config, "beat", tmp_path, beat=True)
+    try:
+        wait_until(lambda: sum(tournaments.table(r) is not None for r in ladders.rounds("auto-ladder-partnership"))
+                   >= 2, 60, "two rounds of the automated ladder")
+    finally:
+        worker.stop()
+        print(worker.log()[-3000:])
+    first = ladders.rounds("auto-ladder-partnership")[0]
+    board = Leaderboard(store, "partnership")
+    assert all(board.applied(o["match_id"]) for o in tournaments.outcomes(first).values())
+    assert not ladders.finished("auto-ladder-partnership")

@@ -46,6 +46,15 @@ tournament's under ``{p}sprt:{id}`` (index ``{p}sprts``), and::
     {p}sprt:{id}:released           pairs sent to the workers so far (only ever raised)
     {p}sprt:{id}:verdict            how the run ended JSON, written once (SET NX)
 
+Ladders (``workers.ladder.store``; each round is a tournament ``{ladder id}-{n}``)::
+
+    {p}ladders                      sorted set of ladder ids by creation time
+    {p}ladder:{id}                  the spec JSON, written once
+    {p}ladder:{id}:rounds           list of the round tournaments' ids
+    {p}ladder:{id}:partnered        hash: "a|b" -> rounds the two partnered in
+    {p}ladder:{id}:finished         set once the last round ended
+    {p}ladder-of:{tournament}       the ladder a round belongs to
+
 Ratings (written and read by ``workers.ratings.leaderboard`` only; a board is normally a preset;
 the ids are rated ids: a bot's id, or a later version's from ``{p}bot-versions:{id}``)::
 
