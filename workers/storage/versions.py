@@ -65,7 +65,11 @@ class BotVersions:
 
     def __init__(self, store: Store) -> None:
         self.store = store
-        self.client = store.client
+
+    @property
+    def client(self) -> redis.Redis:
+        """The store's client, read at each use (the referee's store may be given a new one)."""
+        return self.store.client
 
     def _key(self, *parts: str) -> str:
         return self.store.prefix + ":".join(parts)
