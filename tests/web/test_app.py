@@ -197,3 +197,8 @@ def test_leaderboard_shows_current_versions_and_every_version_on_request(client:
     assert f'data-bot-id="{newer}"' in every and f'data-bot-id="{bots[0]}"' in every
     assert "alpha@1" in every and "alpha@2" in every and "bravo@1" in every
     assert "?sort=games&amp;versions=all" in every
+    page = client.get(f"/bots/{bots[0]}").text  # the current version's ratings, then every version's
+    live = Leaderboard(store, "partnership").row(newer)
+    assert live is not None and f'data-rated-id="{newer}"' in page and f'data-rated-id="{bots[0]}"' in page
+    assert page.count('class="badge on">current') == 1 and f"partnership: {live.rating:.0f} (1 games)" in page
+    assert f'data-opponent="{bots[1]}"' in page  # its opponents as the new version
