@@ -30,7 +30,7 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, TypeVar
 
 import redis
@@ -140,9 +140,8 @@ class BotVersions:
         """Every version of a bot, oldest first."""
         ids = sorted({str(r) for r in self.client.hvals(self._key("bot-versions", bot_id))})
         current = self.current(bot_id)
-        records = [r for r in self.records(ids).values()]
-        return sorted((VersionRecord(r.rated_id, r.bot_id, r.version, r.label, r.first_seen, r.rated_id == current)
-                       for r in records), key=lambda r: (r.first_seen, r.rated_id))
+        return sorted((replace(r, current=r.rated_id == current) for r in self.records(ids).values()),
+                      key=lambda r: (r.first_seen, r.rated_id))
 
     def records(self, rated_ids: Iterable[str]) -> dict[str, VersionRecord]:
         """The version records of ``rated_ids`` that have one (one round trip); ``current``
