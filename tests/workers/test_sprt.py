@@ -32,6 +32,7 @@ from workers.ratings.sprt import (
     llr_many,
     llr_pentanomial,
     llr_trinomial,
+    simulate_sprt,
     sprt_bounds,
     sprt_status,
 )
@@ -241,7 +242,22 @@ def test_state_counts_pairs_until_a_bound_and_checks_its_parameters() -> None:
     assert state.pentanomial.counts == [0, 0, 0, 0, status.pairs]
     assert all(a < b for a, b in pairwise(llrs)), "every won pair is more evidence"
     assert llrs[-2] < status.upper <= llrs[-1]
+    assert status.pairs == 74  # what simulate_sprt's all-won runs take too
     with pytest.raises(ValueError, match="elo0 must be below elo1"):
         SprtState(elo0=5, elo1=0)
     with pytest.raises(ValueError, match="alpha and beta"):
         SprtState(elo0=0, elo1=5, alpha=0.5, beta=0.5)
+
+
+def test_simulated_tests_stop_at_a_bound_or_the_cap() -> None:
+    """A coin-flip distribution between [0, 10] needs thousands of pairs: capped at 50,
+    every run ends undecided after exactly 50; a bot that always wins twice ends at H1."""
+    rng = np.random.default_rng(3)
+    capped = simulate_sprt([0.25, 0, 0.5, 0, 0.25], 0, 10, rng, runs=20, max_pairs=50, batch=7)
+    assert capped.rate("") == 1.0 and list(capped.pairs) == [50] * 20
+    winning = simulate_sprt([0, 0, 0, 0, 1], 0, 10, rng, runs=3)
+    assert winning.rate("H1") == 1.0 and list(winning.pairs) == [74] * 3  # as SprtState's all-won run
+    with pytest.raises(ValueError, match="summing to 1"):
+        simulate_sprt([0.5, 0.5, 0.5, 0, 0], 0, 10, rng, runs=1)
+    with pytest.raises(ValueError, match="must be positive"):
+        simulate_sprt([0, 0, 1], 0, 10, rng, runs=0)
