@@ -31,7 +31,7 @@ from workers.tournaments.table import PLAYED
 
 #: The most games one run may plan (its plan is read by every match task).
 MAX_GAMES = 20_000
-#: The widest hypotheses accepted, in normalized Elo: past about ±250 the LLR's secular
+#: The widest hypotheses accepted, in normalized Elo: past about ±240 the LLR's secular
 #: equation has no root even before the first pair (an Elo difference no score
 #: distribution of five outcomes can show), and the statistics refuse it.
 MAX_ELO = 200.0
