@@ -4,14 +4,17 @@ worker, resumed after its queue was lost, through ``pitch-arena sprt``."""
 
 from __future__ import annotations
 
+import io
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from rich.console import Console
 
 from workers.celery.app import make_app
+from workers.cli.sprt import _display, verdict_line
 from workers.ratings.sprt import sprt_status
 from workers.sprt import control
 from workers.sprt.plan import SprtSpec, new_score, schedule, standing
@@ -139,3 +142,24 @@ def test_heuristic_against_random_reaches_a_verdict_after_a_resume(arena: ArenaT
     assert ("H1 accepted" if verdict["verdict"] else "game cap") in out
     code, again, _ = invoke(env, "sprt", "--resume", run.run_id)
     assert code == 0 and "0 match(es) sent" in again and again.splitlines()[-1] == out.splitlines()[-1]
+
+
+def test_the_follower_shows_the_llr_between_its_bounds_on_a_terminal(redis_url: str) -> None:
+    """The live display: the LLR bar's text names the LLR and its bounds, the games bar the
+    games against the cap and the Elo estimate; the verdict line sums the run up."""
+    sprts = SprtStore(Store.from_url(redis_url, f"test-{uuid.uuid4().hex[:8]}:"))
+    run = spec(max_games=20)
+    control.create(sprts, run)
+    sprts.runs.record_outcome("r", 0, won(0))
+    sprts.runs.record_outcome("r", 1, won(1))
+    now = control.progress(sprts, "r")
+    output = io.StringIO()
+    with _display(Console(file=output, force_terminal=True, width=160), "n vs o", run.max_games) as show:
+        show(now, None)
+    shown = output.getvalue()
+    status = now.standing.status
+    assert f"LLR {status.llr:+.2f} in [-2.94, 2.94]" in shown and "2/20 games" in shown and "Elo +" in shown
+    sprts.save_verdict("r", now.standing)
+    verdict = sprts.verdict("r")
+    assert verdict is not None
+    assert verdict_line("r", verdict).startswith("SPRT r: no verdict: the game cap was reached (LLR ")
