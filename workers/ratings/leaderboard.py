@@ -351,7 +351,7 @@ class Leaderboard:
     def _fit(self) -> tuple[int, list[RatingRow]]:
         """The table of the applied set as read now, and how many matches that set held."""
         applied = sorted(str(m) for m in self.client.smembers(self._key("applied")))
-        results = [result for start in range(0, len(applied), READ_CHUNK)
+        results = [rated_view(result) for start in range(0, len(applied), READ_CHUNK)
                    for result in self.store.match_results(applied[start:start + READ_CHUNK])]
         return len(applied), tournament_table(results, self.config)
 
@@ -482,5 +482,6 @@ def boards(store: Store) -> list[str]:
 
 def tournament_table(results: Iterable[MatchResultLike], config: EloConfig = DEFAULT_CONFIG) -> list[RatingRow]:
     """The order-independent Bradley–Terry table of a tournament's match results
-    (protobuf ``MatchResult`` or the stored JSON dicts, in any order)."""
-    return bradley_terry((rated_match(rated_view(result)) for result in results), config)
+    (protobuf ``MatchResult`` or the stored JSON dicts, in any order), per registered bot:
+    a board's versions are told apart before (see :meth:`Leaderboard.fitted`)."""
+    return bradley_terry((rated_match(rated_view(result, by_version=False)) for result in results), config)

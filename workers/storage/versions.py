@@ -179,16 +179,17 @@ def stamp_fields(seats: Sequence[tuple[str, str | None, str]]) -> dict[str, list
     return {BOT_VERSIONS: [version or "" for _, version, _ in seats], RATED_IDS: [rated for _, _, rated in seats]}
 
 
-def rated_view(result: ResultT) -> ResultT | dict[str, Any]:
+def rated_view(result: ResultT, *, by_version: bool = True) -> ResultT | dict[str, Any]:
     """A stored match result as the ratings see it: each seat's bot id replaced by the rated
-    id of the version that played it, and the version fields left out (the rest is the
-    protocol's ``MatchResult``).  A result without versions (a protobuf, one recorded before
-    versions were, or one made by hand) keeps its seats: they are rated under the bots' ids."""
+    id of the version that played it (unless not ``by_version``: a tournament's own table
+    is per bot), and the version fields left out (the rest is the protocol's
+    ``MatchResult``).  A result without versions (a protobuf, one recorded before versions
+    were, or one made by hand) keeps its seats: they are rated under the bots' ids."""
     if not isinstance(result, Mapping):
         return result
     rated = result.get(RATED_IDS)
     seats = result.get("seats")
     plain = {key: value for key, value in result.items() if key not in EXTRA_RESULT_KEYS}
-    if not rated or not isinstance(seats, list) or len(rated) != len(seats):
+    if not by_version or not rated or not isinstance(seats, list) or len(rated) != len(seats):
         return plain
     return {**plain, "seats": [{**seat, "bot_id": str(rated_id)} for seat, rated_id in zip(seats, rated, strict=True)]}
