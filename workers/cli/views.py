@@ -76,7 +76,7 @@ def leaderboard_table(board: str, live: Sequence[RatingRow], fitted: Sequence[Ra
         table.add_column(column, justify=justify)  # type: ignore[arg-type]
     for row in live:
         bt = by_bot.get(row.bot_id)
-        table.add_row(str(row.rank), names.get(row.bot_id, row.bot_id),
+        table.add_row(str(row.rank), shown(names.get(row.bot_id, row.bot_id)),
                       f"{row.rating:.0f}{PROVISIONAL if row.provisional else ' '}", _interval(row), str(row.games),
                       _percent(row.win_rate if row.games else None), _percent(row.los_next),
                       "—" if bt is None else f"{bt.rating:.0f}", _interval(bt))
