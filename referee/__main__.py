@@ -1,6 +1,8 @@
 """``python -m referee`` (and ``pitch-arena referee``): run a referee (flags override
-``PITCH_*`` environment variables).  With no Redis configured it starts a private one for
-the run and says how other processes reach it.
+``PITCH_*`` environment variables).  With no Redis configured it starts an embedded one
+that keeps its data in the data directory (``--data-dir``, ``PITCH_DATA_DIR``; see
+:mod:`workers.data_dir`), so a restart keeps every registered bot, token and result, and
+says how other processes reach it.
 
 The server runs on uvloop: every decision is a few asyncio hops (the match task, the
 session writer, the answer reader), and uvloop's scheduler makes the referee about a
@@ -9,6 +11,7 @@ quarter faster per decision (``bench/referee_throughput.py``)."""
 from __future__ import annotations
 
 import sys
+from contextlib import ExitStack
 from dataclasses import replace
 from typing import Annotated
 
@@ -17,7 +20,8 @@ import uvloop
 
 from referee.config import RefereeConfig
 from referee.server import configure_logging, serve
-from workers.processes.redis_server import RedisServer
+from workers.data_dir import data_dir as arena_data_dir
+from workers.processes.redis_server import persistent_redis
 from workers.storage.store import Store
 
 app = typer.Typer(add_completion=False)
@@ -26,7 +30,9 @@ app = typer.Typer(add_completion=False)
 @app.command()
 def main(
     address: Annotated[str | None, typer.Option(help="host:port to listen on [PITCH_REFEREE_ADDRESS]")] = None,
-    redis_url: Annotated[str | None, typer.Option(help="Redis URL [REDIS_URL]; none: a private Redis")] = None,
+    redis_url: Annotated[str | None, typer.Option(help="Redis URL [REDIS_URL]; none: an embedded Redis")] = None,
+    data_dir: Annotated[str | None, typer.Option(
+        help="where the embedded Redis keeps its data [PITCH_DATA_DIR, ~/.local/share/pitch-arena]")] = None,
     per_decision_ms: Annotated[int | None, typer.Option(help="time per decision [PITCH_PER_DECISION_MS]")] = None,
     bank_ms: Annotated[int | None, typer.Option(help="time bank per seat and match [PITCH_BANK_MS]")] = None,
     max_strikes: Annotated[int | None, typer.Option(help="strikes before forfeit, 0 never [PITCH_MAX_STRIKES]")] = None,
@@ -34,15 +40,22 @@ def main(
     json_logs: Annotated[bool, typer.Option(help="one JSON object per log line")] = False,
 ) -> None:
     """Serve BotService and ArenaService until SIGINT/SIGTERM."""
-    config = RefereeConfig.from_env(address=address, redis_url=redis_url, per_decision_ms=per_decision_ms,
-                                    bank_ms=bank_ms, max_strikes=max_strikes, reconnect_grace_s=reconnect_grace_s)
+    config = RefereeConfig.from_env(address=address, redis_url=redis_url, data_dir=data_dir,
+                                    per_decision_ms=per_decision_ms, bank_ms=bank_ms, max_strikes=max_strikes,
+                                    reconnect_grace_s=reconnect_grace_s)
     configure_logging(json_logs)
     if config.redis_url:
         uvloop.run(serve(config, Store.from_url(config.redis_url, config.store_prefix)))
         return
-    with RedisServer() as private:
-        print(f"no REDIS_URL: serving from a private Redis that ends with this referee; for workers and the "
-              f"CLI: export REDIS_URL={private.url}", file=sys.stderr, flush=True)
+    directory = arena_data_dir(config.data_dir)
+    with ExitStack() as embedded:
+        try:
+            private = embedded.enter_context(persistent_redis(directory))
+        except (RuntimeError, OSError) as error:
+            print(f"error: {error}", file=sys.stderr, flush=True)
+            raise typer.Exit(1) from None
+        print(f"no REDIS_URL: serving from an embedded Redis with its data in {directory} (kept across restarts); "
+              f"for workers and the CLI: export REDIS_URL={private.url}", file=sys.stderr, flush=True)
         config = replace(config, redis_url=private.url)
         uvloop.run(serve(config, Store.from_url(config.redis_url, config.store_prefix)))
 

@@ -27,6 +27,7 @@ ENVIRONMENT = {
     "finished_matches_kept": "PITCH_FINISHED_MATCHES_KEPT",
     "shutdown_grace_s": "PITCH_SHUTDOWN_GRACE_S",
     "store_prefix": "PITCH_STORE_PREFIX",
+    "data_dir": "PITCH_DATA_DIR",
 }
 
 
@@ -60,6 +61,9 @@ class RefereeConfig:
     """On shutdown, how long running matches may take to finish before they are aborted."""
     store_prefix: str = "pitch:"
     """Prefix of every Redis key this arena uses."""
+    data_dir: str = ""
+    """Where the embedded Redis of a referee without ``redis_url`` keeps its data, so a
+    restart keeps the bots and results; empty: the default of :mod:`workers.data_dir`."""
 
     def __post_init__(self) -> None:
         for name in ("per_decision_ms", "bank_ms", "max_strikes", "max_matches", "finished_matches_kept"):

@@ -1,6 +1,7 @@
 """Shared test configuration."""
 
 import os
+import tempfile
 from collections.abc import Iterator
 
 import pytest
@@ -15,6 +16,12 @@ settings.register_profile("ci", deadline=None, derandomize=True, print_blob=True
 settings.load_profile(
     os.environ.get("HYPOTHESIS_PROFILE")
     or ("ci" if os.environ.get("CI", "").lower() in ("1", "true", "yes") else "default"))
+
+# A referee or beat started without REDIS_URL keeps its state in PITCH_DATA_DIR (default
+# ~/.local/share/pitch-arena): every process a test starts gets a directory of this test run's
+# own instead, so no test reads or locks the user's arena.  Tests that check the data directory
+# set their own.
+os.environ["PITCH_DATA_DIR"] = tempfile.mkdtemp(prefix="pitch-test-data-")
 
 
 @pytest.fixture(scope="session")

@@ -31,6 +31,20 @@ def test_variants_lists_every_preset_with_its_seed():
     assert "4 (2 teams of 2)" in line and "001 · How to Play Pitch" in line
 
 
+def test_variants_on_an_80_column_terminal_is_readable():
+    """At 80 columns the eight-column table cut every cell to a few letters ("play…",
+    "2-4,"); there each preset is a few wrapped lines, whole words, none wider than 80."""
+    result = runner.invoke(app, ["variants"], env={"COLUMNS": "80"})
+    assert result.exit_code == 0
+    lines = result.output.splitlines()
+    assert all(len(line) <= 80 for line in lines) and "…" not in result.output
+    for name in PRESETS:
+        assert any(line.startswith(f"{name}  ") for line in lines), name
+    start = lines.index(next(line for line in lines if line.startswith("partnership  ")))
+    block = "\n".join(lines[start:start + 3])
+    assert "4 (2 teams of 2)" in block and "to 21" in block and "seed 001 · How to Play Pitch" in block
+
+
 def row(output: str, label: str) -> list[str]:
     """The cells after ``label`` on the table row that starts with it."""
     line = next(line.strip() for line in output.splitlines() if line.strip().startswith(label))

@@ -3,45 +3,67 @@
 
 from __future__ import annotations
 
+import uuid
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from referee.match import result_to_dict
 from tests.web.harness import HOSTILE_NAME, WebArena
-from workers.ratings.leaderboard import Leaderboard
+from tests.workers.results import duel
+from workers.ratings.leaderboard import Leaderboard, record_match
 
 pytestmark = pytest.mark.slow
 
 
 def test_leaderboard_rows_match_the_stores_table(arena: WebArena, page: Any, screenshots: Path) -> None:
-    """Each row shows the store's live Elo row (rank, rating, interval, games, win rate, LOS)
-    and the Bradley–Terry row of the same bot, in the store's order."""
+    """Each row shows the store's Bradley–Terry row (rank, rating, interval, LOS) in its
+    order, and the live Elo row of the same bot (rating, interval, games)."""
     board = Leaderboard(arena.store, arena.preset)
-    live = board.top(10)
-    fitted = {row.bot_id: row for row in board.fitted()}
+    fitted = board.fitted()
+    live = {row.bot_id: row for row in board.top(10)}
     page.goto(f"{arena.url}/leaderboards/{arena.preset}")
     page.screenshot(path=str(screenshots / "leaderboard.png"), full_page=True)
     rows = page.locator("#leaderboard tbody tr")
-    assert rows.count() == len(live) == 4
-    for index, row in enumerate(live):
-        cells = rows.nth(index)
-        assert cells.get_attribute("data-bot-id") == row.bot_id
-        assert cells.locator(".rank").inner_text() == str(row.rank)
-        assert cells.locator(".name").inner_text() == arena.names[row.bot_id]
+    assert rows.count() == len(fitted) == 4
+    for index, bt in enumerate(fitted):
+        cells, row = rows.nth(index), live[bt.bot_id]
+        assert cells.get_attribute("data-bot-id") == bt.bot_id
+        assert cells.locator(".rank").inner_text() == str(bt.rank)
+        assert cells.locator(".name").inner_text() == arena.names[bt.bot_id]
+        assert cells.locator(".bt").inner_text() == f"{bt.rating:.0f}"
+        assert cells.locator(".bt-interval").inner_text() == f"{bt.lower:.0f}–{bt.upper:.0f}"
         assert cells.locator(".elo").inner_text().split()[0] == f"{row.rating:.0f}"
         assert cells.locator(".elo-interval").inner_text() == f"{row.lower:.0f}–{row.upper:.0f}"
         assert cells.locator(".games").inner_text() == str(row.games)
-        assert cells.locator(".bt").inner_text() == f"{fitted[row.bot_id].rating:.0f}"
     assert page.locator("#rating-history path[data-series]").count() == 4
 
 
-def test_leaderboard_sorts_by_any_column_through_its_url(arena: WebArena, page: Any) -> None:
-    """``?sort=bt`` orders the rows by the Bradley–Terry rating, ``?sort=name`` by name."""
-    fitted = Leaderboard(arena.store, arena.preset).fitted()
-    page.goto(f"{arena.url}/leaderboards/{arena.preset}?sort=bt")
+def test_leaderboard_leads_with_the_order_independent_rating(arena: WebArena, page: Any) -> None:
+    """On a board whose live Elo order is not the Bradley–Terry order (the later winner leads
+    the live Elo), the page ranks by Bradley–Terry with its LOS (it ranked by the live Elo)."""
+    early, late = sorted(arena.names)[:2]
+    board = f"order{uuid.uuid4().hex[:6]}"
+    for i, outcome in enumerate("wwwwwwlllll"):  # 6 to 5 for early, who won first
+        result = duel(f"{board}-{i}", early, late, outcome, preset=board)
+        arena.store.record_match(result.match_id, result_to_dict(result), [])
+        record_match(arena.store, result)
+    assert [row.bot_id for row in Leaderboard(arena.store, board).top(2)] == [late, early]
+    fitted = Leaderboard(arena.store, board).fitted()
+    page.goto(f"{arena.url}/leaderboards/{board}")
     shown = page.locator("#leaderboard tbody tr").evaluate_all("rows => rows.map(r => r.dataset.botId)")
-    assert shown == [row.bot_id for row in fitted]
+    assert shown == [early, late] == [row.bot_id for row in fitted]
+    assert page.locator("#leaderboard tbody tr .rank").all_inner_texts() == ["1", "2"]
+    assert page.locator("#leaderboard tbody tr .bt-los").first.inner_text() == f"{100 * fitted[0].los_next:.0f}%"  # type: ignore[operator]
+
+
+def test_leaderboard_sorts_by_any_column_through_its_url(arena: WebArena, page: Any) -> None:
+    """``?sort=elo`` orders the rows by the live Elo, ``?sort=name`` by name."""
+    live = Leaderboard(arena.store, arena.preset).top(10)
+    page.goto(f"{arena.url}/leaderboards/{arena.preset}?sort=elo")
+    shown = page.locator("#leaderboard tbody tr").evaluate_all("rows => rows.map(r => r.dataset.botId)")
+    assert shown == [row.bot_id for row in live]
     page.click("th[data-sort=name] a")
     names = page.locator("#leaderboard tbody td.name").all_inner_texts()
     assert names == sorted(names, key=str.casefold)

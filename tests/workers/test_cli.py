@@ -6,6 +6,7 @@ as a deployment configures it."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import signal
@@ -72,6 +73,15 @@ def test_register_prints_the_token_once_and_bots_shows_who_is_connected(arena: A
     assert code == 0
     assert " no " in line_of(out, name) and record.bot_id in line_of(out, name)
     assert " yes " in line_of(out, connected_name) and "0/4" in line_of(out, connected_name)
+    code, out, _ = invoke({**env, "COLUMNS": "80"}, "bots")
+    assert code == 0 and record.bot_id in line_of(out, name), "whole ids at 80 columns"
+    assert max(len(line) for line in out.splitlines()) <= 80
+    code, out, _ = invoke(env, "bots", "--json")
+    assert code == 0
+    listed = {bot["name"]: bot for bot in json.loads(out)}
+    assert listed[name]["bot_id"] == record.bot_id and listed[name]["connected"] is False
+    assert listed[name]["owner"] == "tests"
+    assert listed[connected_name]["connected"] is True and listed[connected_name]["capacity"] == 4
 
 
 def test_unreachable_referee_and_bad_settings_are_one_line_errors(env: dict[str, str]) -> None:
@@ -83,11 +93,11 @@ def test_unreachable_referee_and_bad_settings_are_one_line_errors(env: dict[str,
     assert code == 2 and "PITCH_MATCH_RETRIES='many'" in err
 
 
-def test_leaderboard_shows_live_elo_intervals_provisional_marks_and_bradley_terry(env: dict[str, str]) -> None:
-    """Rows show the live Elo with its 95% interval, a provisional mark only below the game
-    threshold, games, win rate, LOS over the next row, and the Bradley–Terry rating with
-    its interval, all as the leaderboard module computes them; an empty board says which
-    boards exist."""
+def test_leaderboard_ranks_by_bradley_terry_with_live_elo_beside_it(env: dict[str, str]) -> None:
+    """Rows are the Bradley–Terry table in its order (rank, rating, 95% interval, LOS over the
+    next row) with each bot's live Elo beside it (a provisional mark only below the game
+    threshold), games and win rate, all as the leaderboard module computes them; an empty
+    board says which boards exist."""
     store = Store.from_url(env["REDIS_URL"], env["PITCH_STORE_PREFIX"])
     strong, weak, rookie = (store.register_bot(f"{who}-{uuid.uuid4().hex[:6]}")[0] for who in
                             ("strong", "weak", "rookie"))
@@ -100,38 +110,94 @@ def test_leaderboard_shows_live_elo_intervals_provisional_marks_and_bradley_terr
     code, out, _ = invoke(env, "leaderboard", board)
     assert code == 0, out
     live = {row.bot_id: row for row in Leaderboard(store, board).top(10)}
-    fitted = {row.bot_id: row for row in Leaderboard(store, board).fitted()}
-    assert [r.bot_id for r in live.values()] == [strong.bot_id, rookie.bot_id, weak.bot_id]
-    for bot in (strong, weak, rookie):
-        row, bt, line = live[bot.bot_id], fitted[bot.bot_id], line_of(out, bot.name)
-        assert row.lower is not None and row.upper is not None and bt.lower is not None and bt.upper is not None
-        mark = "?" if bot is rookie else " "
-        assert f" {row.rating:.0f}{mark} " in line and f" {row.lower:.0f}–{row.upper:.0f} " in line
-        assert f" {row.games} " in line and f" {100 * row.win_rate:.0f}% " in line
-        assert f" {bt.rating:.0f} " in line and f" {bt.lower:.0f}–{bt.upper:.0f}" in line
-    assert f" {100 * live[strong.bot_id].los_next:.0f}% " in line_of(out, strong.name)  # type: ignore[operator]
-    assert line_of(out, weak.name).split()[6] == "—", "the last row has no next bot"
+    fitted = Leaderboard(store, board).fitted()
+    assert [row.bot_id for row in fitted] == [strong.bot_id, rookie.bot_id, weak.bot_id]
+    names = {strong.bot_id: strong.name, weak.bot_id: weak.name, rookie.bot_id: rookie.name}
+    lines = [line_of(out, names[row.bot_id]) for row in fitted]
+    assert [out.splitlines().index(line) for line in lines] == sorted(out.splitlines().index(line) for line in lines)
+    for bt, line in zip(fitted, lines, strict=True):
+        row = live[bt.bot_id]
+        assert bt.lower is not None and bt.upper is not None
+        mark = "?" if bt.bot_id == rookie.bot_id else " "
+        assert line.split()[0] == str(bt.rank)
+        assert f" {bt.rating:.0f} " in line and f" {bt.lower:.0f}–{bt.upper:.0f} " in line
+        assert f" {row.rating:.0f}{mark} " in line
+        assert f" {bt.games} " in line and f" {100 * bt.win_rate:.0f}% " in line
+    assert f" {100 * fitted[0].los_next:.0f}% " in lines[0]  # type: ignore[operator]
+    assert lines[2].split()[4] == "—", "the last row has no next bot"
+    code, out, _ = invoke({**env, "COLUMNS": "80"}, "leaderboard", board)
+    assert code == 0 and max(len(line) for line in out.splitlines()) <= 80
+    assert all(names[row.bot_id] in out for row in fitted), "whole names at 80 columns"
+    code, out, _ = invoke(env, "leaderboard", board, "--json")
+    assert code == 0
+    data = json.loads(out)
+    assert [(r["rank"], r["bot_id"], r["name"]) for r in data["rows"]] == [
+        (row.rank, row.bot_id, names[row.bot_id]) for row in fitted]
+    assert [r["bt"]["rating"] for r in data["rows"]] == [row.rating for row in fitted]
+    assert [r["elo"]["rating"] for r in data["rows"]] == [live[row.bot_id].rating for row in fitted]
+    assert [r["elo"]["provisional"] for r in data["rows"]] == [False, True, False]
     code, _, err = invoke(env, "leaderboard", "nobody-plays-this")
     assert code == 1 and board in err
 
 
+def test_leaderboard_order_does_not_depend_on_the_order_matches_finished(env: dict[str, str]) -> None:
+    """The same matches rated in two orders give two live Elo orders (the live rating
+    favours recent wins: first finished before, second after) but one leaderboard: the
+    headline rank is the Bradley–Terry one (before, the live Elo ranked the rows)."""
+    store = Store.from_url(env["REDIS_URL"], env["PITCH_STORE_PREFIX"])
+    early, late = (store.register_bot(f"{who}-{uuid.uuid4().hex[:6]}")[0] for who in ("early", "late"))
+    outputs, live_orders = [], []
+    for order in ("early wins first", "late wins first"):
+        board = f"order{uuid.uuid4().hex[:6]}"
+        results = [duel(f"{board}-{i}", early.bot_id, late.bot_id, outcome, preset=board)
+                   for i, outcome in enumerate("wwwwwwlllll")]  # 6 to 5 in early's favour
+        if order == "late wins first":
+            results.reverse()
+        for result in results:
+            store.record_match(result.match_id, result_to_dict(result), [])
+            record_match(store, result)
+        live_orders.append([row.bot_id for row in Leaderboard(store, board).top(2)])
+        code, out, _ = invoke(env, "leaderboard", board)
+        assert code == 0, out
+        outputs.append([line_of(out, name).split()[:2] for name in (early.name, late.name)])
+    assert live_orders[0] != live_orders[1], "the live Elo depends on the order"
+    assert outputs[0] == outputs[1] == [["1", early.name], ["2", late.name]]
+
+
 def test_match_log_replays_a_recorded_match_hand_by_hand(arena: ArenaThread, env: dict[str, str]) -> None:
-    """A match the referee ran and recorded is shown with its seats and outcome, then each
-    game hand by hand from its log; --game picks one; an unknown match is an error."""
+    """A match the referee ran and recorded is shown with its seats and outcome, then a line
+    per hand of each game (it printed every deal and trick: thousands of lines a match);
+    --full tells every deal and trick; --game picks one; --json gives the hands as data
+    (the same scores as the referee's result); an unknown match is an error."""
     store = Store.from_url(env["REDIS_URL"], env["PITCH_STORE_PREFIX"])
     seats = [arena.connect("heuristic") for _ in range(4)]
     names = [store.bot(bot).name for bot in seats]  # type: ignore[union-attr]
     result = arena.call(arena.arena.run_match("partnership", seats, seed=5, games=2)).result
-    code, out, _ = invoke(env, "match-log", result.match_id)
+    code, out, _ = invoke({**env, "COLUMNS": "80"}, "match-log", result.match_id)
     assert code == 0
     assert f"match {result.match_id}" in out and all(f"seat {s}: {n} (ok" in out for s, n in enumerate(names))
     for number, game in enumerate(result.games, 1):
         team = "AB"[game.winner]
         assert f"game {number}: team {team} wins" in out and f"after {game.hands} hands" in out
-    assert out.count("Hand 1 ·") == 2 and f"Hand {result.games[0].hands} ·" in out
+    hand_lines = [line for line in out.splitlines() if re.match(r"\s+\d+\s+s\d \d", line)]
+    assert len(hand_lines) == sum(game.hands for game in result.games), "a line per hand"
+    assert "Hand 1 ·" not in out and max(len(line) for line in out.splitlines()) <= 80
+    last = [line for line in hand_lines if line.split()[0] == str(result.games[-1].hands)][-1]
+    assert " / ".join(str(s) for s in result.games[-1].scores) in last, "the last hand ends on the final scores"
+    code, out, _ = invoke(env, "match-log", result.match_id, "--full")
+    assert code == 0 and out.count("Hand 1 ·") == 2 and f"Hand {result.games[0].hands} ·" in out
     assert f"seat 0 ({names[0]})" in out, "hands name the bot in each seat"
-    code, out, _ = invoke(env, "match-log", result.match_id, "--game", "2")
+    code, out, _ = invoke(env, "match-log", result.match_id, "--game", "2", "--full")
     assert code == 0 and "Game 2" in out and "Game 1" not in out and out.count("Hand 1 ·") == 1
+    code, out, _ = invoke(env, "match-log", result.match_id, "--json")
+    assert code == 0
+    data = json.loads(out)
+    assert data["match_id"] == result.match_id and [s["name"] for s in data["seats"]] == names
+    assert [len(g["hands"]) for g in data["games"]] == [g.hands for g in result.games]
+    assert [g["hands"][-1]["scores"] for g in data["games"]] == [list(g.scores) for g in result.games]
+    assert "log" not in data["games"][0]
+    code, out, _ = invoke(env, "match-log", result.match_id, "--json", "--full", "--game", "1")
+    assert code == 0 and [g["game"] for g in json.loads(out)["games"]] == [1] and json.loads(out)["games"][0]["log"]
     code, _, err = invoke(env, "match-log", "no-such-match")
     assert code == 1 and "no recorded match" in err
 
@@ -151,12 +217,20 @@ def test_tournament_resume_shows_the_table_and_refuses_unknown_input(env: dict[s
         result = result_to_dict(match_result(match.match_id, match.seats, [(winner, scores)]))
         tournaments.record_outcome(schedule.tournament_id, match.index, {"status": PLAYED, "result": result})
     assert tournament.finish(tournaments, schedule.tournament_id)
-    code, out, _ = invoke(env, "tournament", "--resume", schedule.tournament_id)
+    code, out, _ = invoke({**env, "COLUMNS": "80"}, "tournament", "--resume", schedule.tournament_id)
     assert code == 0, out
     assert "0 match(es) sent" in out and "2 of 2 matches played" in out
-    assert all(" 100.0% " in line_of(out, bot.name) for bot in bots[:2])
+    assert all(" 100.0% " in line_of(out, bot.name) for bot in bots[:2]), "whole names at 80 columns"
     assert all(" 0.0% " in line_of(out, bot.name) for bot in bots[2:])
+    assert max(len(line) for line in out.splitlines()) <= 80 and "…" not in out.split("match logs:")[0]
     assert f"pitch-arena match-log {schedule.tournament_id}.0 … {schedule.tournament_id}.1" in out
+    code, out, err = invoke(env, "tournament", "--resume", schedule.tournament_id, "--json")
+    assert code == 0 and "0 match(es) sent" in err, "progress goes to standard error"
+    data = json.loads(out)
+    assert data["tournament_id"] == schedule.tournament_id and data["played"] == 2 and data["not_played_matches"] == []
+    by_name = {row["name"]: row for row in data["rows"]}
+    assert [by_name[bot.name]["score"] for bot in bots] == [1.0, 1.0, 0.0, 0.0]
+    assert all(by_name[bot.name]["bt"]["rating"] > by_name[bots[3].name]["bt"]["rating"] for bot in bots[:2])
     assert invoke(env, "tournament", "--resume", "nope")[0] == 2
     code, _, err = invoke(env, "tournament", "partnership", "--bots", f"{bots[0].name},nobody")
     assert code == 2 and "no registered bot named nobody" in err
@@ -187,13 +261,17 @@ def test_tournament_runs_through_a_worker_with_fixed_teams(arena: ArenaThread, e
     assert sum(float(score.group(1)) for score in scores if score) == 100.0, "each game has one winner"
 
 
-def test_demo_refuses_a_line_up_it_cannot_schedule_before_starting_anything() -> None:
-    """Line-up names are numbered per kind of bot; a line-up too small for the preset, or a
-    bot that does not load, is an input error raised before any process starts."""
-    assert [e.name for e in lineup([*DEFAULT_LINEUP, "mybot.py:MyBot"])] == [
-        "heuristic-1", "heuristic-2", "random-1", "random-2", "MyBot-1"]
+def test_demo_refuses_a_line_up_it_cannot_schedule_before_starting_anything(tmp_path: Path) -> None:
+    """Line-up names are each bot's own name (a bot loaded from mybot.py:MyBot was listed
+    as 'MyBot-1'), numbered when a name occurs more than once; a line-up too small for the
+    preset, or a bot that does not load, is an input error raised before any process starts."""
+    mybot = tmp_path / "mybot.py"
+    mybot.write_text("from pitch_sdk.bots.random_bot import RandomBot\n\n\n"
+                     "class MyBot(RandomBot):\n    name = 'my-bot'\n")
+    assert [e.name for e in lineup([*DEFAULT_LINEUP, f"{mybot}:MyBot"])] == [
+        "heuristic-1", "heuristic-2", "random-1", "random-2", "my-bot"]
     result = CliRunner().invoke(app, ["demo", "--bot", "heuristic", "--bot", "random"])
-    assert result.exit_code == 2 and "partnership seats 4 players" in result.stderr
+    assert result.exit_code == 2 and "cutthroat seats 3 players" in result.stderr
     result = CliRunner().invoke(app, ["demo", "--bot", "nosuchbot"])
     assert result.exit_code == 2 and "nosuchbot" in result.stderr
 
@@ -226,7 +304,7 @@ def test_demo_runs_every_part_as_a_process_serves_the_web_and_leaves_none_behind
     env = {k: v for k, v in os.environ.items() if k != "REDIS_URL"}
     # a short TMPDIR: Redis's unix socket path must stay under 108 bytes
     with tempfile.TemporaryDirectory(prefix="pitch-demo-test-") as tmp:
-        demo = subprocess.Popen([str(BIN / "pitch-arena"), "demo", "--preset", "cutthroat", "--games", "1"],
+        demo = subprocess.Popen([str(BIN / "pitch-arena"), "demo", "--games", "1"],  # the default preset: cutthroat
                                 env={**env, key: value, "TMPDIR": tmp, "COLUMNS": "200"}, cwd=tmp_path,
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         lines: list[str] = []
@@ -288,3 +366,39 @@ def test_bots_table_shows_bot_supplied_strings_inert() -> None:
     text = out.getvalue()
     assert "\x1b[2J" not in text and "\x1b[31mPWNED" not in text and "\x00" not in text
     assert "\\x1b[2J\\x1b[31mPWNED" in text and "[red]x[/red]" in text and "o\\x00wner" in text
+
+
+@pytest.mark.slow
+def test_an_offline_entrant_is_refused_up_front_and_each_not_played_match_says_why(
+        arena: ArenaThread, env: dict[str, str], tmp_path: Path) -> None:
+    """A tournament entering a bot that is not connected is refused before anything is
+    created (it used to run, wait through the retries and end '3 not played' with the reason
+    only in the worker's log), naming the bot and --allow-offline; with --allow-offline it
+    runs, and the CLI lists each match not played with the referee's reason, as does
+    `match-log` of such a match (it answered 'no recorded match')."""
+    store = Store.from_url(env["REDIS_URL"], env["PITCH_STORE_PREFIX"])
+    tournaments = TournamentStore(store)
+    online = [store.bot(arena.connect("heuristic")).name for _ in range(2)]  # type: ignore[union-attr]
+    offline = store.bot(arena.register()[0]).name  # type: ignore[union-attr]
+    fast = {**env, "PITCH_MATCH_RETRIES": "0"}  # no retries: an offline bot's match is not played at once
+    entrants = ",".join([*online, offline])
+    before = set(tournaments.tournament_ids())
+    code, _, err = invoke(fast, "tournament", "cutthroat", "--bots", entrants)
+    assert code == 2 and offline in err and "--allow-offline" in err
+    assert set(tournaments.tournament_ids()) == before, "nothing was created"
+    worker = WorkerProcess(WorkerConfig.from_env(fast), "offline", tmp_path)
+    try:
+        code, out, err = invoke(fast, "tournament", "cutthroat", "--bots", entrants, "--allow-offline")
+    finally:
+        worker.stop()
+    assert code == 0, (out, err, worker.log()[-3000:])
+    assert offline in err, "the warning names the bot"
+    tournament_id = out.split("tournament ", 1)[1].split(":", 1)[0]
+    outcomes = tournaments.outcomes(tournament_id)
+    assert len(outcomes) == 3 and all(o["status"] == "not_played" for o in outcomes.values())
+    assert "3 not played" in out
+    for index, outcome in outcomes.items():
+        assert outcome["reason"].split(":")[0] in line_of(out, f"{tournament_id}.{index}")
+    code, _, err = invoke(env, "match-log", f"{tournament_id}.0")
+    assert code == 1 and "was not played" in err and outcomes[0]["reason"].split(":")[0] in err
+    assert "--retry-not-played" in err

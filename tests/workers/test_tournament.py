@@ -56,8 +56,9 @@ def wipe_broker(tournaments: TournamentStore, config: WorkerConfig) -> None:
 # --------------------------------------------------------------------------- without workers
 def test_table_credits_parties_draws_forfeits_and_not_played() -> None:
     """The table credits each bot once per party (a bot partnering itself counts once),
-    counts draws as half, charges a forfeiting party the games it did not play, and lists
-    matches not played; totals add up."""
+    counts draws as half, charges a forfeiting party the games it did not play and credits
+    them to the other party as wins by forfeit (they were not credited at all: a bot whose
+    opponents crashed every match showed 0 wins), and lists matches not played; totals add up."""
     schedule = round_robin("t", "abc", "partnership", games=2, teams=[("a", "a"), ("b", "c")])
     game = {"has_winner": True, "winner": 0}
     outcomes = {
@@ -67,7 +68,8 @@ def test_table_credits_parties_draws_forfeits_and_not_played() -> None:
     rows = {row["bot_id"]: row for row in compute_table(schedule, outcomes)}
     assert (rows["a"]["games"], rows["a"]["wins"], rows["a"]["draws"], rows["a"]["losses"]) == (4, 1, 1, 2)
     assert rows["a"]["forfeits"] == 1 and rows["a"]["score"] == 0.375
-    assert (rows["b"]["games"], rows["b"]["wins"], rows["b"]["draws"], rows["b"]["losses"]) == (3, 1, 1, 1)
+    assert (rows["b"]["games"], rows["b"]["wins"], rows["b"]["draws"], rows["b"]["losses"]) == (4, 2, 1, 1)
+    assert rows["b"]["forfeit_wins"] == 1 and rows["a"]["forfeit_wins"] == 0 and rows["b"]["forfeits"] == 0
     assert [row["bot_id"] for row in compute_table(schedule, outcomes)] == ["b", "c", "a"]
     assert all(row["not_played"] == 1 for row in compute_table(schedule, {0: {"status": NOT_PLAYED}}))
 
@@ -395,3 +397,28 @@ def test_every_connected_bot_means_all_but_the_arenas_house_bots(redis_url: str)
     finally:
         for key in store.client.scan_iter(f"{store.prefix}*"):
             store.client.delete(key)
+
+
+@pytest.mark.slow
+def test_the_same_seed_and_entrants_replay_the_same_games(arena: ArenaThread, rig: Rig, tmp_path: Path) -> None:
+    """Two tournaments of the same random bots with the same base seed play the same games,
+    decision for decision (the bots' own randomness was seeded from the match id, which
+    holds the tournament's random id: 0 of the matches were equal); another seed does not."""
+    bots = [arena.connect("random") for _ in range(3)]
+    short = {"max_hands": 6}  # random bots' games run long; the same cap for every tournament
+    schedules = [tournament.create(rig.tournaments, "cutthroat", bots, games=2, seed=seed, options=short)
+                 for seed in (7, 7, 8)]
+    for schedule in schedules:
+        tournament.launch(rig.app, rig.tournaments, schedule.tournament_id)
+    rig.workers.append(WorkerProcess(rig.config, "seeded", tmp_path))
+    wait_until(lambda: all(tournament.progress(rig.tournaments, s.tournament_id).finished for s in schedules), 90,
+               "the tournaments to finish")
+    store = rig.tournaments.store
+
+    def games(schedule: Schedule) -> list[list[dict[str, Any]]]:
+        return [[json.loads(raw) for raw in store.match_logs(m.match_id)] for m in schedule.matches]
+
+    first, again, other = (games(s) for s in schedules)
+    assert all(len(match) == 2 for match in first)
+    assert first == again
+    assert first != other

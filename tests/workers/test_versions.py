@@ -5,7 +5,7 @@ version keeps its results and history and leaves the default leaderboard."""
 from __future__ import annotations
 
 import asyncio
-import re
+import json
 import uuid
 
 from pitch_sdk.bot import Bot
@@ -102,10 +102,16 @@ def test_a_new_version_is_a_new_row_and_the_old_keeps_its_results(arena: ArenaTh
     versions = BotVersions(store).versions(bot)
     assert [(v.rated_id, v.version, v.current) for v in versions] == [(bot, "1.0", False), (newer, NEW_VERSION, True)]
 
-    code, out, err = invoke(env, "leaderboard", "cutthroat")
+    code, out, err = invoke(env, "leaderboard", "cutthroat", "--json")
     assert code == 0, err
-    assert f"{name}@{NEW_VERSION}" in out and f"{name}@1.0" not in out and re.search(rf"\b{name}\b(?!@)", out) is None
+    rows = json.loads(out)["rows"]
+    assert [row["rank"] for row in rows] == [1, 2, 3]  # ranked among the versions shown
+    assert {row["bot_id"]: row["name"] for row in rows if row["bot_id"].startswith(bot)} == {
+        newer: f"{name}@{NEW_VERSION}"}
+    code, out, err = invoke(env, "leaderboard", "cutthroat", "--all-versions", "--json")
+    assert code == 0, err
+    assert {row["bot_id"]: row["name"] for row in json.loads(out)["rows"] if row["bot_id"].startswith(bot)} == {
+        bot: f"{name}@1.0", newer: f"{name}@{NEW_VERSION}"}
     code, out, err = invoke(env, "leaderboard", "cutthroat", "--all-versions")
     assert code == 0, err
-    rows = [line for line in out.splitlines() if name in line]
-    assert len(rows) == 2 and f"{name}@1.0" in rows[0] + rows[1] and f"{name}@{NEW_VERSION}" in rows[0] + rows[1]
+    assert f"{name}@1.0" in out and f"{name}@[bo" in out  # the markup printed as text (the name cut at 20)

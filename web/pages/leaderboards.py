@@ -1,6 +1,7 @@
-"""Leaderboards, one per preset: the CLI's table (live Elo with its 95% interval and
-provisional mark, games, win rate, LOS to the next row, Bradley–Terry with its interval and
-LOS), sortable by any column through the URL, and a rating-history chart of the top bots."""
+"""Leaderboards, one per preset: the CLI's table, ranked by the order-independent
+Bradley–Terry rating (with its interval and LOS to the next row) with the live Elo beside it
+(its interval, provisional mark), games and win rate; sortable by any column through the
+URL, and a rating-history chart of the top bots."""
 
 from __future__ import annotations
 
@@ -24,8 +25,10 @@ PAGE_SIZE = 100
 CHARTED = 6
 #: Latest rating points drawn per bot (a long history is read and drawn only this far back).
 CHART_POINTS = 120
-#: Columns a leaderboard can be sorted by, with the key each sorts on (best first).
-SORTS = ("elo", "bt", "games", "win", "name")
+#: Columns a leaderboard can be sorted by, with the key each sorts on (best first); the first
+#: is the default: the Bradley–Terry rank, which does not depend on the order matches
+#: finished in (the live Elo does).
+SORTS = ("bt", "elo", "games", "win", "name")
 
 
 @dataclass(frozen=True)
@@ -67,8 +70,9 @@ def _order(board: Leaderboard, fitted: list[RatingRow], sort: str, names: Callab
 
 
 def leaderboard(request: Request) -> Response:
-    """One board's table and chart; ``?sort=`` one of :data:`SORTS`, ``?page=`` from 1,
-    ``?versions=all`` every version of every bot (default: each bot's current version).
+    """One board's table and chart; ``?sort=`` one of :data:`SORTS` (default: the
+    Bradley–Terry rank), ``?page=`` from 1, ``?versions=all`` every version of every bot
+    (default: each bot's current version).
 
     Only the page's rows are read: the live order pages in Redis, any other order is
     taken from the cached Bradley–Terry table (or the names) and then the page's live rows
@@ -77,9 +81,9 @@ def leaderboard(request: Request) -> Response:
     board_name = request.path_params["board"]
     if board_name not in boards(web.store):
         raise not_found("leaderboard", board_name)
-    sort = request.query_params.get("sort", "elo")
+    sort = request.query_params.get("sort", SORTS[0])
     if sort not in SORTS:
-        sort = "elo"
+        sort = SORTS[0]
     try:
         page = max(1, int(request.query_params.get("page", "1")))
     except ValueError:
@@ -87,7 +91,7 @@ def leaderboard(request: Request) -> Response:
     all_versions = request.query_params.get("versions") == "all"
     board = Leaderboard(web.store, board_name, web.config.elo, all_versions=all_versions)
     total = board.size()
-    fitted_rows = web.fitted_table(board_name)
+    fitted_rows = board.shown(web.fitted_table(board_name))
     fitted = {row.bot_id: row for row in fitted_rows}
     first = (page - 1) * PAGE_SIZE
     if sort == "elo":

@@ -13,6 +13,10 @@ the environment.
   hand a running match to a second worker (if it did, the second would join the same
   referee match and find the outcome recorded: wasteful, never wrong).
 * JSON only: task arguments are ids, results are small dicts; no pickle from the network.
+* task events on (sent, started, succeeded, ...): monitors such as Flower see every match
+  task.  Every key lives under ``{PITCH_STORE_PREFIX}celery:`` (the transport's
+  ``global_keyprefix``), so a monitor must be given that prefix, or run with this app:
+  ``celery -A workers.celery.app flower`` (see the README).
 * beat: one entry per preset of ``PITCH_AUTO_PRESETS``, every ``PITCH_AUTO_INTERVAL_S``,
   one per preset of ``PITCH_AUTO_LADDER_PRESETS`` (an endless ladder, stepped every
   ``PITCH_REQUEUE_INTERVAL_S``: a step does nothing while its rounds run), and the sweep
@@ -45,6 +49,8 @@ def make_app(config: WorkerConfig) -> Celery:
         task_acks_late=True,
         task_reject_on_worker_lost=True,
         worker_prefetch_multiplier=1,
+        worker_send_task_events=True,
+        task_send_sent_event=True,
         broker_connection_retry_on_startup=True,
         broker_transport_options={
             "global_keyprefix": config.celery_prefix,

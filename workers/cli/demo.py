@@ -8,9 +8,13 @@ between the bots through Celery, follows it from Redis, prints the preset's lead
 keeps the arena up for the browser until Ctrl-C (``--stop-after`` ends it after the
 leaderboard instead), and stops every process, also when interrupted.
 
-The default line-up is two of each reference bot: four entrants suit every preset (four
-seats at most), and for partnership presets every bot partners each of the others once,
-so the table tells the bots apart rather than just the teams.
+The default line-up is two of each reference bot (four entrants suit every preset: four
+seats at most), and the default preset is cutthroat, so the round robin is quick by
+design: its 12 matches seat every three of the four, each three includes a heuristic
+bot, and a heuristic bot ends a game in about 7 hands.  A game without one runs long
+(random bots bid and play at random: partnership games of random partners run for
+hundreds of hands, to the hand limit), which made the partnership round robin of the
+same bots take 87-158 s.
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ from pathlib import Path
 
 from rich.console import Console
 
+from pitch_sdk.bots import load_bot
 from web.config import WebConfig
 from workers.celery.app import make_app
 from workers.cli.views import leaderboard_table
@@ -40,6 +45,8 @@ from workers.tournaments.schedule import round_robin
 from workers.tournaments.store import TournamentStore
 
 DEFAULT_LINEUP = ("heuristic", "heuristic", "random", "random")
+#: The demo's preset (see the module docstring for why).
+DEFAULT_PRESET = "cutthroat"
 #: Where the demo serves the web arena when the port is free.
 DEFAULT_WEB_ADDRESS = "127.0.0.1:8080"
 
@@ -53,14 +60,16 @@ class Entrant:
 
 
 def lineup(specs: Sequence[str]) -> list[Entrant]:
-    """Names for the bot processes: ``heuristic-1``, ``heuristic-2``, ``MyBot-1`` (for
-    ``mybot.py:MyBot``), ..."""
-    seen: Counter[str] = Counter()
+    """Names for the bot processes: each bot's own ``name`` (what ``pitch-bot`` shows for
+    it: ``my-bot`` for a ``mybot.py:MyBot`` whose ``name = "my-bot"``), numbered when the
+    line-up holds it more than once (``heuristic-1``, ``heuristic-2``), since registered
+    names are unique.  Loads each bot (a :class:`BotLoadError` for one that does not load)."""
+    names = [load_bot(spec).name for spec in specs]
+    counts, seen = Counter(names), Counter[str]()
     entrants = []
-    for spec in specs:
-        base = spec.rsplit(":", 1)[-1]
-        seen[base] += 1
-        entrants.append(Entrant(f"{base}-{seen[base]}", spec))
+    for spec, name in zip(specs, names, strict=True):
+        seen[name] += 1
+        entrants.append(Entrant(f"{name}-{seen[name]}" if counts[name] > 1 else name, spec))
     return entrants
 
 
@@ -120,7 +129,7 @@ def run_demo(console: Console, preset: str, games: int, seed: int, entrants: Seq
         console.print(f"  web      {url}/  (live progress: {url}/tournaments/{schedule.tournament_id})")
         done = follow(console, tournaments, schedule.tournament_id, check=arena.check)
         board = Leaderboard(store, preset, config.elo)
-        console.print(leaderboard_table(preset, board.top(len(names)), board.fitted(), names))
+        console.print(leaderboard_table(preset, *board.standings(len(names)), names))
         if done.not_played:
             console.print(f"[yellow]{done.not_played} match(es) could not be played[/]")
         console.print(f"{done.played} matches played in {time.monotonic() - began:.1f}s")

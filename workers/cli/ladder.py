@@ -51,7 +51,7 @@ def ladder(
     with _reaching(config):
         if resume is None:
             assert preset is not None
-            allowed = _entrants(_referee(config), bots, None)[0] if bots else None
+            allowed = _entrants(_referee(config), bots, None, config, False)[0] if bots else None
             try:
                 spec = ladder_control.create(ladders, preset, matches=matches, games=games, seed=seed,
                                              parallel=parallel, bots=allowed)
@@ -77,10 +77,9 @@ def ladder(
                            lambda now: now.finished, first)
         except KeyboardInterrupt:
             _fail(f"stopped following; the workers go on: pitch-arena ladder --resume {ladder_id}", 130)
-        board = Leaderboard(store, board_name, config.elo)
-        fitted = board.fitted()
+        fitted, live = Leaderboard(store, board_name, config.elo).standings(top)
         names = {**_names(store), **store.bot_names([row.bot_id for row in fitted])}
-        console.print(views.leaderboard_table(board_name, board.top(top), fitted, names))
+        console.print(views.leaderboard_table(board_name, fitted, live, names))
         rounds = ladders.rounds(ladder_id)
         listed = ", ".join(rounds[:3]) + (" …" if len(rounds) > 3 else "")
         console.print(f"{len(rounds)} round(s), each a tournament: {listed}")

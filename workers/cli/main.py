@@ -24,16 +24,17 @@ import typer
 from rich.console import Console
 from rich.text import Text
 
-from pitch_sdk.bots import BotLoadError, load_bot
+from pitch_sdk.bots import BotLoadError
 from referee.__main__ import main as referee_main
 from workers.celery.app import make_app
-from workers.cli import views
-from workers.cli.demo import DEFAULT_LINEUP, lineup, run_demo
+from workers.cli import as_json, views
+from workers.cli.demo import DEFAULT_LINEUP, DEFAULT_PRESET, lineup, run_demo
 from workers.cli.ladder import ladder as ladder_command
 from workers.cli.match import match as match_command
 from workers.cli.sprt import sprt as sprt_command
 from workers.cli.watch import follow
 from workers.config import WorkerConfig
+from workers.data_dir import data_dir
 from workers.processes.services import ServiceError
 from workers.ratings.leaderboard import Leaderboard, boards, tournament_table
 from workers.referee_client import RefereeClient
@@ -42,7 +43,7 @@ from workers.storage.versions import BotVersions
 from workers.tournaments import control as tournaments_api
 from workers.tournaments.schedule import ScheduleError
 from workers.tournaments.store import TournamentError, TournamentStore
-from workers.tournaments.table import PLAYED
+from workers.tournaments.table import NOT_PLAYED, PLAYED
 
 app = typer.Typer(
     help="Pitch Arena: run the referee, workers and beat; register bots; run tournaments; show leaderboards and "
@@ -57,6 +58,8 @@ app.command("ladder")(ladder_command)
 PASS_THROUGH = {"allow_extra_args": True}
 SeedOption = Annotated[int, typer.Option(min=0, help="Base seed: the same seed deals the same cards.")]
 GamesOption = Annotated[int, typer.Option(min=1, help="Games per match.")]
+JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON on standard output (keys in the README) "
+                                                         "instead of a table.")]
 
 
 def _console() -> Console:
@@ -120,16 +123,19 @@ def worker(
 @app.command(context_settings=PASS_THROUGH)
 def beat(
     ctx: typer.Context,
-    schedule: Annotated[str, typer.Option(help="File where beat remembers when each entry last ran.")]
-    = "celerybeat-schedule",
+    schedule: Annotated[str | None, typer.Option(
+        help="File where beat remembers when each entry last ran [PITCH_DATA_DIR/celerybeat-schedule].")] = None,
     loglevel: Annotated[str, typer.Option(help="DEBUG, INFO, WARNING or ERROR.")] = "INFO",
 ) -> None:
     """Run Celery beat: automated round robins of the connected bots.
 
     One round robin per preset of PITCH_AUTO_PRESETS every PITCH_AUTO_INTERVAL_S seconds.
-    Run one beat per arena.  Arguments after -- go to `celery beat`."""
+    Run one beat per arena.  Its schedule file goes to the data directory (PITCH_DATA_DIR,
+    default ~/.local/share/pitch-arena), not the working directory.  Arguments after -- go
+    to `celery beat`."""
     from workers.celery import app as celery_app  # imported here: it reads the environment when imported
 
+    schedule = schedule or str(data_dir() / "celerybeat-schedule")
     if not celery_app.config.presets:
         Console(stderr=True).print("[yellow]PITCH_AUTO_PRESETS is empty: beat has nothing to schedule[/]")
     raise typer.Exit(celery_app.run(celery_app.app, ["beat", f"--schedule={schedule}", f"--loglevel={loglevel}",
@@ -174,16 +180,24 @@ def register(
 
 
 @app.command()
-def bots() -> None:
+def bots(as_json_output: JsonOption = False) -> None:
     """List the registered bots and whether each is connected now."""
     config = _config()
     with _reaching(config):
-        _console().print(views.bots_table(_referee(config).bots()))
+        known = _referee(config).bots()
+    if as_json_output:
+        typer.echo(as_json.dumps(as_json.bots(known)))
+    else:
+        _console().print(views.bots_table(known))
 
 
-def _entrants(referee: RefereeClient, wanted: list[str] | None,
-              teams: list[str] | None) -> tuple[list[str], list[list[str]] | None]:
-    """Bot ids of the entrants (and teams) from names or ids; default: every connected bot."""
+def _entrants(referee: RefereeClient, wanted: list[str] | None, teams: list[str] | None,
+              config: WorkerConfig, allow_offline: bool) -> tuple[list[str], list[list[str]] | None]:
+    """Bot ids of the entrants (and teams) from names or ids; default: every connected bot.
+
+    An entrant that is not connected now is refused before anything is created, unless
+    ``allow_offline``: its every match would wait through the workers' retries and then
+    count as not played."""
     known = referee.bots()
     by_key = {key: bot for bot in known for key in (bot.bot_id, bot.name)}
 
@@ -192,10 +206,16 @@ def _entrants(referee: RefereeClient, wanted: list[str] | None,
         unknown = [key for key in keys if key not in by_key]
         if unknown:
             _fail(f"no registered bot named {', '.join(unknown)} (see `pitch-arena bots`)")
-        offline = sorted({by_key[key].name for key in keys if not by_key[key].connected})
+        offline = sorted({str(views.shown(by_key[key].name)) for key in keys if not by_key[key].connected})
         if offline:
-            Console(stderr=True).print(f"[yellow]not connected now: {', '.join(offline)} (their matches wait, "
-                                       "then count as not played)[/]")
+            waits = sum(config.retry_delay(retry) for retry in range(config.match_retries))
+            consequence = (f"each of their matches is retried for about {waits:.0f}s (PITCH_MATCH_RETRIES, "
+                           "PITCH_RETRY_BACKOFF_S) and then counts as not played")
+            if not allow_offline:
+                _fail(f"not connected now: {', '.join(offline)}: {consequence}.  Start them (pitch-bot run BOT "
+                      f"--referee {config.referee} --token TOKEN), or pass --allow-offline to run anyway")
+            Console(stderr=True, highlight=False).print(
+                Text(f"not connected now: {', '.join(offline)} ({consequence})", style="yellow"))
         return [by_key[key].bot_id for key in keys]
 
     fixed = [resolve([team]) for team in teams] if teams else None
@@ -222,6 +242,10 @@ def tournament(
     = None,
     retry_not_played: Annotated[bool, typer.Option(help="With --resume: play the matches recorded as not "
                                                         "played again.")] = False,
+    allow_offline: Annotated[bool, typer.Option(
+        help="Enter bots that are not connected now (refused without it: their matches wait through the "
+             "retries, then count as not played).")] = False,
+    as_json_output: JsonOption = False,
 ) -> None:
     """Run a round robin through the Celery workers, then print its table.
 
@@ -230,14 +254,14 @@ def tournament(
     if (preset is None) == (resume is None):
         _fail("give a PRESET for a new tournament, or --resume ID")
     config = _config()
-    console = _console()
+    console = Console(stderr=True, highlight=False) if as_json_output else _console()  # stdout: the JSON only
     store = _store(config)
     tournaments = TournamentStore(store)
     celery = make_app(config)
     with _reaching(config):
         if resume is None:
             assert preset is not None
-            entrants, teams = _entrants(_referee(config), bots, team)
+            entrants, teams = _entrants(_referee(config), bots, team, config, allow_offline)
             if not bots and not team:  # every connected bot: not the arena's own house bots
                 entrants = tournaments_api.default_entrants(store, entrants)
             try:
@@ -261,9 +285,14 @@ def tournament(
             _fail(f"stopped following; the workers go on: pitch-arena tournament --resume {tournament_id}", 130)
         table = tournaments.table(tournament_id)
         assert table is not None
-        fitted = tournament_table((o["result"] for o in tournaments.outcomes(tournament_id).values()
-                                   if o["status"] == PLAYED), config.elo)
-        console.print(views.results_table(table, fitted, _names(store)))
+        names, schedule, outcomes = _names(store), tournaments.plan(tournament_id), tournaments.outcomes(tournament_id)
+        fitted = tournament_table((o["result"] for o in outcomes.values() if o["status"] == PLAYED), config.elo)
+        if as_json_output:
+            typer.echo(as_json.dumps(as_json.tournament(table, fitted, schedule, outcomes, names)))
+            return
+        console.print(views.results_table(table, fitted, names))
+        if table["not_played"]:
+            console.print(views.not_played_table(schedule, outcomes, names))
         console.print(f"match logs: pitch-arena match-log {tournament_id}.0 … {tournament_id}.{table['matches'] - 1}")
 
 
@@ -273,13 +302,14 @@ def leaderboard(
     top: Annotated[int, typer.Option(min=1, help="Rows to show.")] = 20,
     all_versions: Annotated[bool, typer.Option(
         "--all-versions", help="A row per version of every bot (default: each bot's current version).")] = False,
+    as_json_output: JsonOption = False,
 ) -> None:
     """Show a preset's leaderboard.
 
-    Live Elo with 95% intervals, provisional marks, games, win rates, likelihood of
-    superiority over the next bot, and the order-independent Bradley–Terry rating.  Each
-    version of a bot is rated apart; the table shows each bot's current version unless
-    --all-versions."""
+    Ranked by the order-independent Bradley–Terry rating (the same whatever order the
+    matches finished in) with its 95% interval and likelihood of superiority over the next
+    bot; beside it the live Elo (provisional marks), games and win rates.  Each version of a
+    bot is rated apart; the table shows each bot's current version unless --all-versions."""
     config = _config()
     store = _store(config)
     with _reaching(config):
@@ -287,42 +317,68 @@ def leaderboard(
             board = Leaderboard(store, preset, config.elo, all_versions=all_versions)
         except ValueError as exc:
             _fail(str(exc))
-        live = board.top(top)
-        if not live:
+        fitted, live = board.standings(top)
+        if not fitted:
             others = ", ".join(boards(store)) or "none yet"
             _fail(f"no rated matches for {preset} (leaderboards: {others})", 1)
-        fitted = board.fitted()
-        shown = [row.bot_id for row in live] + [row.bot_id for row in fitted]
+        shown = [row.bot_id for row in fitted]
         names = {**_names(store), **(BotVersions(store).labels(shown) if all_versions else store.bot_names(shown))}
-        _console().print(views.leaderboard_table(preset, live, fitted, names))
+        if as_json_output:
+            typer.echo(as_json.dumps(as_json.leaderboard(preset, fitted, live, names)))
+        else:
+            _console().print(views.leaderboard_table(preset, fitted, live, names))
 
 
 @app.command("match-log")
 def match_log(
     match_id: Annotated[str, typer.Argument(help="The match id (a tournament's are TOURNAMENT.INDEX).")],
     game: Annotated[int | None, typer.Option(min=1, help="Show only this game (1-based).")] = None,
+    full: Annotated[bool, typer.Option(help="Every deal, bid, trick and point, instead of a line per hand "
+                                             "(with --json: each game's whole log).")] = False,
+    as_json_output: JsonOption = False,
 ) -> None:
-    """Show a recorded match hand by hand.
+    """Show a recorded match: its seats and games, then a line per hand.
 
-    Deals, bids, trump, tricks, points and scores, replayed from its game logs with the
-    rules engine."""
+    Bid and trump, where each point went, made or set, score changes and scores, replayed
+    from its game logs with the rules engine; --full tells every deal, bid and trick."""
     config = _config()
     store = _store(config)
     with _reaching(config):
         result = store.match_result(match_id)
         if result is None:
-            _fail(f"no recorded match {match_id!r}", 1)
+            _fail(_why_no_record(TournamentStore(store), match_id), 1)
         logs = store.match_logs(match_id)
         if game is not None and game > len(logs):
             _fail(f"match {match_id} has {len(logs)} game log(s)")
+        if as_json_output:
+            typer.echo(as_json.dumps(as_json.match_log(result, logs, _names(store), game, full)))
+            return
         console = _console()
-        for part in views.match_log(result, logs, _names(store), game):
+        for part in views.match_log(result, logs, _names(store), game, full):
             console.print(part)
+
+
+def _why_no_record(tournaments: TournamentStore, match_id: str) -> str:
+    """What to say of a match id without a recorded result: a tournament's match recorded
+    as not played says why, one not played yet says so, anything else is unknown."""
+    tournament_id, _, index = match_id.rpartition(".")
+    outcome = None
+    if index.isdigit() and tournament_id in tournaments.tournament_ids():
+        outcome = tournaments.outcome(tournament_id, int(index))
+        if outcome is None:
+            return f"match {match_id} has not been played yet (pitch-arena tournament --resume {tournament_id})"
+    if outcome is None or outcome["status"] != NOT_PLAYED:
+        return f"no recorded match {views.shown(match_id)}"
+    return (f"match {match_id} was not played after {outcome.get('attempts', 1)} attempt(s): "
+            f"{views.shown(str(outcome.get('reason', 'no reason recorded')), views.REASON_CHARS)}.  To play it: "
+            f"pitch-arena tournament --resume {tournament_id} --retry-not-played")
 
 
 @app.command()
 def demo(
-    preset: Annotated[str, typer.Option(help="Preset of the round robin.")] = "partnership",
+    preset: Annotated[str, typer.Option(help="Preset of the round robin (cutthroat: every three of the default "
+                                             "line-up include a heuristic bot, whose games end in about 7 hands).")]
+    = DEFAULT_PRESET,
     games: GamesOption = 4,
     seed: SeedOption = 1,
     bot: Annotated[list[str] | None, typer.Option(
@@ -339,15 +395,13 @@ def demo(
     is printed), plays the round robin, prints the leaderboard, then keeps the arena up for
     the browser until Ctrl-C (or stops at once with --stop-after).  Uses REDIS_URL if set
     (under a fresh key prefix), else a private Redis for the run."""
-    specs = bot or list(DEFAULT_LINEUP)
-    for spec in set(specs):
-        try:
-            load_bot(spec)
-        except BotLoadError as exc:
-            _fail(str(exc))
+    try:
+        entrants = lineup(bot or list(DEFAULT_LINEUP))
+    except BotLoadError as exc:
+        _fail(str(exc))
     signal.signal(signal.SIGTERM, signal.default_int_handler)  # terminated: clean up as on Ctrl-C
     try:
-        run_demo(_console(), preset, games, seed, lineup(specs), os.environ.get("REDIS_URL") or None, concurrency,
+        run_demo(_console(), preset, games, seed, entrants, os.environ.get("REDIS_URL") or None, concurrency,
                  keep_up=not stop_after)
     except ScheduleError as exc:
         _fail(str(exc))

@@ -75,7 +75,7 @@ def sprt(
                 _fail(f"--options is not JSON: {exc}")
             if not isinstance(overrides, dict):
                 _fail("--options must be a JSON object")
-            ids, _ = _entrants(_referee(config), [new, old, *([partner] if partner else [])], None)
+            ids, _ = _entrants(_referee(config), [new, old, *([partner] if partner else [])], None, config, False)
             spec = SprtSpec(f"sprt-{uuid.uuid4().hex[:10]}", preset, ids[0], ids[1], ids[2] if partner else None,
                             elo0, elo1, alpha, beta, max_games, seed, overrides, parallel)
             try:

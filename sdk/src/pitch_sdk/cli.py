@@ -22,7 +22,7 @@ from pitch_sdk.bot import Bot
 from pitch_sdk.bots import BUILTIN_BOTS, BotLoadError, load_bot
 from pitch_sdk.client import ConnectionRefused, run_bot
 from pitch_sdk.compliance import COVERAGE, check_locally, check_remote
-from pitch_sdk.display import compliance_table, match_table, variants_table
+from pitch_sdk.display import compliance_table, match_table, variants_list, variants_table
 from pitch_sdk.local import BotError, play_game, play_match
 from pitch_sdk.rules import RulesError, Ruleset, preset
 from pitch_sdk.scenario import ScenarioError, load_scenario, run_scenario
@@ -205,5 +205,9 @@ def check(
 
 @app.command()
 def variants() -> None:
-    """List the presets with their seed text and a summary."""
-    _console().print(variants_table())
+    """List the presets with their seed text and a summary (a table on a wide terminal,
+    a few wrapped lines per preset on a narrow one)."""
+    console = _console()
+    table = variants_table()
+    natural = console.measure(table, options=console.options.update(max_width=10_000)).maximum
+    console.print(table if natural <= console.width else variants_list())

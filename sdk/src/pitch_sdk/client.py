@@ -39,7 +39,6 @@ class _Seat:
 
     ruleset: Ruleset
     bot: Bot
-    seed: int
     game: int = 0
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
 
@@ -164,8 +163,7 @@ class BotClient:
         if key in self.seats:  # re-sent after a reconnection: keep the bot's memory
             return
         ruleset = wire.ruleset_from_pb(started.ruleset)
-        seed = zlib.crc32(f"{self.seed}:{started.match_id}:{started.seat}".encode())
-        self.seats[key] = _Seat(ruleset, self.bot_factory(), seed)
+        self.seats[key] = _Seat(ruleset, self.bot_factory())
         log.info("match %s: playing seat %d of %s", started.match_id, started.seat, ruleset.name)
 
     async def _decide(self, request: bot_pb2.DecisionRequest, outbox: asyncio.Queue[bot_pb2.BotMessage | None]
@@ -178,7 +176,7 @@ class BotClient:
             self._tell(seat, request.events)  # what happened since the seat last heard
             if request.game != seat.game:
                 seat.game = request.game
-                seat.bot.start_game(seat.ruleset, request.seat, random.Random(seat.seed + request.game))
+                seat.bot.start_game(seat.ruleset, request.seat, random.Random(self._game_seed(request)))
             legal = ([wire.action_from_pb(a) for a in request.legal_actions] if request.legal_actions
                      else wire.card_set_actions(request.card_set))
             observation = wire.observation_from_pb(request.observation, seat.ruleset, legal)
@@ -186,6 +184,15 @@ class BotClient:
         self.decisions += 1
         outbox.put_nowait(bot_pb2.BotMessage(decision=bot_pb2.Decision(
             match_id=request.match_id, decision_id=request.decision_id, action=wire.action_to_pb(action))))
+
+    def _game_seed(self, first: bot_pb2.DecisionRequest) -> int:
+        """The seed of a seat's ``rng`` for a game, from the client's seed, the seat, the game
+        number and the cards dealt to the seat (``first`` is its first decision of the
+        game).  Not from the match id: a tournament's match ids contain its random id, so
+        the same tournament seed would not replay the same games; the dealt cards come from
+        the match's deal seed, so the same seed and entrants give the same games."""
+        dealt = b"".join(card.SerializeToString() for card in first.observation.hand)
+        return zlib.crc32(dealt, zlib.crc32(f"{self.seed}:{first.seat}:{first.game}".encode()))
 
     def _on_events(self, batch: bot_pb2.MatchEvents) -> None:
         """Events that arrived on their own (at the end of a match)."""

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from rich import box
+from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
@@ -87,6 +88,22 @@ def variants_table() -> Table:
     for row in variant_rows():
         table.add_row(*row.cells())
     return table
+
+
+def variants_list() -> Group:
+    """Every preset as a short block of wrapped lines (name, then players, deck, cards
+    dealt, points in play and target, then the bids, then the seed paragraph): what a
+    terminal too narrow for :func:`variants_table` shows, where the table's eight columns
+    would be cut to a few letters each."""
+    blocks: list[Text] = [Text("Presets (pitch-bot play --ruleset NAME --option key=value)", style="bold")]
+    for row in variant_rows():
+        block = Text()
+        block.append(row.preset, style="bold")
+        block.append(f"  {row.players} · deck {row.deck} · {row.dealt} dealt · {row.points} points in play · "
+                     f"to {row.target}\n")
+        block.append(f"  bids: {row.bids}\n  seed {row.seed}\n")
+        blocks.append(block)
+    return Group(*blocks)
 
 
 def compliance_table(report: ComplianceReport) -> Table:
