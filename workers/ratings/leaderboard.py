@@ -204,6 +204,7 @@ class Leaderboard:
         self.board = board
         self.config = config
         self.all_versions = all_versions
+        self._hidden_ids: set[str] | None = None
         self._base = f"{store.prefix}elo:{board}:"
         self._boards = f"{store.prefix}elo:boards"
         self._apply = self.client.register_script(_APPLY)
@@ -282,8 +283,11 @@ class Leaderboard:
         return int(self.client.zcard(self._key("ranking")))
 
     def _hidden(self) -> set[str]:
-        """The rated ids this board leaves out: superseded versions, unless it shows all."""
-        return set() if self.all_versions else BotVersions(self.store).superseded()
+        """The rated ids this board leaves out: superseded versions, unless it shows all.
+        Read once per instance (a page's or a command's queries share one look)."""
+        if self._hidden_ids is None:
+            self._hidden_ids = set() if self.all_versions else BotVersions(self.store).superseded()
+        return self._hidden_ids
 
     def rank(self, bot_id: str) -> int | None:
         """The bot's place (1 = best), or ``None`` if it has no rating on this board."""
