@@ -116,7 +116,7 @@ def test_heuristic_against_random_reaches_a_verdict_after_a_resume(arena: ArenaT
     app = make_app(config)
     sprts = SprtStore(Store.from_url(redis_url, config.store_prefix))
     run = spec(run_id=f"sprt-{uuid.uuid4().hex[:6]}", new=heuristic, old=random_bot, max_games=16, seed=5,
-               options={"target": 5})
+               options={"target": 5}, parallel=2)  # 8 seats wanted of 4: some matches wait for seats
     control.create(sprts, run)
     assert control.launch(app, sprts, run.run_id) == 4  # two pairs in flight
     wipe_broker(sprts.runs, config)

@@ -46,7 +46,9 @@ def sprt(
         help="A fixed partner for both sides (default: each bot partners itself).")] = None,
     max_games: Annotated[int, typer.Option(min=2, max=MAX_GAMES, help="The game cap: stop there without a "
                                                                       "verdict.")] = 2000,
-    parallel: Annotated[int, typer.Option(min=1, help="Duplicate pairs played at once.")] = 2,
+    parallel: Annotated[int, typer.Option(
+        min=1, help="Duplicate pairs played at once (each takes 4 seats of a self-partnered bot: raise it with the "
+                    "bots' --capacity).")] = 1,
     seed: Annotated[int, typer.Option(min=0, help="Base seed: the same seed deals the same cards.")] = 1,
     options: Annotated[str, typer.Option(help="Options over the preset as a JSON object.")] = "",
     resume: Annotated[str | None, typer.Option(

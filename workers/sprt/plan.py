@@ -53,8 +53,11 @@ class SprtSpec:
     max_games: int
     seed: int
     options: dict[str, Any]
-    parallel: int = 2
-    """Pairs the workers may play beyond the counted evidence at once."""
+    parallel: int = 1
+    """Pairs the workers may play beyond the counted evidence at once.  A pair is two
+    matches at once, each taking two seats of a bot that partners itself (or of the fixed
+    partner): 4 seats, the SDK's default capacity; more pairs wait for seats (the referee
+    answers RESOURCE_EXHAUSTED and the match is retried) unless the bots declare more."""
 
     @property
     def pairs(self) -> int:
