@@ -90,6 +90,7 @@ def test_ladder_plays_rounds_of_chosen_lineups_with_rotating_partners(arena: Are
         assert row.lower is not None and row.upper is not None
         assert f" {row.lower:.0f}–{row.upper:.0f}" in line_of(out, names[bot])
     assert "2 round(s)" in out
+    assert ladders.open_rounds(ladder_id) == [] and ladders.planned(ladder_id) == 4
 
 
 @pytest.mark.slow

@@ -71,7 +71,7 @@ def resume(app: Celery, ladders: LadderStore, tournaments: TournamentStore, ladd
     """Resume a ladder after any restart: every unfinished round is launched again (only
     its matches without an outcome are sent), then a step is sent; returns the matches sent."""
     ladders.spec(ladder_id)
-    sent = sum(tournament.launch(app, tournaments, round_id) for round_id in ladders.rounds(ladder_id)
+    sent = sum(tournament.launch(app, tournaments, round_id) for round_id in ladders.open_rounds(ladder_id)
                if tournaments.table(round_id) is None)
     start(app, ladder_id)
     return sent
@@ -89,12 +89,13 @@ def step(app: Celery, ladders: LadderStore, tournaments: TournamentStore, connec
     rules = preset(spec.preset)
     started: list[str] = []
     while True:
-        rounds = ladders.rounds(ladder_id)
-        running = [r for r in rounds if tournaments.table(r) is None]
-        planned = sum(len(tournaments.plan(r).matches) for r in rounds)
+        open_rounds = ladders.open_rounds(ladder_id)
+        running = [r for r in open_rounds if tournaments.table(r) is None]
+        ladders.close_rounds(ladder_id, [r for r in open_rounds if r not in running])
+        count, planned = ladders.round_count(ladder_id), ladders.planned(ladder_id)
         if spec.matches and planned >= spec.matches:
             if not running and ladders.finish(ladder_id):
-                log.info("ladder %s finished: %d rounds, %d matches", ladder_id, len(rounds), planned)
+                log.info("ladder %s finished: %d rounds, %d matches", ladder_id, count, planned)
             return started
         if len(running) >= spec.parallel:
             return started
@@ -103,15 +104,16 @@ def step(app: Celery, ladders: LadderStore, tournaments: TournamentStore, connec
         if len(free) < rules.players:
             log.info("ladder %s waits: %d bot(s) free, %s seats %d", ladder_id, len(free), spec.preset, rules.players)
             return started
-        round_id = f"{ladder_id}-{len(rounds) + 1}"
+        round_id = f"{ladder_id}-{count + 1}"
         lineup = next_lineup(_beliefs(ladders, spec, free, config), rules.players, rules.seating.team_size,
                              random.Random(f"{spec.seed}:{round_id}"), partnered=ladders.partnered(ladder_id))
         entrants = sorted({bot for team in lineup.teams for bot in team})
         # TournamentError: another step planned this round (or planned it and died): take it up
         with contextlib.suppress(TournamentError):
-            tournament.create(tournaments, spec.preset, entrants, games=spec.games, seed=spec.seed + len(rounds),
+            tournament.create(tournaments, spec.preset, entrants, games=spec.games, seed=spec.seed + count,
                               teams=lineup.teams, tournament_id=round_id)
-        if not ladders.add_round(ladder_id, round_id, tournaments.plan(round_id).teams):
+        plan = tournaments.plan(round_id)
+        if not ladders.add_round(ladder_id, round_id, plan.teams, len(plan.matches)):
             return started  # another step noted it and launches it
         tournament.launch(app, tournaments, round_id)
         started.append(round_id)

@@ -6,6 +6,8 @@ Keys (under the store's prefix ``{p}``, listed with the rest in :mod:`workers.st
     {p}ladder:{id}              the spec JSON, written once
     {p}ladder:{id}:rounds       list of the round tournaments' ids, in order
     {p}ladder:{id}:partnered    hash: "a|b" (sorted bot ids) -> rounds they partnered in
+    {p}ladder:{id}:open         set of the rounds not yet seen finished
+    {p}ladder:{id}:planned      matches of every round so far
     {p}ladder:{id}:finished     when the last round ended (the ladder is over), written once
     {p}ladder-of:{tournament}   the ladder a round tournament belongs to
 """
@@ -22,12 +24,15 @@ from typing import Any
 from workers.storage.store import Store
 from workers.tournaments.store import TournamentError
 
-# KEYS: the round's owner key, the rounds list, the partnered hash.  ARGV: ladder id, round id,
-# then each partner pair.  Returns 1 when the round is noted now, 0 when it was already.
+# KEYS: the round's owner key, the rounds list, the partnered hash, the open set, the planned
+# counter.  ARGV: ladder id, round id, its matches, then each partner pair.  Returns 1 when
+# the round is noted now, 0 when it was already.
 _ADD_ROUND = """
 if not redis.call('SET', KEYS[1], ARGV[1], 'NX') then return 0 end
 redis.call('RPUSH', KEYS[2], ARGV[2])
-for i = 3, #ARGV do redis.call('HINCRBY', KEYS[3], ARGV[i], 1) end
+redis.call('SADD', KEYS[4], ARGV[2])
+redis.call('INCRBY', KEYS[5], ARGV[3])
+for i = 4, #ARGV do redis.call('HINCRBY', KEYS[3], ARGV[i], 1) end
 return 1
 """
 
@@ -92,14 +97,32 @@ class LadderStore:
         """Every ladder, oldest first."""
         return [str(x) for x in self.client.zrange(self._key("ladders"), 0, -1)]
 
-    def add_round(self, ladder_id: str, tournament_id: str, teams: Sequence[Sequence[str]]) -> bool:
-        """Note a new round (its tournament already created) and its partnerships, once:
-        ``False`` if the round was noted already (a step that died after creating the
-        round's tournament is finished by the next one, which notes it)."""
+    def add_round(self, ladder_id: str, tournament_id: str, teams: Sequence[Sequence[str]], matches: int) -> bool:
+        """Note a new round (its tournament already created, with ``matches`` matches) and
+        its partnerships, once: ``False`` if the round was noted already (a step that died
+        after creating the round's tournament is finished by the next one, which notes it)."""
         pairs = ["|".join(pair) for team in teams for pair in itertools.combinations(sorted(set(team)), 2)]
         keys = [self._key("ladder-of", tournament_id), self._key("ladder", ladder_id, "rounds"),
-                self._key("ladder", ladder_id, "partnered")]
-        return bool(self._add_round(keys=keys, args=[ladder_id, tournament_id, *pairs]))
+                self._key("ladder", ladder_id, "partnered"), self._key("ladder", ladder_id, "open"),
+                self._key("ladder", ladder_id, "planned")]
+        return bool(self._add_round(keys=keys, args=[ladder_id, tournament_id, matches, *pairs]))
+
+    def open_rounds(self, ladder_id: str) -> list[str]:
+        """Rounds not yet seen finished (an endless ladder's step reads these, not every round)."""
+        return sorted(str(x) for x in self.client.smembers(self._key("ladder", ladder_id, "open")))
+
+    def close_rounds(self, ladder_id: str, tournament_ids: Sequence[str]) -> None:
+        """Rounds seen finished."""
+        if tournament_ids:
+            self.client.srem(self._key("ladder", ladder_id, "open"), *tournament_ids)
+
+    def planned(self, ladder_id: str) -> int:
+        """Matches of every round planned so far."""
+        return int(self.client.get(self._key("ladder", ladder_id, "planned")) or 0)
+
+    def round_count(self, ladder_id: str) -> int:
+        """Rounds planned so far."""
+        return int(self.client.llen(self._key("ladder", ladder_id, "rounds")))
 
     def rounds(self, ladder_id: str) -> list[str]:
         """The round tournaments, in order."""
