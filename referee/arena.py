@@ -68,7 +68,7 @@ class Arena:
         self.config = config
         self.store = store
         self.registry = Registry()
-        self.versions = BotVersions(store)
+        self.versions = BotVersions(store, config.max_bot_versions)
         self.matches: dict[str, Match] = {}
         """Running matches."""
         self.finished: OrderedDict[str, Match] = OrderedDict()

@@ -49,7 +49,7 @@ from referee.config import echo
 from referee.match import result_from_dict
 from referee.sessions import Presence, Session
 from workers.storage.store import BotRecord, StoreError
-from workers.storage.versions import BOT_VERSIONS, RATED_IDS
+from workers.storage.versions import BOT_VERSIONS, RATED_IDS, VersionLimitError
 
 log = logging.getLogger("pitch.referee")
 PROTOCOL_VERSION = "pitch.v1"
@@ -90,6 +90,9 @@ class BotServicer(bot_pb2_grpc.BotServiceServicer):
             await asyncio.to_thread(self.arena.versions.connected, bot.bot_id, hello.bot_version)
         except redis.RedisError as exc:
             await context.abort(grpc.StatusCode.UNAVAILABLE, store_unreachable(exc))
+        except VersionLimitError as exc:
+            self.arena.client_faults.log(logging.WARNING, "bot %r: %s", bot.name, exc)
+            await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, str(exc))
         presence, session = self.arena.registry.attach(bot, hello)
         log.info("bot %r connected (session %s, capacity %d)", bot.name, session.session_id, presence.capacity)
         await context.write(bot_pb2.RefereeMessage(welcome=bot_pb2.Welcome(

@@ -8,10 +8,13 @@ import asyncio
 import json
 import uuid
 
+import grpc
+
 from pitch_sdk.bot import Bot
 from pitch_sdk.bots.loader import load_bot
 from pitch_sdk.client import BotClient
 from pitch_sdk.proto.pitch.v1 import arena_pb2
+from tests.referee.test_hostile import hello_bytes, raw_connect
 from workers.ratings.leaderboard import Leaderboard, record_match
 from workers.storage.store import Store
 from workers.storage.versions import BotVersions, rated_view
@@ -36,8 +39,14 @@ def _connect(arena: ArenaThread, token: str, version: str) -> asyncio.Event:
 
     async def start() -> asyncio.Event:
         stop = asyncio.Event()
+
+        async def stop_with_the_arena() -> None:  # so the arena's teardown does not wait for it
+            await arena.arena.stop.wait()
+            stop.set()
+
         client = BotClient(lambda: _versioned("heuristic", version), arena.arena.address, token)
         arena.arena.tasks.append(asyncio.create_task(client.run(stop)))
+        arena.arena.tasks.append(asyncio.create_task(stop_with_the_arena()))
         await asyncio.wait_for(client.connected.wait(), timeout=10)
         return stop
 
@@ -115,3 +124,23 @@ def test_a_new_version_is_a_new_row_and_the_old_keeps_its_results(arena: ArenaTh
     code, out, err = invoke(env, "leaderboard", "cutthroat", "--all-versions")
     assert code == 0, err
     assert f"{name}@1.0" in out and f"{name}@[bo" in out  # the markup printed as text (the name cut at 20)
+
+
+def test_a_new_version_past_the_limit_is_refused_and_known_ones_still_connect(redis_url: str) -> None:
+    """PITCH_MAX_BOT_VERSIONS bounds the rated entities one bot can make: with 2 versions
+    known, a hello with a third is refused with RESOURCE_EXHAUSTED naming the setting and
+    allocates nothing; a known version still connects."""
+    limited = ArenaThread(redis_url, max_bot_versions=2)
+    try:
+        registered = limited.call(limited.arena.register(f"many-{uuid.uuid4().hex[:6]}"))
+        store = limited.arena.server.arena.store
+        versions = BotVersions(store)
+        versions.connected(registered.bot_id, "a")
+        versions.connected(registered.bot_id, "b")
+        _, code, details = limited.call(raw_connect(limited.arena, registered.token, [hello_bytes(bot_version="c")]))
+        assert code == grpc.StatusCode.RESOURCE_EXHAUSTED and "PITCH_MAX_BOT_VERSIONS" in details
+        assert [v.version for v in versions.versions(registered.bot_id)] == ["a", "b"]
+        _connect(limited, registered.token, "a")
+        assert versions.current(registered.bot_id) == registered.bot_id  # "a", its first version
+    finally:
+        limited.close()

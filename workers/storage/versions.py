@@ -60,11 +60,17 @@ class VersionRecord:
     current: bool
 
 
+class VersionLimitError(ValueError):
+    """A bot has as many versions as it may have, and said hello with a new one."""
+
+
 class BotVersions:
     """The versions of every bot, next to (and sharing the client of) a :class:`Store`."""
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: Store, max_versions: int = 0) -> None:
+        """``max_versions``: the most versions a bot may have (0: no limit)."""
         self.store = store
+        self.max_versions = max_versions
 
     @property
     def client(self) -> redis.Redis:
@@ -92,6 +98,9 @@ class BotVersions:
                 allocated.append(str(found))
                 return
             count = int(pipe.hlen(versions))
+            if self.max_versions and count >= self.max_versions:
+                raise VersionLimitError(f"bot {name!r} has {count} versions, the most a bot may have: connect with "
+                                        "one of them or ask the arena's admin (PITCH_MAX_BOT_VERSIONS)")
             rated = bot_id if count == 0 else f"{bot_id}-v{count + 1}"
             pipe.multi()
             pipe.hset(versions, version, rated)
