@@ -6,6 +6,7 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 bash scripts/ensure-venv.sh
 bash scripts/ensure-chromium.sh
+bash scripts/ensure-kits.sh
 echo "==> ruff" >&2
 .venv/bin/ruff check sdk/src referee workers web tests bench
 echo "==> mypy --strict (the SDK, the referee, the workers and the web arena)" >&2

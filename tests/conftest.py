@@ -7,6 +7,7 @@ from collections.abc import Iterator
 import pytest
 from hypothesis import settings
 
+from tests.workers.celery_harness import ArenaThread
 from workers.processes.redis_server import RedisServer
 
 # Property tests: no per-example deadline (a random game may be long); CI runs are
@@ -29,3 +30,13 @@ def redis_url() -> Iterator[str]:
     """URL of a private redis-server started for this test session (never the machine's own)."""
     with RedisServer() as server:
         yield server.url
+
+
+@pytest.fixture(scope="module")
+def arena(redis_url: str) -> Iterator[ArenaThread]:
+    """One referee for the module, on its own thread (each test registers its own bots)."""
+    thread = ArenaThread(redis_url)
+    try:
+        yield thread
+    finally:
+        thread.close()

@@ -36,6 +36,7 @@ from pitch_sdk.rules import (
     GameState,
     IllegalActionError,
     InvalidRulesetError,
+    MuckHand,
     Phase,
     PlayCard,
     PointCategory,
@@ -47,7 +48,17 @@ from pitch_sdk.rules import (
     preset,
 )
 from pitch_sdk.rules.actions import PLAYS
-from pitch_sdk.rules.events import Burned, Coked, Dealt, Exchanged, HandScored, PartnerCalled, TrumpSet
+from pitch_sdk.rules.events import (
+    AllPassed,
+    Burned,
+    Coked,
+    Dealt,
+    Exchanged,
+    HandScored,
+    MuckShown,
+    PartnerCalled,
+    TrumpSet,
+)
 from pitch_sdk.rules.ruleset import (
     AllPass,
     Backdoor,
@@ -401,6 +412,8 @@ def action_key(action: Any) -> tuple[Any, ...]:
         return (int(action.card),)
     if isinstance(action, Choose):
         return (int(action.yes),)
+    if isinstance(action, MuckHand):  # keep, then muck
+        return (int(action.muck),)
     if isinstance(action, ChooseCards):
         return (len(action.cards), sorted(int(c) for c in action.cards))
     return (str(action),)
@@ -453,6 +466,18 @@ def check_legal_list(state: GameState, legal: list[Any], rng: random.Random) -> 
         if bidding.forced_moon and moon is not None and moon.moon_bid != bidding.minimum_bid:
             expected_bids.append(Bid(moon.moon_bid))
         assert legal == expected_bids, f"a forced dealer's bids {legal} != {expected_bids}"
+    if decision.kind is DecisionKind.MUCK:  # seed 004: "Players who have received no point cards ... may"
+        assert state.rules.deal.muck is not Muck.NONE, "a muck asked with muck=none"
+        assert legal == [MuckHand(False), MuckHand(True)], f"muck answers {legal}"
+        assert state.phase is Phase.MUCK and not state.bids, "a muck asked after the auction began"
+        dealt = hand_events(state.history)[0]
+        assert not any(pips2(c, state.rules.deck.joker_half_pip) for c in range(54)
+                       if dealt.hands[state.to_move] >> c & 1), "a hand with point cards is asked to muck"
+        assert state.to_move not in mucked_seats(hand_events(state.history)), "a seat asked to muck twice"
+        if state.rules.deal.muck is Muck.NEW_HAND:
+            assert len(state.stock) >= state.rules.deal.hand_size, "a muck asked with no new hand in the stock"
+        else:
+            assert state.deal_number < state.rules.win.max_hands, "a re-deal asked at the deal limit"
     mucking = decision.kind is DecisionKind.BID and state.rules.deal.muck is Muck.NEW_HAND
     if mucking and PASS in legal and state.to_move in mucked_seats(hand_events(state.history)):
         assert legal == [PASS], f"a mucked hand may bid: {legal}"  # "may not bid unless forced"
@@ -467,12 +492,7 @@ def check_legal_list(state: GameState, legal: list[Any], rng: random.Random) -> 
 
 def mucked_seats(events: list[Any]) -> set[int]:
     """The seats whose hands were mucked this deal: the exchanges right after the deal."""
-    seats = set()
-    for event in events[1:]:
-        if not isinstance(event, Exchanged):
-            break
-        seats.add(event.seat)
-    return seats
+    return {event.seat for event in mucked_exchanges(events)}
 
 
 def expected_card_set(state: GameState) -> tuple[int, int, int, int] | None:
@@ -858,27 +878,66 @@ def _uncapture_low(order: list[int], tricks: list[Trick], capturer: dict[int, in
         pips[capturer[card]] += pips2(card)
 
 
+def _pointless(rules: Ruleset, hand: int) -> bool:
+    """Seed 004: "no point cards (that is, no cards which could contribute toward the Game point)"."""
+    return not any(pips2(card, rules.deck.joker_half_pip) for card in range(54) if hand >> card & 1)
+
+
 def check_muck(rules: Ruleset, events: list[Any]) -> None:
     """Seed 004's muck: "Players who have received no point cards (that is, no cards which
     could contribute toward the Game point) may lay their cards face down and receive a
-    new hand": the next cards of the stock, from eldest hand, while it holds a whole hand
-    (after the widow, if any)."""
+    new hand": those that chose to (a subset of them, from eldest hand) take the next
+    cards of the stock, while it holds a whole hand (after the widow, if any)."""
     if rules.deal.muck is not Muck.NEW_HAND:
         return
     dealt = next(e for e in events if isinstance(e, Dealt))
     n, size = rules.players, rules.deal.hand_size
     pointless = [seat for seat in ((dealt.dealer + 1 + k) % n for k in range(n))
-                 if not any(pips2(card, rules.deck.joker_half_pip)
-                            for card in range(54) if dealt.hands[seat] >> card & 1)]
+                 if _pointless(rules, dealt.hands[seat])]
     stock = list(dealt.stock)[size if rules.deal.widow else 0:]
-    expected = []
-    for seat in pointless:
-        if len(stock) < size:
-            break
-        expected.append(Exchanged(seat, dealt.hands[seat], mask(stock[:size])))
+    mucks = mucked_exchanges(events)
+    for muck in mucks:
+        assert muck.seat in pointless, f"seat {muck.seat} mucked a hand with point cards"
+        del pointless[:pointless.index(muck.seat) + 1]  # asked from eldest, once each
+        assert len(stock) >= size
+        assert muck == Exchanged(muck.seat, dealt.hands[muck.seat], mask(stock[:size])), f"muck {muck}"
         del stock[:size]
-    start = events.index(dealt) + 1
-    assert events[start:start + len(expected)] == expected, f"mucks {events[start:]} != {expected}"
+
+
+def mucked_exchanges(events: list[Any]) -> list[Exchanged]:
+    """The mucks of a hand's events (from its deal): the exchanges right after the deal."""
+    mucks = []
+    for event in events[1:]:
+        if not isinstance(event, Exchanged):
+            break
+        mucks.append(event)
+    return mucks
+
+
+def check_mucks_shown(rules: Ruleset, history: list[Any], hand_start: int, end: int) -> None:
+    """Seed 004: "The cards can be checked by the other players after the hand has been
+    played": right after the hand ends (scored, or all passed), each mucked hand is shown,
+    in the order mucked; under ``redeal``, the hand of the seat that asked is shown at once
+    and the same dealer deals the same hand again."""
+    shown = []
+    for event in history[end + 1:]:
+        if not isinstance(event, MuckShown):
+            break
+        shown.append(event)
+    mucks = mucked_exchanges(history[hand_start:end]) if rules.deal.muck is Muck.NEW_HAND else []
+    assert shown == [MuckShown(e.seat, e.discarded) for e in mucks], f"shown {shown} != mucked {mucks}"
+
+
+def check_redeal_shown(rules: Ruleset, history: list[Any], index: int) -> None:
+    """A ``MuckShown`` re-deal (seed 004: "may ask for a complete re-deal by the same
+    dealer"): only under ``redeal``, right after the deal it voids (nothing else happened
+    in it), showing the asking seat's pointless hand, followed by the same hand dealt again."""
+    event = history[index]
+    assert rules.deal.muck is Muck.REDEAL, f"{event} under muck={rules.deal.muck}"
+    dealt, again = history[index - 1], history[index + 1]
+    assert isinstance(dealt, Dealt) and isinstance(again, Dealt), "a re-deal asked after the deal's first decision"
+    assert event.cards == dealt.hands[event.seat] and _pointless(rules, event.cards)
+    assert (again.hand_number, again.dealer) == (dealt.hand_number, dealt.dealer), "a re-deal by another dealer"
 
 
 def check_hand_result(state: GameState, events: list[Any], result: Any) -> None:
@@ -1196,6 +1255,11 @@ def checked_game(rules: Ruleset, seed: int, action_seed: int, *, dealer: int = 0
                 if scoring:
                     check_hand_result(_StateAt(state, event.result), history[hand_start:index],
                                       event.result)
+                check_mucks_shown(rules, history, hand_start, index)
+            elif isinstance(event, AllPassed):
+                check_mucks_shown(rules, history, hand_start, index)
+            elif isinstance(event, MuckShown) and event.redeal:
+                check_redeal_shown(rules, history, index)
         seen_events = len(history)
         if conservation:
             check_conservation(state, deck)

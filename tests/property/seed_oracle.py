@@ -24,7 +24,7 @@ from collections import Counter
 from typing import Any
 
 from pitch_sdk.rules import BIG_JOKER, CARDS, LITTLE_JOKER, PASS, Bid, Card, DecisionKind, GameState, Suit, Trick
-from pitch_sdk.rules.events import BidMade, Burned, Dealt, Exchanged, HandScored, TrumpSet
+from pitch_sdk.rules.events import AllPassed, BidMade, Burned, Dealt, Exchanged, HandScored, TrumpSet
 
 #: Same colour, other suit: the off-cards' suit (seed 003: "jack of same color as trump").
 SAME_COLOUR = {Suit.CLUBS: Suit.SPADES, Suit.SPADES: Suit.CLUBS, Suit.HEARTS: Suit.DIAMONDS,
@@ -228,14 +228,15 @@ class HandTracker:
                 self.hands[seat] &= ~(1 << card)
 
     def check_bids(self, state: GameState, legal: list[Any], lowest: int, top: int, extra: tuple[int, ...],
-                   forced: list[Any]) -> None:
+                   forced: list[Any] | None) -> None:
         """Each player once, from eldest, bids higher than the standing bid or passes; a
-        dealer facing only passes is offered exactly ``forced``."""
+        dealer facing only passes is offered exactly ``forced`` (``None``: it may pass too,
+        and the deal is abandoned)."""
         seat = (self.eldest + len(self.bids)) % self.players
         assert state.to_move == seat, f"seat {state.to_move} bids, expected {seat}"
         high = self.high.amount if self.high else 0
         everyone_passed = len(self.bids) == self.players - 1 and not high
-        if everyone_passed:
+        if everyone_passed and forced is not None:
             assert legal == forced, f"forced dealer offered {legal}, the seed says {forced}"
             return
         straight = sorted(a.amount for a in legal if isinstance(a, Bid) and not a.double)
@@ -435,13 +436,28 @@ class TwoTrumpOracle(HandTracker):
     "Bids 3 (or 4) to 9 ... Games are played to 26 points"."""
 
     target = 26
+    abandoned: AllPassed | None = None
+
+    def event(self, event: Any) -> None:
+        if isinstance(event, AllPassed):
+            assert len(self.bids) == self.players and not self.high, "a deal abandoned with a bid standing"
+            self.abandoned = event
+        super().event(event)
+
+    def new_hand(self, dealt: Dealt) -> None:
+        """After an abandoned deal "the same dealer deals again", the same hand."""
+        if self.abandoned is not None:
+            assert (dealt.dealer, dealt.hand_number) == (self.abandoned.dealer, self.abandoned.hand_number), \
+                f"deal {dealt.hand_number} by {dealt.dealer} after all passed on {self.abandoned}"
+            self.abandoned = None
+        super().new_hand(dealt)
 
     def decision(self, state: GameState, legal: list[Any], stats: OracleStats) -> None:
         kind = state.decision().kind
         if kind is DecisionKind.BID:
-            # The seed's auction pitch re-deals when all pass ("the same dealer deals again"); the engine
-            # forces the dealer: a known disagreement, pinned in tests/rules/test_oracle_findings.py.
-            self.check_bids(state, legal, 3, 9, (), [Bid(n) for n in range(3, 10)])
+            # No forced bid: the seed's auction pitch, "If no player bids, the deal is abandoned
+            # and the same dealer deals again" (checked in new_hand).
+            self.check_bids(state, legal, 3, 9, (), None)
             stats.bids_checked += 1
         elif kind is DecisionKind.PLAY:
             assert self.trump is not None and self.sub is not None and self.sub != self.trump

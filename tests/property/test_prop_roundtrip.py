@@ -24,6 +24,7 @@ from pitch_sdk.rules import (
     Choose,
     ChooseCards,
     DeclareTrump,
+    MuckHand,
     PlayCard,
     Ruleset,
     Suit,
@@ -81,6 +82,7 @@ ACTIONS = st.one_of(
     st.builds(CallCard, st.sampled_from(CARDS)),
     st.builds(ChooseCards, st.frozensets(st.sampled_from(CARDS), max_size=12)),
     st.builds(Choose, st.booleans()),
+    st.builds(MuckHand, st.booleans()),
 )
 
 

@@ -37,7 +37,7 @@ from pitch_sdk.rules import (
     observe,
     preset,
 )
-from pitch_sdk.rules.events import AllPassed, Burned, Coked, Dealt, Exchanged, HandScored, PartnerCalled
+from pitch_sdk.rules.events import AllPassed, Burned, Coked, Dealt, Exchanged, HandScored, MuckShown, PartnerCalled
 from pitch_sdk.rules.observation import visible_event
 
 SEEDS = st.integers(0, 2**32 - 1)
@@ -104,7 +104,9 @@ def public_cards(state: GameState) -> set[int]:
 
 def shown_cards(event) -> set[int]:
     """Cards an event shows the whole table: burned cards (seed 004 scores them), a coke
-    hand (the Scranton rule: "must show his six cards to all players"), the called card."""
+    hand (the Scranton rule: "must show his six cards to all players"), the called card, a
+    mucked hand (seed 004: "The cards can be checked by the other players after the hand
+    has been played"; pitch_props.check_mucks_shown checks it comes after the hand)."""
     if isinstance(event, PartnerCalled):
         return {event.card}
     return {c for c in range(54) if event.cards >> c & 1}
@@ -163,7 +165,7 @@ def check_log_visibility(state: GameState) -> None:
                 known |= {card for _, card in trick.plays}
             elif type(event).__name__ == "CardPlayed":
                 known.add(event.card)
-            elif isinstance(event, (Burned, Coked, PartnerCalled)):
+            elif isinstance(event, (Burned, Coked, PartnerCalled, MuckShown)):
                 known |= shown_cards(event)
             elif isinstance(event, AllPassed):  # hotshot: "the cards are shown face up"
                 known |= {c for hand in event.shown for c in range(54) if hand >> c & 1}

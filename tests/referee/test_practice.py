@@ -4,14 +4,19 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Sequence
+from typing import ClassVar
 
 from typer.testing import CliRunner
 
+from pitch_sdk.bots import HeuristicBot
 from pitch_sdk.bots.loader import load_bot
 from pitch_sdk.cli import app
-from pitch_sdk.compliance import COVERAGE, check_locally, check_remote
+from pitch_sdk.client import BotClient
+from pitch_sdk.compliance import COVERAGE, check_locally, check_options, check_remote
 from pitch_sdk.proto.pitch.v1 import bot_pb2
-from pitch_sdk.rules import DecisionKind, GameLog, preset, replay
+from pitch_sdk.rules import Action, Card, DecisionKind, GameLog, Observation, Phase, preset, replay
+from pitch_sdk.rules.actions import MUCK_HAND
 from pitch_sdk.rules.events import Exchanged
 from referee.match import Match, MatchSpec
 from referee.sessions import HousePresence
@@ -58,6 +63,49 @@ def test_remote_check_plays_practice_matches_through_the_referee(redis_url: str)
     assert any(p.startswith("play: strike for illegal action") for p in problems)
 
 
+class MuckingBot(HeuristicBot):
+    """Lays down every hand it may (seed 004: players "may lay their cards face down") and
+    notes the mucked hands shown to it."""
+
+    asked: ClassVar[list[Phase]] = []
+    shown: ClassVar[list[tuple[int, tuple[Card, ...], bool]]] = []
+
+    def muck(self, observation: Observation, legal_actions: Sequence[Action]) -> Action:
+        self.asked.append(observation.phase)
+        return MUCK_HAND
+
+    def on_muck_shown(self, seat: int, cards: tuple[Card, ...], redeal: bool) -> None:
+        self.shown.append((seat, cards, redeal))
+
+
+def test_a_bot_over_the_referee_is_asked_whether_to_muck(redis_url: str) -> None:
+    """Seed 004: players with no point cards "may lay their cards face down and receive a
+    new hand. The cards can be checked by the other players after the hand has been
+    played": over real gRPC the referee asks the bot's seat (a practice match, seat 0,
+    which is dealt such a hand at seed 0), takes its muck without a strike, and shows it the
+    mucked hand after the hand (``MatchEvent.muck_shown``)."""
+
+    async def scenario() -> BotClient:
+        async with running_arena(redis_url) as arena:
+            token = (await arena.register()).token
+            client = BotClient(MuckingBot, arena.address, token, practice=[bot_pb2.PracticeRequest(
+                preset="partnership", seat=0, games=1, options_json=json.dumps(check_options("partnership")))])
+            stop = asyncio.Event()
+            task = asyncio.create_task(client.run(stop))
+            while not client.results and not client.errors:
+                await asyncio.sleep(0.05)
+            stop.set()
+            await task
+            return client
+
+    client = asyncio.run(scenario())
+    assert not client.errors and not client.strikes and len(client.results) == 1
+    assert MuckingBot.asked and set(MuckingBot.asked) == {Phase.MUCK}
+    assert MuckingBot.shown and all(seat == 0 and len(cards) == 6 and not redeal
+                                    for seat, cards, redeal in MuckingBot.shown)
+    assert all(not any(card.rank and card.rank >= 10 for card in cards) for _, cards, _ in MuckingBot.shown)
+
+
 def test_bad_practice_request_gets_an_error_message(redis_url: str) -> None:
     """A practice request for an unknown preset or seat is refused with a RequestError
     naming the problem; the stream stays open."""
@@ -65,7 +113,6 @@ def test_bad_practice_request_gets_an_error_message(redis_url: str) -> None:
     async def scenario() -> list[str]:
         async with running_arena(redis_url) as arena:
             registered = await arena.register()
-            from pitch_sdk.client import BotClient
 
             client = BotClient(lambda: load_bot("random"), arena.address, registered.token, practice=[
                 bot_pb2.PracticeRequest(preset="no-such-preset"), bot_pb2.PracticeRequest(preset="cutthroat", seat=7)])

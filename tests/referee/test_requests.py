@@ -1,7 +1,7 @@
 """Decision requests as the referee assembles them from cached encodings: the same lists as
 converting each one directly, and every event delivered once, in order, on the requests
-that follow it.  The presets are the compliance coverage ones: between them they ask every
-kind of decision."""
+that follow it.  The presets are the compliance coverage ones, with its options: between
+them they ask every kind of decision."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import random
 import pytest
 
 from pitch_sdk import wire
-from pitch_sdk.compliance import COVERAGE
+from pitch_sdk.compliance import COVERAGE, COVERAGE_OPTIONS
 from pitch_sdk.proto.pitch.v1 import bot_pb2
 from pitch_sdk.proto.pitch.v1 import game_pb2 as pb
 from pitch_sdk.rules import GameState, observe, preset
@@ -28,7 +28,7 @@ def test_observation_lists_merged_from_cached_parts_are_the_direct_encoding(name
     the same message."""
     repeated = {f.name for f in pb.Observation.DESCRIPTOR.fields if f.is_repeated}
     assert repeated == set(wire._OBSERVATION_LISTS) | set(wire._OBSERVATION_ITEMS), "a list the referee never sends"
-    rules = preset(name, {"target": 5})
+    rules = preset(name, {**COVERAGE_OPTIONS.get(name, {}), "target": 5})
     for seed in range(2):
         rng = random.Random(seed)
         state = GameState.new(rules, seed=seed)
@@ -80,7 +80,7 @@ class RecordingPresence(Presence):
 def test_each_event_reaches_a_listening_seat_once_in_order(name: str) -> None:
     """A seat that takes events gets each one once, as that seat may see it, in match order;
     a seat that skips them gets none; every request lists its legal actions."""
-    rules = preset(name, {"target": 5})
+    rules = preset(name, {**COVERAGE_OPTIONS.get(name, {}), "target": 5})
     seats = [RecordingPresence(skip_events=seat == 1) for seat in range(rules.players)]
     match = Match(MatchSpec(match_id="m", ruleset=rules, seats=tuple(seats), seed=5, games=2, per_decision_ms=1000,
                             bank_ms=1000, max_strikes=3, reconnect_grace_s=5.0))

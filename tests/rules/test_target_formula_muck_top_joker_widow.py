@@ -13,16 +13,19 @@ from helpers import (
     act,
     assert_illegal,
     awards,
+    cards,
     deal,
     first_trick_winner,
     game,
     legal,
     names,
     play_hand,
+    play_out,
 )
 
-from pitch_sdk.rules import Deal, InvalidRulesetError, Phase, Ruleset, preset
-from pitch_sdk.rules.events import Dealt, Exchanged
+from pitch_sdk.rules import SPECTATOR, Deal, DecisionKind, InvalidRulesetError, Phase, Ruleset, preset
+from pitch_sdk.rules.cards import mask_of
+from pitch_sdk.rules.events import AllPassed, Dealt, Exchanged, HandScored, MuckShown
 from pitch_sdk.rules.observation import observe, visible_event
 from pitch_sdk.variants_doc import options_in, options_table
 
@@ -63,19 +66,53 @@ MUCK_HANDS = ("2C 3C 4C 5C 6C 7C", "AH KH 2D 3D 4D 5D", "2S 3S 4S 5S 6S 7S", "8C
 MUCK_STOCK = "JH 10H 9H 8H 7H 6H 5H 4H 3H 2H AS KS QS JS 10S 9S 8S"
 
 
-def test_muck_new_hand_replaces_hands_without_point_cards():
+def test_muck_is_asked_of_each_seat_without_point_cards_from_eldest():
     """Seed 004: "Players who have received no point cards (that is, no cards which could
     contribute toward the Game point) may lay their cards face down and receive a new
-    hand." (from eldest hand, the next six cards of the stock; a jack is a point card)."""
+    hand." - "may": each such seat is asked, in turn from eldest hand, before the auction
+    (a jack is a point card: seat 3 is not asked)."""
     state = game(preset("partnership", muck="new-hand"), deal(*MUCK_HANDS, stock=MUCK_STOCK))
+    assert state.phase is Phase.MUCK and state.to_move == 2
+    assert legal(state) == ["keep", "muck"]
+    assert state.decision().kind is DecisionKind.MUCK
+    assert_illegal(state, "yes")
+    act(state, "keep")
+    assert state.phase is Phase.MUCK and state.to_move == 0
+    act(state, "keep")
+    assert state.phase is Phase.BIDDING and state.to_move == 1
+    kept = game(preset("partnership"), deal(*MUCK_HANDS, stock=MUCK_STOCK))
+    assert kept.phase is Phase.BIDDING  # muck=none by default: nobody is asked
+
+
+def test_a_seat_that_keeps_its_hand_plays_it_and_may_bid():
+    """Seed 004: players "may lay their cards face down": one that does not keeps the cards
+    it was dealt, and the stock is untouched; the bar on bidding is only for "A player who
+    has made use of this option"."""
+    state = game(preset("partnership", muck="new-hand"), deal(*MUCK_HANDS, stock=MUCK_STOCK))
+    act(state, "keep", "keep")
+    assert names(state.hand(2)) == names(MUCK_HANDS[2].split())
+    assert names(state.hand(0)) == names(MUCK_HANDS[0].split())
+    assert len(state.stock) == len(MUCK_STOCK.split())
+    assert not [e for e in state.history if isinstance(e, (Exchanged, MuckShown))]
+    act(state, "pass")
+    assert "bid 2" in legal(state)  # seat 2 kept its hand: it may bid
+
+
+def test_a_seat_that_mucks_receives_a_new_hand():
+    """Seed 004: players with no point cards "may lay their cards face down and receive a
+    new hand" - the next six cards of the stock; the next seat asked draws after it."""
+    state = game(preset("partnership", muck="new-hand"), deal(*MUCK_HANDS, stock=MUCK_STOCK))
+    act(state, "muck")
     assert names(state.hand(2)) == names("JH 10H 9H 8H 7H 6H".split())
+    act(state, "muck")
     assert names(state.hand(0)) == names("5H 4H 3H 2H AS KS".split())
-    assert names(state.hand(3)) == names(MUCK_HANDS[3].split())  # JC: one pip, kept
+    assert names(state.hand(3)) == names(MUCK_HANDS[3].split())
     assert len(state.stock) == len(MUCK_STOCK.split()) - 12
     mucked = [e for e in state.history if isinstance(e, Exchanged)]
     assert [(e.seat, e.discarded.bit_count(), e.drawn.bit_count()) for e in mucked] == [(2, 6, 6), (0, 6, 6)]
-    kept = game(preset("partnership"), deal(*MUCK_HANDS, stock=MUCK_STOCK))
-    assert names(kept.hand(2)) == names(MUCK_HANDS[2].split())  # muck=none by default
+    mixed = game(preset("partnership", muck="new-hand"), deal(*MUCK_HANDS, stock=MUCK_STOCK))
+    act(mixed, "keep", "muck")  # seat 2 keeps, the dealer takes the stock's first six
+    assert names(mixed.hand(0)) == names("JH 10H 9H 8H 7H 6H".split())
 
 
 def test_mucker_may_not_bid_unless_forced_as_dealer():
@@ -83,36 +120,75 @@ def test_mucker_may_not_bid_unless_forced_as_dealer():
     so (i.e., if the player is the dealer)." """
     rules = preset("partnership", muck="new-hand")
     state = game(rules, deal(*MUCK_HANDS, stock=MUCK_STOCK))
-    act(state, "pass")
+    act(state, "muck", "muck", "pass")
     assert legal(state) == ["pass"]  # seat 2 mucked
     assert_illegal(state, "bid 2")
     act(state, "pass", "pass")
     assert legal(state) == ["bid 2", "bid 3", "bid 4"]  # the dealer, forced
     stolen = game(rules, deal(*MUCK_HANDS, stock=MUCK_STOCK))
-    act(stolen, "bid 2", "pass", "pass")
+    act(stolen, "muck", "muck", "bid 2", "pass", "pass")
     assert legal(stolen) == ["pass"]  # no steal for a mucked dealer
 
 
-def test_mucked_cards_are_face_down():
-    """Seed 004: players "lay their cards face down": only the mucker sees what it gave up."""
+def test_mucked_cards_are_face_down_until_the_hand_is_played():
+    """Seed 004: players "lay their cards face down": only the mucker sees what it gave up,
+    while the hand is played; then "The cards can be checked by the other players after
+    the hand has been played": a public event shows them to every seat and spectator."""
     state = game(preset("partnership", muck="new-hand"), deal(*MUCK_HANDS, stock=MUCK_STOCK))
+    act(state, "muck", "keep")
     assert names(observe(state, 2).my_discards) == names(MUCK_HANDS[2].split())
     assert observe(state, 1).my_discards == () and (2, 6) in observe(state, 1).exchanged
     event = next(e for e in state.history if isinstance(e, Exchanged))
     assert visible_event(event, 1) == {"event": "exchanged", "seat": 2, "discarded": 6, "drawn": 6}
+    assert not [e for e in state.history if isinstance(e, MuckShown)]
+    play_out(state)
+    scored = next(i for i, e in enumerate(state.history) if isinstance(e, HandScored))
+    shown = state.history[scored + 1]
+    assert shown == MuckShown(2, mask_of(cards(MUCK_HANDS[2])))
+    expected = {"event": "muck-shown", "seat": 2, "cards": "2S 3S 4S 5S 6S 7S"}
+    assert all(visible_event(shown, viewer) == expected for viewer in (0, 1, 3, SPECTATOR))
+    assert [e for e in state.history if isinstance(e, MuckShown)] == [shown]  # the keeper's hand stays hidden
+
+
+def test_mucked_cards_are_shown_when_everyone_passed():
+    """The hand is over when all pass and the same dealer deals again (seed 004, auction
+    pitch: "If no player bids, the deal is abandoned"): the mucked cards are shown then."""
+    state = game(preset("auction", muck="new-hand"), deal(*MUCK_HANDS, stock=MUCK_STOCK))
+    act(state, "muck", "keep", "pass", "pass", "pass", "pass")
+    passed = next(i for i, e in enumerate(state.history) if isinstance(e, AllPassed))
+    assert state.history[passed + 1] == MuckShown(2, mask_of(cards(MUCK_HANDS[2])))
+    assert isinstance(state.history[passed + 2], Dealt)
 
 
 def test_muck_redeal_by_the_same_dealer():
     """Seed 004: "A player who has received no point cards may ask for a complete re-deal by
-    the same dealer." """
+    the same dealer." - the first seat asked that mucks; its hand is shown at once, the
+    deal being void."""
     normal = deal("2C 3C 4C 5C 6C AC", "AH KH 2D 3D 4D 5D", "2S 3S 4S 5S 6S AS", "8C 9C JC 8D 9D 6D")
     state = game(preset("partnership", muck="redeal"), deal(*MUCK_HANDS), normal)
+    assert state.phase is Phase.MUCK and state.to_move == 2 and legal(state) == ["keep", "muck"]
+    act(state, "muck")
     assert state.dealer == 0 and state.hand_number == 1 and state.deal_number == 2
     assert names(state.hand(0)) == names("2C 3C 4C 5C 6C AC".split())
+    shown = [e for e in state.history if isinstance(e, MuckShown)]
+    assert shown == [MuckShown(2, mask_of(cards(MUCK_HANDS[2])), redeal=True)]
+    assert visible_event(shown[0], 1) == {"event": "muck-shown", "seat": 2, "cards": "2S 3S 4S 5S 6S 7S",
+                                          "redeal": True}
     assert sum(isinstance(e, Dealt) for e in state.history) == 2
     assert state.phase is Phase.BIDDING and state.to_move == 1
     capped = game(preset("partnership", muck="redeal", max_hands=1), deal(*MUCK_HANDS), normal)
-    assert capped.deal_number == 1  # re-deals count toward the deal limit
+    assert capped.phase is Phase.BIDDING  # re-deals count toward the deal limit: nobody is asked
+
+
+def test_muck_redeal_declined_plays_the_deal():
+    """Seed 004: a player "may ask for a complete re-deal": when every seat asked keeps its
+    hand, the deal stands."""
+    state = game(preset("partnership", muck="redeal"), deal(*MUCK_HANDS))
+    act(state, "keep")
+    assert state.to_move == 0 and state.phase is Phase.MUCK
+    act(state, "keep")
+    assert state.phase is Phase.BIDDING and state.deal_number == 1
+    assert names(state.hand(2)) == names(MUCK_HANDS[2].split())
 
 
 def test_muck_options_are_validated():

@@ -15,7 +15,17 @@ from pitch_sdk.bots.cardsense import rules_sense
 from pitch_sdk.bots.heuristic import DOUBLE_MARGIN
 from pitch_sdk.bots.strength import best_suit
 from pitch_sdk.local import Standing, play_game, play_match
-from pitch_sdk.rules import PRESETS, Action, Bid, GameState, Observation, observe, parse_action, preset
+from pitch_sdk.rules import (
+    PRESETS,
+    Action,
+    Bid,
+    GameState,
+    Observation,
+    WinReason,
+    observe,
+    parse_action,
+    preset,
+)
 
 from .positions import decide, position
 
@@ -41,6 +51,31 @@ def test_a_missing_decision_method_fails_naming_the_class_and_method():
     state = position("partnership", FILLER)  # bidding
     with pytest.raises(NotImplementedError, match=r"PlaysFirstCard was asked for a bid decision: implement bid\(\)"):
         decide(PlaysFirstCard(), state)
+
+
+# Partnership with muck=new-hand, dealer 0: seats 2 and 0 (asked in that order, from eldest)
+# hold no card worth a pip; seat 2's six spades can still make a bid on Low and length.
+MUCK_DEAL = ["2C 3D 4H 5H 6C 7D", "AH KH 8D 9D 10D JD", "2S 3S 4S 5S 6S 7S", "8C 9C JC QD KD AD"]
+
+
+def test_a_bot_without_a_muck_method_keeps_its_hand():
+    """The muck decision came after the other six: a bot written before it (here one that
+    only plays cards) keeps its hand instead of failing."""
+    state = position("partnership", MUCK_DEAL, options={"muck": "new-hand"})
+    assert decide(PlaysFirstCard(), state) == "keep"
+
+
+def test_heuristic_mucks_only_a_hand_with_no_chance():
+    """Seed 004: players with no point cards "may lay their cards face down and receive a
+    new hand": the heuristic keeps six trumps that promise the minimum bid, and mucks a
+    hand whose best suit promises less."""
+    state = position("partnership", MUCK_DEAL, options={"muck": "new-hand"})
+    sense = rules_sense(state.rules)
+    assert best_suit(sense, state.hand(2))[1] >= state.rules.bidding.minimum_bid
+    assert decide(HeuristicBot(), state) == "keep"
+    state.apply(parse_action("keep"))
+    assert best_suit(sense, state.hand(0))[1] < state.rules.bidding.minimum_bid
+    assert decide(HeuristicBot(), state) == "muck"
 
 
 def test_start_game_gives_the_bot_its_ruleset_seat_and_rng():
@@ -215,6 +250,18 @@ def test_builtin_bots_play_every_deal_option_to_the_end(option: str, lineup: str
 
 
 # --------------------------------------------------------------------------- heuristic vs random
+def test_heuristic_bids_two_trump_games_to_their_target():
+    """Two-trump re-deals when everyone passes (seed 004's auction pitch: "If no player
+    bids, the deal is abandoned and the same dealer deals again"), with a minimum bid of 3
+    of "Nine points ... high, low, jack, sub-high, sub-low, sub-jack, both jokers, and
+    game".  The heuristic counts the sub-trump and joker points, so it bids often enough
+    for games to end at the target (measured over 20 games: median 12 hands, at most 18),
+    not at the hand cap after hundreds of passed deals."""
+    for seed in (1, 2):
+        state = play_game(preset("two-trump"), [HeuristicBot() for _ in range(4)], seed=seed)
+        assert state.win_reason is WinReason.REACHED_TARGET and len(state.results) <= 40, (seed, state.win_reason)
+
+
 def test_heuristic_beats_random_at_ten_point():
     """Measured 39-40 wins of 40 for seeds 1-5 (~98%).  The bar of 30 is ~9 standard
     deviations of a binomial(40, 0.975) below its mean: only a real regression fails it."""

@@ -10,7 +10,9 @@ import pytest
 from pitch_sdk.bot import Bot
 from pitch_sdk.bots import HeuristicBot, RandomBot
 from pitch_sdk.local import BotError, play_game, play_match
-from pitch_sdk.rules import PASS, Action, HandResult, Observation, PlayCard, Ruleset, preset, replay
+from pitch_sdk.rules import PASS, Action, Card, HandResult, Observation, PlayCard, Ruleset, preset, replay
+from pitch_sdk.rules.cards import cards_of
+from pitch_sdk.rules.events import MuckShown
 from pitch_sdk.rules.replay import GameLog
 from pitch_sdk.stats import wilson_interval
 
@@ -182,3 +184,24 @@ def test_a_game_capped_before_any_scored_hand_ends_without_a_result() -> None:
     scored, and the local harness ends the game instead of failing on a missing last result."""
     state = play_game(preset("auction", max_hands=3), [_Passer() for _ in range(4)], seed=1)
     assert state.is_over and state.results == []
+
+
+class NotesMucks(RandomBot):
+    """A random bot that notes every mucked hand shown to it."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.shown: list[tuple[int, tuple[Card, ...], bool]] = []
+
+    def on_muck_shown(self, seat: int, cards: tuple[Card, ...], redeal: bool) -> None:
+        self.shown.append((seat, cards, redeal))
+
+
+@pytest.mark.parametrize("option", ["new-hand", "redeal"])
+def test_every_bot_is_shown_each_mucked_hand(option: str) -> None:
+    """Seed 004: "The cards can be checked by the other players after the hand has been
+    played": every seat's bot hears of each mucked hand the engine showed, in order."""
+    bots = [NotesMucks() for _ in range(4)]
+    state = play_game(preset("partnership", muck=option, max_hands=30), bots, seed=1)
+    shown = [(e.seat, cards_of(e.cards), e.redeal) for e in state.history if isinstance(e, MuckShown)]
+    assert shown and all(bot.shown == shown for bot in bots)

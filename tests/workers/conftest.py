@@ -1,23 +1,12 @@
-"""Fixtures of the CLI tests: one referee per test module, and the environment a deployment
-gives the ``pitch-arena`` commands (a module may define its own ``arena``)."""
+"""Fixtures of the CLI tests: the environment a deployment gives the ``pitch-arena``
+commands, around the module's referee (tests/conftest.py's ``arena``; a module may define
+its own)."""
 
 from __future__ import annotations
-
-from collections.abc import Iterator
 
 import pytest
 
 from tests.workers.celery_harness import ArenaThread
-
-
-@pytest.fixture(scope="module")
-def arena(redis_url: str) -> Iterator[ArenaThread]:
-    """One referee for the module (each test registers its own bots)."""
-    thread = ArenaThread(redis_url)
-    try:
-        yield thread
-    finally:
-        thread.close()
 
 
 @pytest.fixture()

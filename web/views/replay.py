@@ -8,6 +8,10 @@ view: every hand), so the replay can show neither a card the engine did not hold
 nor one the seat did not see. No rule is restated here: points come from the engine's
 hand results, scores from its state.
 
+A mucked hand (seed 004's ``muck`` option) is shown at the step that logged its reveal:
+after the hand for a seat that took a new hand ("The cards can be checked by the other
+players after the hand has been played"), at once for one that asked for a re-deal.
+
 Points "fall" during a hand: an award tied to a fixed card (the Jack, a joker, ...) shows
 from the trick that captured its card. High and Low depend on cards still unplayed, so a
 seat's view shows them only when the hand is scored (the face-up view sees every hand
@@ -33,8 +37,8 @@ from pitch_sdk.rules import (
 )
 from pitch_sdk.rules import Trick as EngineTrick
 from pitch_sdk.rules.actions import Action, ChooseCards
-from pitch_sdk.rules.cards import CARDS, Card, Suit
-from pitch_sdk.rules.events import Dealt, Event, HandScored
+from pitch_sdk.rules.cards import CARDS, Card, Suit, cards_of
+from pitch_sdk.rules.events import Dealt, Event, HandScored, MuckShown
 from pitch_sdk.rules.state_fields import Phase
 
 #: The ``view`` of the face-up table.
@@ -109,6 +113,15 @@ class HandEnd:
 
 
 @dataclass(frozen=True)
+class MuckView:
+    """A mucked hand shown to the table: by whom, its cards, and whether it asked a re-deal."""
+
+    seat: int
+    cards: tuple[str, ...]
+    redeal: bool
+
+
+@dataclass(frozen=True)
 class Step:
     """The table at one step of a game, for one viewer."""
 
@@ -136,6 +149,8 @@ class Step:
     winner: int | None
     over: bool
     win_reason: str | None
+    mucks: tuple[MuckView, ...] = ()
+    """Mucked hands this step's move showed the table (public: every view sees them)."""
 
 
 @dataclass(frozen=True)
@@ -186,13 +201,15 @@ def game_replay(log: GameLog, names: Sequence[str], viewer: int) -> Replay:
     starts = [0]
     decision = 0
     for index, (seat, action) in enumerate(log.moves, 1):
-        hand, scored = state.hand_number, len(state.results)
+        hand, scored, logged = state.hand_number, len(state.results), len(state.history)
         state.apply(action)
         decision = 0 if state.hand_number != hand else decision + 1
         if decision == 0:
             starts.append(index)
         ended = state.results[-1] if len(state.results) > scored else None
-        steps.append(table.step(state, index, decision, (seat, action), ended))
+        shown = tuple(MuckView(e.seat, tuple(c.name for c in cards_of(e.cards)), e.redeal)
+                      for e in state.history[logged:] if isinstance(e, MuckShown))
+        steps.append(table.step(state, index, decision, (seat, action), ended, shown))
     return Replay(log.ruleset.players, table.parties, table.names, viewer, tuple(steps), tuple(starts))
 
 
@@ -207,7 +224,7 @@ class _Table:
         self.results = results
 
     def step(self, state: GameState, index: int, decision: int, move: tuple[int, Action] | None,
-             ended: HandResult | None) -> Step:
+             ended: HandResult | None, mucks: tuple[MuckView, ...] = ()) -> Step:
         """The table after ``index`` moves (``move`` the last of them, ``ended`` the hand it scored)."""
         seen = observe(state, self.viewer)
         tricks = tuple(_trick(t) for t in seen.tricks)
@@ -226,7 +243,8 @@ class _Table:
             tricks_won=tuple(sum(1 for t in tricks if t.winner % seen.parties == p) for p in range(seen.parties)),
             scores=seen.scores, ended=None if ended is None else self._hand_end(ended, state.history),
             winner=state.winner, over=seen.phase is Phase.GAME_OVER,
-            win_reason=None if state.win_reason is None else state.win_reason.value.replace("-", " "))
+            win_reason=None if state.win_reason is None else state.win_reason.value.replace("-", " "),
+            mucks=mucks)
 
     def _seat(self, seen: Observation, seat: int) -> SeatView:
         if seen.hands is not None:

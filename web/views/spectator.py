@@ -4,7 +4,7 @@ Pure (no I/O), so the page, the event stream and the tests share one reading of 
 The referee's spectator stream carries no hidden card (a deal arrives without hands, an
 exchange as counts), and nothing here adds one: the model only ever holds cards some event
 showed the whole table (plays, tricks, burned or coke cards, hands shown after an all-pass,
-a called card, scoring cards), and hidden hands are counts. :meth:`SpectatorTable.apply`
+mucked hands shown, a called card, scoring cards), and hidden hands are counts. :meth:`SpectatorTable.apply`
 returns each event as a JSON-ready dict for the browser; :meth:`SpectatorTable.to_dict`
 is the table after it, which the browser draws as it is (no second copy of these rules in
 JavaScript)."""
@@ -248,6 +248,15 @@ class SpectatorTable:
         return {"seat": seat_cards.seat, "cards": cards, "text": f"{self._name(seat_cards.seat)} {verb} "
                                                                  + " ".join(cards)}
 
+    def _muck_shown(self, event: bot_pb2.MatchEvent) -> dict[str, Any]:
+        """A mucked hand shown to the table (seed 004): after the hand, or with a re-deal."""
+        muck = event.muck_shown
+        cards = [card_name(c) for c in muck.cards]
+        if 0 <= muck.seat < self.players:
+            self.shown[muck.seat] = cards
+        verb = "asked for a re-deal, showing" if muck.redeal else "had mucked"
+        return {"seat": muck.seat, "cards": cards, "text": f"{self._name(muck.seat)} {verb} " + " ".join(cards)}
+
     def _partner_called(self, event: bot_pb2.MatchEvent) -> dict[str, Any]:
         called = event.partner_called
         self.called = card_name(called.card)
@@ -268,4 +277,5 @@ _HANDLERS = {
     "coke": SpectatorTable._shown_cards,
     "burned": SpectatorTable._shown_cards,
     "partner_called": SpectatorTable._partner_called,
+    "muck_shown": SpectatorTable._muck_shown,
 }

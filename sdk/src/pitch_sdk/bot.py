@@ -7,9 +7,10 @@ legal actions, and the hooks as hands and games end.
 
 Authors implement either ``act`` (one method for everything, as the random bot does) or
 the per-decision methods ``bid``, ``declare_trump``, ``choose_cards``, ``play``,
-``call_card`` and ``choose``, which the default ``act`` dispatches to by decision kind:
-most bots only care about a few kinds, and a missing one fails loudly instead of
-playing nonsense.
+``call_card``, ``choose`` and ``muck``, which the default ``act`` dispatches to by decision
+kind: most bots only care about a few kinds, and a missing one fails loudly instead of
+playing nonsense - except ``muck``, asked only under a ruleset option added later, whose
+default keeps the hand, so bots written before it play on unchanged.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
-from pitch_sdk.rules import Action, DecisionKind, HandResult, Observation, Ruleset
+from pitch_sdk.rules import Action, Card, DecisionKind, HandResult, MuckHand, Observation, Ruleset
 
 _METHODS: dict[DecisionKind, str] = {
     DecisionKind.BID: "bid",
@@ -26,6 +27,7 @@ _METHODS: dict[DecisionKind, str] = {
     DecisionKind.PLAY: "play",
     DecisionKind.CALL_CARD: "call_card",
     DecisionKind.CHOICE: "choose",
+    DecisionKind.MUCK: "muck",
 }
 
 
@@ -85,9 +87,19 @@ class Bot:
         """Answer a yes/no question (``Choose``)."""
         return self._missing("choose")
 
+    def muck(self, observation: Observation, legal_actions: Sequence[Action]) -> Action:
+        """Keep a hand dealt no point cards, or lay it face down (``MuckHand``; the
+        ruleset's ``muck`` option: a new hand, or a re-deal).  The default keeps it."""
+        return next(a for a in legal_actions if isinstance(a, MuckHand) and not a.muck)
+
     # ------------------------------------------------------------ hooks
     def on_hand_result(self, result: HandResult) -> None:
         """Called after every hand with its scoring, for bots that learn or keep notes."""
+
+    def on_muck_shown(self, seat: int, cards: tuple[Card, ...], redeal: bool) -> None:
+        """Called when a mucked hand is shown to the table (the ``muck`` option; seed 004:
+        "The cards can be checked by the other players after the hand has been played"):
+        after ``on_hand_result`` for a new-hand muck, at once for a ``redeal``."""
 
     def on_game_end(self, result: HandResult) -> None:
         """Called once when the game ends, with the last hand's result (winner, scores);

@@ -20,6 +20,7 @@ from rich.text import Text
 
 from pitch_sdk.bot import Bot
 from pitch_sdk.bots import BUILTIN_BOTS, BotLoadError, load_bot
+from pitch_sdk.check_relay import check_process
 from pitch_sdk.client import ConnectionRefused, run_bot
 from pitch_sdk.compliance import COVERAGE, check_locally, check_remote
 from pitch_sdk.display import compliance_table, match_table, variants_list, variants_table
@@ -166,7 +167,12 @@ def run(
 
 @app.command()
 def check(
-    bot: Annotated[str, typer.Argument(help="The bot: a built-in name, file.py:Class or module:Class.")],
+    bot: Annotated[str | None, typer.Argument(help="The bot: a built-in name, file.py:Class or module:Class "
+                                                   "(or give --command).")] = None,
+    command: Annotated[str | None, typer.Option(
+        help="Check a bot process in any language instead (a starter kit's, e.g. \"node kits/node/bot.js\"): "
+             "started with PITCH_REFEREE and PITCH_BOT_TOKEN set, it plays the practice matches through a "
+             "relay; needs --referee.")] = None,
     referee: Annotated[str | None, typer.Option(help="Check over the protocol against this referee HOST:PORT "
                                                      "(practice matches); default: locally, no server.")] = None,
     token: Annotated[str | None, typer.Option(envvar="PITCH_BOT_TOKEN", help="The bot's token (with --referee).")]
@@ -178,22 +184,30 @@ def check(
                                 "decision any preset asks.")] = None,
 ) -> None:
     """Play the bot through every decision kind and report what it did wrong (exit 1 if anything)."""
+    if (bot is None) == (command is None):
+        _fail("give either a bot or --command")
+    if command is not None and referee is None:
+        _fail("--command needs --referee (and --token): the bot process plays practice matches there")
     try:
-        load_bot(bot)
+        if bot is not None:
+            load_bot(bot)
         presets = tuple(rulesets or COVERAGE)
         for name in presets:
             preset(name)
     except (BotLoadError, RulesError) as exc:
         _fail(str(exc))
-    factory = lambda: load_bot(bot)  # noqa: E731 - one fresh bot per seat
+    factory = lambda: load_bot(bot or "")  # noqa: E731 - one fresh bot per seat
     if referee is None:
         report = check_locally(factory, games=games, seed=seed, presets=presets)
     else:
         if not token:
             _fail("--referee needs --token (or PITCH_BOT_TOKEN)")
         try:
-            report = check_remote(factory, referee, token, games=games, seed=seed, presets=presets)
-        except ConnectionRefused as exc:
+            if command is not None:
+                report = check_process(command, referee, token, games=games, seed=seed, presets=presets)
+            else:
+                report = check_remote(factory, referee, token, games=games, seed=seed, presets=presets)
+        except (ConnectionRefused, ValueError, OSError) as exc:
             _fail(str(exc))
     console = _console()
     console.print(compliance_table(report))

@@ -202,13 +202,17 @@ class BotClient:
 
     @staticmethod
     def _tell(seat: _Seat, events: Sequence[bot_pb2.MatchEvent]) -> None:
-        """Tell the seat's bot about finished hands (the hooks of :class:`Bot`)."""
+        """Tell the seat's bot about finished hands and mucked hands shown (the hooks of :class:`Bot`)."""
         for event in events:
-            if event.WhichOneof("event") == "hand_result":
+            kind = event.WhichOneof("event")
+            if kind == "hand_result":
                 result = wire.hand_result_from_pb(event.hand_result, seat.ruleset.bidding.auction)
                 seat.bot.on_hand_result(result)
                 if result.game_over:
                     seat.bot.on_game_end(result)
+            elif kind == "muck_shown":
+                shown = event.muck_shown
+                seat.bot.on_muck_shown(shown.seat, tuple(wire.card_from_pb(c) for c in shown.cards), shown.redeal)
 
     def _end_match(self, match_id: str) -> None:
         for key in [k for k in self.seats if k[0] == match_id]:

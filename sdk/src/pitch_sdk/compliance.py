@@ -5,33 +5,56 @@ Locally the bot plays every seat of games of presets chosen to cover every decis
 the engine asks today, and each answer is validated: an exception, an action that is not
 among the legal ones, or an answer slower than the time budget is a problem.  Against a
 referee the same presets are played as practice matches over the real protocol, and the
-referee's strikes are the problems.
+referee's strikes are the problems (for a bot in any language, ``check_relay`` plays them
+through the bot's own process).
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import random
 import time
 import traceback
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from pitch_sdk import wire
 from pitch_sdk.bot import Bot
 from pitch_sdk.client import BotClient
 from pitch_sdk.proto.pitch.v1 import bot_pb2
-from pitch_sdk.rules import Action, DecisionKind, GameState, Observation, observe, preset
+from pitch_sdk.rules import Action, DecisionKind, GameState, Observation, Ruleset, observe, preset
 
 #: Presets whose games reach every decision the presets ask: bids and plays
 #: (partnership), a declared trump and an exchange (cutthroat), no auction (simple),
 #: re-deals after all pass (auction), passing leftovers and burning (ten-point), calling
 #: a partner's card (five-handed), looking, taking lost cards and discarding (man-o-war),
 #: forced bids, smudges and the dealer's pick (nine-five), a sub-trump and suitless
-#: jokers (two-trump), double bids (oklahoma-ten) and the coke bid (scranton).
+#: jokers (two-trump), double bids (oklahoma-ten) and the coke bid (scranton); with
+#: :data:`COVERAGE_OPTIONS`, keeping or mucking a hand without point cards.
 COVERAGE = ("partnership", "cutthroat", "simple", "auction", "ten-point", "five-handed", "man-o-war",
             "nine-five", "two-trump", "oklahoma-ten", "scranton")
+#: Options the check plays over some presets, for decisions only an option asks: seed
+#: 004's muck (no preset's text turns it on), as a new hand in partnership and as a re-deal
+#: in auction pitch.  Their first games at seed 0 ask it of the seat a remote check plays
+#: (``PracticeRequest.seat``) too.
+COVERAGE_OPTIONS: Mapping[str, Mapping[str, object]] = {
+    "partnership": {"muck": "new-hand"},
+    "auction": {"muck": "redeal"},
+}
+#: Hands per checked game: enough to meet each decision, few enough to stay quick.
+CHECK_HANDS = 8
+
+
+def check_options(name: str) -> dict[str, object]:
+    """The options a check plays ``name`` with: its coverage options and the hand cap."""
+    return {**COVERAGE_OPTIONS.get(name, {}), "max_hands": CHECK_HANDS}
+
+
+def check_rules(name: str) -> Ruleset:
+    """The ruleset a check plays for preset ``name``."""
+    return preset(name, check_options(name))
 
 
 @dataclass
@@ -93,7 +116,7 @@ def check_locally(bot_factory: Callable[[], Bot], games: int = 2, seed: int = 0,
     """Play ``games`` games of each of ``presets`` with the bot in every seat."""
     report = ComplianceReport()
     for name in presets:
-        rules = preset(name, max_hands=8)
+        rules = check_rules(name)
         for game in range(games):
             state = GameState.new(rules, seed=seed * 1000 + game, dealer=game % rules.players)
             bots = [bot_factory() for _ in range(rules.players)]
@@ -145,13 +168,40 @@ class _CountingBot(Bot):
             entry.slowest_ms = max(entry.slowest_ms, (time.perf_counter() - start) * 1000)
 
 
+def practice_requests(presets: Sequence[str], games: int, seed: int) -> list[bot_pb2.PracticeRequest]:
+    """One practice match per preset, the bot's seat turning from one preset to the next."""
+    return [bot_pb2.PracticeRequest(preset=name, seed=seed, games=games, seat=index % preset(name).players,
+                                    options_json=json.dumps(check_options(name)))
+            for index, name in enumerate(presets)]
+
+
+def report_practice(report: ComplianceReport, results: Sequence[bot_pb2.MatchResult],
+                    strikes: Sequence[bot_pb2.Strike], errors: Sequence[str], requested: int,
+                    cut_short: str) -> ComplianceReport:
+    """Complete ``report`` (its kinds' ``asked`` already counted) from what the referee said
+    about the practice matches: refused requests, strikes, and matches left unfinished
+    (``cut_short`` says what ended the check before them, e.g. "in 300 s")."""
+    for message in errors:
+        report.problem("practice match refused", message)
+    for strike in strikes:
+        reason = bot_pb2.StrikeReason.Name(strike.reason).removeprefix("STRIKE_REASON_").lower().replace("_", " ")
+        report.problem(f"{wire.kind_from_pb(strike.fallback.kind)}: strike for {reason}",
+                       f"{strike.message} (match {strike.match_id})")
+    if len(results) + len(errors) < requested:
+        report.problem("practice matches unfinished",
+                       f"only {len(results)} of {requested} ended {cut_short}")
+    report.matches = len(results)
+    struck = Counter(wire.kind_from_pb(strike.fallback.kind) for strike in strikes)
+    for kind, entry in report.kinds.items():
+        entry.ok = entry.asked - struck[kind]
+    return report
+
+
 def check_remote(bot_factory: Callable[[], Bot], address: str, token: str, games: int = 1, seed: int = 0,
                  timeout_s: float = 300.0, presets: Sequence[str] = COVERAGE) -> ComplianceReport:
     """Play practice matches of each of ``presets`` through a referee."""
     report = ComplianceReport()
-    requests = [bot_pb2.PracticeRequest(preset=name, seed=seed, games=games, seat=index % preset(name).players,
-                                        options_json='{"max_hands": 8}')
-                for index, name in enumerate(presets)]
+    requests = practice_requests(presets, games, seed)
 
     async def play() -> BotClient:
         client = BotClient(lambda: _CountingBot(bot_factory(), report), address, token, capacity=len(requests),
@@ -168,17 +218,5 @@ def check_remote(bot_factory: Callable[[], Bot], address: str, token: str, games
         return client
 
     client = asyncio.run(play())
-    for message in client.errors:
-        report.problem("practice match refused", message)
-    for strike in client.strikes:
-        reason = bot_pb2.StrikeReason.Name(strike.reason).removeprefix("STRIKE_REASON_").lower().replace("_", " ")
-        report.problem(f"{wire.kind_from_pb(strike.fallback.kind)}: strike for {reason}",
-                       f"{strike.message} (match {strike.match_id})")
-    if len(client.results) + len(client.errors) < len(requests):
-        report.problem("practice matches unfinished",
-                       f"only {len(client.results)} of {len(requests)} ended in {timeout_s:.0f} s")
-    report.matches = len(client.results)
-    struck = Counter(wire.kind_from_pb(strike.fallback.kind) for strike in client.strikes)
-    for kind, entry in report.kinds.items():
-        entry.ok = entry.asked - struck[kind]
-    return report
+    return report_practice(report, client.results, client.strikes, client.errors, len(requests),
+                           f"in {timeout_s:.0f} s")

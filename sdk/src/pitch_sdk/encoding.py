@@ -12,6 +12,10 @@ from pitch_sdk.rules.state import Phase
 
 DENSE_LAYOUT = "pitch.v1.dense.1"
 _CARDS = 54
+#: The phases with a slot of their own; every other phase (look, offer, discard, the
+#: sub-trump, call-card, pass-leftovers, dealer-pick, burn, muck) sets the sixth, "other":
+#: the layout is fixed (a new slot would be a new layout), and the legal actions' kind
+#: already tells those decisions apart.
 _PHASES = (Phase.BIDDING, Phase.DECLARE_TRUMP, Phase.EXCHANGE, Phase.PLAY, Phase.GAME_OVER)
 
 

@@ -16,7 +16,10 @@ from typing import Any
 
 from pitch_sdk.bot import Bot
 from pitch_sdk.rules import Action, GameState, HandResult, Ruleset, observe
+from pitch_sdk.rules.cards import cards_of
 from pitch_sdk.rules.cardsets import CardSetChoices
+from pitch_sdk.rules.events import Event, MuckShown
+from pitch_sdk.rules.ruleset import Muck
 from pitch_sdk.stats import wilson_interval
 
 
@@ -45,6 +48,7 @@ def play_game(ruleset: Ruleset, bots: Sequence[Bot], seed: int, dealer: int = 0,
         _call(bot, seat, "start_game", bot.start_game, ruleset, seat,
               random.Random(f"{bot_seed}:seat:{seat}"))
     state = GameState.new(ruleset, seed=seed, dealer=dealer)
+    mucks = ruleset.deal.muck is not Muck.NONE
     while not state.is_over:
         seat = state.to_move
         bot = bots[seat]
@@ -59,16 +63,26 @@ def play_game(ruleset: Ruleset, bots: Sequence[Bot], seed: int, dealer: int = 0,
                 f"bot {bot.name!r} at seat {seat} chose {shown}, which is not legal in "
                 f"{state.phase} (hand {state.hand_number}); legal: {', '.join(map(str, legal))}",
                 bot.name, seat, action, legal)
-        hands_before = len(state.results)
+        hands_before, logged = len(state.results), len(state.history)
         state.apply(action)
         if len(state.results) > hands_before:
             result = state.results[-1]
             for other_seat, other in enumerate(bots):
                 _call(other, other_seat, "on_hand_result", other.on_hand_result, result)
+        if mucks:
+            _show_mucks(bots, state.history[logged:])
     if state.results:  # a game capped before any hand was scored (every deal passed out) has no last result
         for seat, bot in enumerate(bots):
             _call(bot, seat, "on_game_end", bot.on_game_end, state.results[-1])
     return state
+
+
+def _show_mucks(bots: Sequence[Bot], events: Sequence[Event]) -> None:
+    """Tell every bot of each mucked hand the move showed the table."""
+    for event in events:
+        if isinstance(event, MuckShown):
+            for seat, bot in enumerate(bots):
+                _call(bot, seat, "on_muck_shown", bot.on_muck_shown, event.seat, cards_of(event.cards), event.redeal)
 
 
 @dataclass(frozen=True)

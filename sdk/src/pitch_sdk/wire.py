@@ -27,6 +27,7 @@ from pitch_sdk.rules import (
     DecisionKind,
     DeclareTrump,
     HandResult,
+    MuckHand,
     Observation,
     Pass,
     PlayCard,
@@ -38,7 +39,7 @@ from pitch_sdk.rules import (
     WinReason,
     parse_action,
 )
-from pitch_sdk.rules.actions import CALLS, COKE, PASS, PLAYS, Coke, bid, choose_cards
+from pitch_sdk.rules.actions import CALLS, COKE, KEEP_HAND, MUCK_HAND, PASS, PLAYS, Coke, bid, choose_cards
 from pitch_sdk.rules.cards import cards_of
 from pitch_sdk.rules.cardsets import CardSetChoices
 from pitch_sdk.rules.events import (
@@ -51,6 +52,7 @@ from pitch_sdk.rules.events import (
     Exchanged,
     HandScored,
     Looked,
+    MuckShown,
     PartnerCalled,
     TrumpSet,
 )
@@ -63,6 +65,7 @@ _KIND_TO_PB = {
     DecisionKind.CHOOSE_CARDS: pb.DECISION_KIND_CHOOSE_CARDS,
     DecisionKind.PLAY: pb.DECISION_KIND_PLAY,
     DecisionKind.CHOICE: pb.DECISION_KIND_CHOICE,
+    DecisionKind.MUCK: pb.DECISION_KIND_MUCK,
 }
 _KIND_FROM_PB = {value: kind for kind, value in _KIND_TO_PB.items()}
 _PHASE_TO_PB = {
@@ -77,6 +80,7 @@ _PHASE_TO_PB = {
     Phase.PASS_LEFTOVERS: pb.PHASE_PASS_LEFTOVERS,
     Phase.DEALER_PICK: pb.PHASE_DEALER_PICK,
     Phase.BURN: pb.PHASE_BURN,
+    Phase.MUCK: pb.PHASE_MUCK,
     Phase.PLAY: pb.PHASE_PLAY,
     Phase.GAME_OVER: pb.PHASE_GAME_OVER,
 }
@@ -157,6 +161,8 @@ def action_to_pb(action: Action) -> pb.Action:
         message.cards.cards.extend(cards_to_pb(sorted(action.cards)))
     elif isinstance(action, Choose):
         message.yes = action.yes
+    elif isinstance(action, MuckHand):
+        message.muck = action.muck
     return message
 
 
@@ -184,6 +190,8 @@ def action_from_pb(message: pb.Action) -> Action:
         return CALLS[card_from_pb(message.call)]
     if which == "cards":
         return choose_cards([card_from_pb(c) for c in message.cards.cards])
+    if which == "muck":
+        return MUCK_HAND if message.muck else KEEP_HAND
     return Choose(message.yes)
 
 
@@ -450,6 +458,9 @@ def event_to_pb(item: Event | tuple[int, Action], viewer: int, game: int) -> bot
         return bot_pb2.MatchEvent(game=number, trick=trick_to_pb(item))
     if isinstance(item, HandScored):
         return bot_pb2.MatchEvent(game=number, hand_result=hand_result_to_pb(item.result))
+    if isinstance(item, MuckShown):
+        return bot_pb2.MatchEvent(game=number, muck_shown=bot_pb2.MuckShown(
+            seat=item.seat, cards=cards_to_pb(cards_of(item.cards)), redeal=item.redeal))
     seat, action = item
     assert isinstance(action, PlayCard)
     return bot_pb2.MatchEvent(game=number, play=play_to_pb(seat, action.card))

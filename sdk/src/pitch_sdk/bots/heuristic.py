@@ -15,7 +15,10 @@ The seed 003/004 decisions follow the same rules of thumb:
 * leftovers: take them, unless the hand already holds ``burn_to`` trumps, where taking
   them could only force burns: then pass them to the partner, who may have room;
 * burning: keep the point cards (the two, whose point goes to its player, included), then
-  the strongest trumps; burn the weakest cards that score nothing.
+  the strongest trumps; burn the weakest cards that score nothing;
+* a hand dealt no point cards (the ``muck`` option): muck it when it has no chance, that is
+  when its best suit's estimate falls short of the minimum bid (it could never bid it);
+  keep one that could still make a bid on Low and length.
 """
 
 from __future__ import annotations
@@ -36,6 +39,7 @@ from pitch_sdk.rules import (
     Choose,
     ChooseCards,
     DeclareTrump,
+    MuckHand,
     Observation,
     Pass,
     Phase,
@@ -133,6 +137,12 @@ class HeuristicBot(Bot):
         cap = self.sense.ruleset.deal.burn_to
         want = bool(cap) and trumps >= cap
         return answers.get(want, legal_actions[0])
+
+    def muck(self, observation: Observation, legal_actions: Sequence[Action]) -> Action:
+        """Muck a hand with no chance: one whose estimate is below the minimum bid."""
+        _, estimate = best_suit(self.sense, observation.hand)
+        hopeless = estimate < self.sense.ruleset.bidding.minimum_bid
+        return next(a for a in legal_actions if isinstance(a, MuckHand) and a.muck is hopeless)
 
     def choose_cards(self, observation: Observation, legal_actions: Sequence[Action]) -> Action:
         """Discard the most junk the rules allow: keep trumps, aces and tens.  Burning

@@ -9,13 +9,13 @@ from the cards the bidder cannot see, which is exact before any card is played.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from math import comb
 
 from pitch_sdk.bots.cardsense import RulesSense, TrumpSense
 from pitch_sdk.rules import Card, PointCategory, Ruleset, Suit
 from pitch_sdk.rules.cards import ACE, TEN
-from pitch_sdk.rules.ruleset import Exchange, PartnerCall
+from pitch_sdk.rules.ruleset import Exchange, JokerRank, PartnerCall
 
 #: Chance of winning the trick that carries our own low trump (or a held point card
 #: with higher trumps still out): good players find a safe moment, not always.
@@ -29,6 +29,9 @@ PARTNER_BONUS = 0.5
 #: Share of the unseen trumps that end with the bidder (refills and leftovers) when every
 #: trump is dealt out (the ten-point family).
 BIDDER_EXTRA = 0.1
+#: Share of a sub-trump point (two-trump pitch) the bidder keeps when its cards of the
+#: sub-trump suit would win it: the trumps rank above them and can still take them.
+SUB_TRUMP_SHARE = 0.8
 
 
 def expected_points(rules: RulesSense, hand: Sequence[int], trump: Suit) -> float:
@@ -106,9 +109,46 @@ def expected_points(rules: RulesSense, hand: Sequence[int], trump: Suit) -> floa
     for card, value in info.player_points.items():
         total += value * (1.0 if card in held else mine + partner)
     total += _game_share(ruleset, hand, info, len(trumps), partners)
+    total += _sub_trump_points(ruleset, hand, trump, none_held)
+    total += _unranked_joker_points(ruleset, partners, in_play)
     if mine:
         return total  # the partner's cards are counted above
     return total + PARTNER_BONUS * (partners + called)
+
+
+def _sub_trump_points(ruleset: Ruleset, hand: Sequence[int], trump: Suit,
+                      none_held: Callable[[int], float]) -> float:
+    """Two-trump pitch: the bidder also names the sub-trump, its best other suit, whose
+    sub-high, sub-low and sub-jack it counts as it counts a trump suit's (High when no
+    opponent holds a higher card of the suit, Low when none holds a lower one and its
+    trick is won, the jack when its trick is won), at ``SUB_TRUMP_SHARE``."""
+    values = {rule.category: rule.value for rule in ruleset.scoring.points}
+    high, low, jack = (values.get(c, 0) for c in (PointCategory.SUB_HIGH, PointCategory.SUB_LOW,
+                                                  PointCategory.SUB_JACK))
+    if not ruleset.trump.sub_trump or not high + low + jack:
+        return 0.0
+    best = 0.0
+    for suit in Suit:
+        if suit is trump:
+            continue
+        ranks = sorted(card.rank for card in map(Card, hand) if card.suit is suit and card.rank)
+        if not ranks:
+            continue
+        in_deck = [r for r in range(2, 15) if r not in ruleset.deck.removed_ranks]
+        points = high * none_held(sum(1 for r in in_deck if r > ranks[-1] and r not in ranks))
+        points += low * none_held(sum(1 for r in in_deck if r < ranks[0])) * CAPTURE_OWN
+        points += jack * CAPTURE_OWN if 11 in ranks else 0.0
+        best = max(best, points)
+    return best * SUB_TRUMP_SHARE
+
+
+def _unranked_joker_points(ruleset: Ruleset, partners: int, in_play: float) -> float:
+    """Unranked jokers (two-trump pitch) capture nothing and go with the trick they fall
+    in: the bidder's side can expect its fair share of their points, as of Game's."""
+    values = {rule.category: rule.value for rule in ruleset.scoring.points}
+    if ruleset.deck.joker_rank is not JokerRank.UNRANKED or PointCategory.JOKER not in values:
+        return 0.0
+    return values[PointCategory.JOKER] * ruleset.deck.jokers * in_play * (1 + partners) / ruleset.players
 
 
 def _dealt_out(ruleset: Ruleset) -> bool:

@@ -1,7 +1,7 @@
 """Actions: the decisions a player makes, as small immutable values.
 
 Every action has a short text form (``"bid 3"``, ``"pass"``, ``"trump H"``,
-``"play 10H"``, ``"cards 2C 7D"``, ``"call AS"``, ``"yes"``) used in scenarios, logs and
+``"play 10H"``, ``"cards 2C 7D"``, ``"call AS"``, ``"yes"``, ``"muck"``) used in scenarios, logs and
 bug reports; :func:`parse_action` reads it back.  The frequent ones (plays, passes, bids)
 are shared instances so that listing legal actions allocates nothing in the hot loop.
 """
@@ -30,7 +30,11 @@ class DecisionKind(StrEnum):
     PLAY = "play"
     """Play a card to the trick."""
     CHOICE = "choice"
-    """Answer yes or no (look at the hand, muck it, take an offered card)."""
+    """Answer yes or no (look at the hand, take an offered card, pass the leftovers)."""
+    MUCK = "muck"
+    """Lay a hand dealt no point cards face down, or keep it (seed 004: players "may lay
+    their cards face down"); a kind of its own, not a ``CHOICE``, so a bot that answers
+    every yes/no question with yes does not throw its hand in unawares."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,12 +132,26 @@ class Choose:
         return "yes" if self.yes else "no"
 
 
-Action = Pass | Bid | Coke | DeclareTrump | CallCard | ChooseCards | PlayCard | Choose
+@dataclass(frozen=True, slots=True)
+class MuckHand:
+    """Lay the hand face down (``muck``), or keep it: asked of a seat dealt no point cards
+    where the ruleset's ``muck`` option lets it (seed 004)."""
+
+    muck: bool
+    kind = DecisionKind.MUCK
+
+    def __str__(self) -> str:
+        return "muck" if self.muck else "keep"
+
+
+Action = Pass | Bid | Coke | DeclareTrump | CallCard | ChooseCards | PlayCard | Choose | MuckHand
 
 PASS = Pass()
 COKE = Coke()
 YES = Choose(True)
 NO = Choose(False)
+KEEP_HAND = MuckHand(False)
+MUCK_HAND = MuckHand(True)
 #: ``PLAYS[card_id]`` is the shared ``PlayCard`` for that card.
 PLAYS: tuple[PlayCard, ...] = tuple(PlayCard(card) for card in CARDS)
 #: ``CALLS[card_id]`` is the shared ``CallCard`` for that card.
@@ -159,7 +177,7 @@ def choose_cards(cards: int | Any) -> ChooseCards:
 
 def parse_action(text: str | Action) -> Action:
     """Read an action's text form; rejects anything else with the accepted forms listed."""
-    if isinstance(text, (Pass, Bid, Coke, DeclareTrump, CallCard, ChooseCards, PlayCard, Choose)):
+    if isinstance(text, (Pass, Bid, Coke, DeclareTrump, CallCard, ChooseCards, PlayCard, Choose, MuckHand)):
         return text
     if not isinstance(text, str):
         raise ActionParseError(f"an action must be text like 'bid 3' or 'play 10H', got {text!r}")
@@ -174,6 +192,8 @@ def parse_action(text: str | Action) -> Action:
             return COKE
         if verb in ("yes", "no") and not args:
             return YES if verb == "yes" else NO
+        if verb in ("muck", "keep") and not args:
+            return MUCK_HAND if verb == "muck" else KEEP_HAND
         if verb == "bid" and len(args) == 1:
             return bid(int(args[0]))
         if verb == "bid" and len(args) == 3 and args[1].lower() == "for":
@@ -194,5 +214,5 @@ def parse_action(text: str | Action) -> Action:
         raise ActionParseError(f"bad action {text!r}: {exc}") from None
     raise ActionParseError(
         f"unknown action {text!r}: expected 'pass', 'bid N', 'bid N for 2N', 'coke', 'trump S', 'play CARD', "
-        "'call CARD', 'cards CARD...' (or 'cards -' for none), 'yes' or 'no'"
+        "'call CARD', 'cards CARD...' (or 'cards -' for none), 'yes', 'no', 'muck' or 'keep'"
     )

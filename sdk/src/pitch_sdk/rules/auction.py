@@ -104,6 +104,8 @@ class Auction(StateFields):
         if self.high_bidder < 0:  # everyone passed and the ruleset re-deals
             passes_deal = self.rules.bidding.all_pass is AllPass.PASS_DEAL  # hands shown, deal passes left
             self.history.append(AllPassed(self.hand_number, self.dealer, tuple(self.hands) if passes_deal else ()))
+            if self._mucked:
+                self._show_mucks()
             if self.deal_number >= self.rules.win.max_hands:  # bots that always pass must not loop forever
                 self._end_game(best_score(self.scores), WinReason.HAND_LIMIT)
                 return

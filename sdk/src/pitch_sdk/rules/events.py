@@ -133,6 +133,23 @@ class Burned(NamedTuple):
         return {"event": "burned", "seat": self.seat, "cards": format_cards(cards_of(self.cards))}
 
 
+class MuckShown(NamedTuple):
+    """A mucked hand shown to the table (seed 004: "The cards can be checked by the other
+    players after the hand has been played"): logged after the hand for a seat that took a
+    new hand; at once, as the deal is thrown in, for one that asked for a ``redeal``."""
+
+    seat: int
+    cards: int
+    redeal: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"event": "muck-shown", "seat": self.seat,
+                                "cards": format_cards(cards_of(self.cards))}
+        if self.redeal:
+            data["redeal"] = True
+        return data
+
+
 class HandScored(NamedTuple):
     """A hand was scored."""
 
@@ -143,7 +160,7 @@ class HandScored(NamedTuple):
 
 
 Event = (Dealt | Looked | BidMade | Coked | AllPassed | TrumpSet | PartnerCalled | Exchanged | Burned | Trick
-         | HandScored)
+         | HandScored | MuckShown)
 
 
 # Built in C (see records.tuple_builder): one deal, one trump, several bids, one hand

@@ -490,13 +490,17 @@ def _two_trump() -> Ruleset:
     (the following rules: :func:`pitch_sdk.rules.tricks.two_trump_follow_mask`); option
     ``double_down_override``.  Readings: four players alone by default (``players`` 3-9);
     a joker may lead any trick; any party may win, the pitcher's points counted first
-    (seed 004's auction pitch); Low goes to its original holder (seed 004's basic rule),
-    sub-low to the party that captured it (the seed says nothing of it)."""
+    (seed 004's auction pitch); when everyone passes, "the deal is abandoned and the same
+    dealer deals again" (seed 004's auction pitch: the paragraph names no forced bid, and
+    seed 004 forces the dealer only with the dealer-steal variation, "Under this variation
+    the dealer is obliged to make at least the minimum bid", which it does not use); Low
+    goes to its original holder (seed 004's basic rule), sub-low to the party that
+    captured it (the seed says nothing of it)."""
     return Ruleset(
         name="two-trump",
         seating=Seating(players=4, team_size=1),
         deck=DeckRules(jokers=2, joker_rank=JokerRank.UNRANKED, joker_half_pip=False),
-        bidding=BiddingRules(minimum_bid=3, maximum_bid=9, dealer_steal=False),
+        bidding=BiddingRules(minimum_bid=3, maximum_bid=9, dealer_steal=False, all_pass=AllPass.REDEAL),
         trump=TrumpRules(trump_selection=TrumpSelection.DECLARE, sub_trump=True),
         play=PlayRules(joker_may_lead_first_trick=True),
         scoring=ScoringRules(points=_points(

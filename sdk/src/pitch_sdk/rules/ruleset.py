@@ -70,9 +70,10 @@ class Muck(StrEnum):
     the Game point" (seed 004, "Card distribution variations": 10, J, Q, K, A, and jokers
     where they have a pip value).
 
-    The seed makes it the player's option ("may"); the engine applies it to every such
-    hand, because a choice would need a decision phase of its own in the protocol.  With
-    no honour a hand can still hope for Low, so a real player might keep it."""
+    The seed makes it the player's option ("may"): each seat dealt such a hand is asked,
+    from eldest hand, before the auction (``Phase.MUCK``, ``DecisionKind.MUCK``: keep or
+    muck; :mod:`pitch_sdk.rules.mucking`).  With no honour a hand can still hope for Low,
+    so a player may keep it."""
 
     NONE = "none"
     """Play the cards dealt (seed 004's nine-card ten-point: "Mucking a Hand and Misdeal are
@@ -81,13 +82,16 @@ class Muck(StrEnum):
     """Seed 004: "Players who have received no point cards ... may lay their cards face down
     and receive a new hand ... A player who has made use of this option may not bid unless
     forced to do so (i.e., if the player is the dealer)."  Each such player, from eldest
-    hand, takes the next ``hand_size`` cards of the stock (once per deal, while the stock
-    lasts); the mucked cards leave play face down.  A mucker may only pass, unless it is
-    the dealer forced to bid."""
+    hand, that chooses to muck takes the next ``hand_size`` cards of the stock (asked once
+    per deal, while the stock holds a whole hand); the mucked cards leave play face down
+    and are shown to the table after the hand ("The cards can be checked by the other
+    players after the hand has been played").  A mucker may only pass, unless it is the
+    dealer forced to bid."""
     REDEAL = "redeal"
     """Seed 004: "A player who has received no point cards may ask for a complete re-deal by
-    the same dealer."  The same dealer deals again (a new shuffle, the same hand number)
-    until every hand holds a point card, or the deal count reaches ``max_hands``."""
+    the same dealer."  Each seat dealt such a hand, from eldest, is asked; the first that
+    mucks shows its hand and the same dealer deals again (a new shuffle, the same hand
+    number); asked only while the deal count is below ``max_hands``."""
 
 
 class FirstLead(StrEnum):

@@ -29,6 +29,8 @@ from operator import add
 
 from pitch_sdk.rules.actions import (
     CALLS,
+    KEEP_HAND,
+    MUCK_HAND,
     NO,
     PLAYS,
     TRUMPS,
@@ -39,6 +41,7 @@ from pitch_sdk.rules.actions import (
     ChooseCards,
     DecisionKind,
     DeclareTrump,
+    MuckHand,
     PlayCard,
 )
 from pitch_sdk.rules.auction import Auction
@@ -46,7 +49,8 @@ from pitch_sdk.rules.bidding import bid_menu
 from pitch_sdk.rules.cards import CARDS, Card, Suit, cards_of, format_cards, mask_of
 from pitch_sdk.rules.cardsets import MAX_LISTED_CARD_SETS, CardSetChoices, CardSetRule
 from pitch_sdk.rules.errors import GameOverError, IllegalActionError, InvalidDealError
-from pitch_sdk.rules.events import Exchanged, new_dealt, new_hand_scored
+from pitch_sdk.rules.events import new_dealt, new_hand_scored
+from pitch_sdk.rules.mucking import Mucking
 from pitch_sdk.rules.preparation import Preparation
 from pitch_sdk.rules.records import WinReason, new_hand_result
 from pitch_sdk.rules.ruleset import (
@@ -95,6 +99,7 @@ _PHASE_DECISION = {
     Phase.EXCHANGE: DecisionKind.CHOOSE_CARDS,
     Phase.PASS_LEFTOVERS: DecisionKind.CHOICE,
     Phase.BURN: DecisionKind.CHOOSE_CARDS,
+    Phase.MUCK: DecisionKind.MUCK,
     Phase.PLAY: DecisionKind.PLAY,
 }
 
@@ -119,7 +124,7 @@ class Decision:
     card_set: CardSetRule | None = None
 
 
-class GameState(Auction, Preparation, TrickPlay):
+class GameState(Auction, Mucking, Preparation, TrickPlay):
     """A game of Pitch in progress.  Create with :meth:`new` or :meth:`from_deals`.
 
     Its fields are declared in :class:`~pitch_sdk.rules.state_fields.StateFields`.
@@ -294,6 +299,8 @@ class GameState(Auction, Preparation, TrickPlay):
                 self._legal_list = tuple(CALLS[card] for card in self._callable_cards())
             elif phase is Phase.PASS_LEFTOVERS:
                 self._legal_list = (NO, YES)
+            elif phase is Phase.MUCK:
+                self._legal_list = (KEEP_HAND, MUCK_HAND)
             elif phase in _CARD_SET_PHASES:
                 self._legal_list = tuple(self._card_set_choices())
             else:
@@ -420,6 +427,9 @@ class GameState(Auction, Preparation, TrickPlay):
         elif phase is Phase.BURN:
             assert isinstance(action, ChooseCards)
             self._burn(seat, mask_of(action.cards))
+        elif phase is Phase.MUCK:
+            assert isinstance(action, MuckHand)
+            self._answer_muck(seat, action.muck)
 
     def playout(self, rng: random.Random, hands: int | None = None) -> None:
         """Finish the game (or ``hands`` more hands) with uniformly random legal actions.
@@ -470,13 +480,15 @@ class GameState(Auction, Preparation, TrickPlay):
         return deal
 
     def _start_deal(self) -> None:
-        self.deal_number += 1
         self.hand_number += 1
+        self._new_deal()
+
+    def _new_deal(self) -> None:
+        """Deal the current hand (again, after a re-deal by the same dealer) and ask its
+        first decision: a muck where the ruleset offers one, else the auction's."""
+        self.deal_number += 1
         n = self.players
         self._deal()
-        while self._muck_redeal and self.deal_number < self.rules.win.max_hands and self._pointless_seats():
-            self.deal_number += 1  # seed 004: "a complete re-deal by the same dealer"
-            self._deal()
         self._widow = 0
         if self._widow_size:  # seed 004: "a widow (extra hand) is dealt along with the players' hands"
             self._widow = mask_of(self.stock[:self._widow_size])
@@ -498,6 +510,8 @@ class GameState(Auction, Preparation, TrickPlay):
         self._offers = []
         self._coke_mask = 0
         self._muck_mask = 0
+        self._mucked = []
+        self._muck_asks = []
         self._table = None
         self._exchanges_left = 0
         self._pending = []
@@ -516,12 +530,18 @@ class GameState(Auction, Preparation, TrickPlay):
         self._burned = [0] * n
         self._sides = None
         self._must_lead = -1
-        if self._muck_new_hand:
-            self._muck_pointless_hands()
-        eldest = (self.dealer + 1) % n
+        if self._muck_new_hand or self._muck_redeal:
+            self._ask_mucks()
+        else:
+            self._start_auction()
+
+    def _start_auction(self) -> None:
+        """The deal's first decision once hands are settled: the auction's, or without one
+        the eldest hand's trump (or its first lead)."""
+        eldest = self._next_seat[self.dealer]
         self.to_move = eldest
         if self.rules.bidding.auction:
-            self.phase = Phase.LOOK if look else Phase.BIDDING
+            self.phase = Phase.LOOK if self._look else Phase.BIDDING
         else:  # no auction: eldest hand is the pitcher, and declares trump if the rules say so
             self.pitcher = eldest
             if self.rules.trump.trump_selection is TrumpSelection.DECLARE:
@@ -552,24 +572,6 @@ class GameState(Auction, Preparation, TrickPlay):
         self.stock = stock
         self.history.append(new_dealt((self.hand_number, self.dealer, tuple(hands), tuple(stock), self._look)))
 
-    def _pointless_seats(self) -> list[int]:
-        """The seats, from eldest hand, dealt "no point cards (that is, no cards which could
-        contribute toward the Game point)" (seed 004)."""
-        return [seat for seat in self._from_eldest() if not self.hands[seat] & self._pip_cards]
-
-    def _muck_pointless_hands(self) -> None:
-        """Seed 004: players with no point cards "lay their cards face down and receive a new
-        hand" - the next cards of the stock, while it holds a whole hand."""
-        size = self.rules.deal.hand_size
-        for seat in self._pointless_seats():
-            if len(self.stock) < size:
-                return
-            drawn = mask_of(self.stock[:size])
-            del self.stock[:size]
-            self.history.append(Exchanged(seat, self.hands[seat], drawn))
-            self.hands[seat] = drawn
-            self._muck_mask |= 1 << seat
-
     # ------------------------------------------------------------------ scoring
     def _score_hand(self) -> None:
         rules = self.rules
@@ -597,6 +599,8 @@ class GameState(Auction, Preparation, TrickPlay):
         ))
         self.results.append(result)
         self.history.append(new_hand_scored((result,)))
+        if self._mucked:
+            self._show_mucks()
         if game_over:
             self._end_game(winner, reason)
             return

@@ -48,6 +48,9 @@ class Phase(StrEnum):
     """The dealer completes its hand choosing from the stock (seed 004, nine-five)."""
     BURN = "burn"
     """A player holding more than ``burn_to`` cards chooses which to burn (seed 003)."""
+    MUCK = "muck"
+    """A seat dealt no point cards says whether it lays its hand face down (seed 004's
+    ``muck`` options), before the auction."""
     PLAY = "play"
     GAME_OVER = "game-over"
 
@@ -77,9 +80,11 @@ class StateFields:
         "_legal_list",
         "_legal_play",
         "_look",
+        "_muck_asks",
         "_muck_mask",
         "_muck_new_hand",
         "_muck_redeal",
+        "_mucked",
         "_must_follow",
         "_must_lead",
         "_needs_played",
@@ -153,6 +158,10 @@ class StateFields:
     """Bit per seat that declared coke this hand."""
     _muck_mask: int
     """Bit per seat whose hand was mucked and replaced this deal (seed 004: it may only pass)."""
+    _muck_asks: list[int]
+    """Seats dealt no point cards still to be asked whether they muck, in turn from eldest."""
+    _mucked: list[tuple[int, int]]
+    """(seat, cards laid face down) this deal, shown to the table once the hand is over."""
     _muck_new_hand: bool
     _muck_redeal: bool
     _pip_cards: int
@@ -259,6 +268,9 @@ class StateFields:
     if TYPE_CHECKING:  # one stage handing over to another; implemented by the stage it names
         def party_of(self, seat: int) -> int: ...
         def _start_deal(self) -> None: ...
+        def _new_deal(self) -> None: ...
+        def _start_auction(self) -> None: ...
+        def _show_mucks(self) -> None: ...
         def _set_trump(self, seat: int, suit: Suit, pitched: bool) -> None: ...
         def _start_play(self) -> None: ...
         def _score_hand(self) -> None: ...

@@ -803,6 +803,7 @@ class MatchEvent(_message.Message):
     PARTNER_CALLED_FIELD_NUMBER: _builtins.int
     BURNED_FIELD_NUMBER: _builtins.int
     ALL_PASSED_FIELD_NUMBER: _builtins.int
+    MUCK_SHOWN_FIELD_NUMBER: _builtins.int
     game: _builtins.int
     """The game number within the match, from 1."""
     all_passed_dealer: _builtins.int
@@ -859,6 +860,12 @@ class MatchEvent(_message.Message):
         instead of `all_passed_dealer` when the ruleset shows the hands).
         """
 
+    @_builtins.property
+    def muck_shown(self) -> Global___MuckShown:
+        """A mucked hand shown to the table: after the hand, for a seat that laid its hand face
+        down and took a new one; at once, for a seat whose muck voided the deal (re-deal).
+        """
+
     def __init__(
         self,
         *,
@@ -876,16 +883,53 @@ class MatchEvent(_message.Message):
         partner_called: Global___PartnerCalled | None = ...,
         burned: _game_pb2.SeatCards | None = ...,
         all_passed: Global___AllPassed | None = ...,
+        muck_shown: Global___MuckShown | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["all_passed", b"all_passed", "all_passed_dealer", b"all_passed_dealer", "bid", b"bid", "burned", b"burned", "coke", b"coke", "event", b"event", "exchange", b"exchange", "hand_dealt", b"hand_dealt", "hand_result", b"hand_result", "looked", b"looked", "partner_called", b"partner_called", "play", b"play", "trick", b"trick", "trump", b"trump"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["all_passed", b"all_passed", "all_passed_dealer", b"all_passed_dealer", "bid", b"bid", "burned", b"burned", "coke", b"coke", "event", b"event", "exchange", b"exchange", "hand_dealt", b"hand_dealt", "hand_result", b"hand_result", "looked", b"looked", "muck_shown", b"muck_shown", "partner_called", b"partner_called", "play", b"play", "trick", b"trick", "trump", b"trump"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["all_passed", b"all_passed", "all_passed_dealer", b"all_passed_dealer", "bid", b"bid", "burned", b"burned", "coke", b"coke", "event", b"event", "exchange", b"exchange", "game", b"game", "hand_dealt", b"hand_dealt", "hand_result", b"hand_result", "looked", b"looked", "partner_called", b"partner_called", "play", b"play", "trick", b"trick", "trump", b"trump"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["all_passed", b"all_passed", "all_passed_dealer", b"all_passed_dealer", "bid", b"bid", "burned", b"burned", "coke", b"coke", "event", b"event", "exchange", b"exchange", "game", b"game", "hand_dealt", b"hand_dealt", "hand_result", b"hand_result", "looked", b"looked", "muck_shown", b"muck_shown", "partner_called", b"partner_called", "play", b"play", "trick", b"trick", "trump", b"trump"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_event: _TypeAlias = _typing.Literal["hand_dealt", "bid", "trump", "exchange", "play", "trick", "hand_result", "all_passed_dealer", "looked", "coke", "partner_called", "burned", "all_passed"]  # noqa: Y015
+    _WhichOneofReturnType_event: _TypeAlias = _typing.Literal["hand_dealt", "bid", "trump", "exchange", "play", "trick", "hand_result", "all_passed_dealer", "looked", "coke", "partner_called", "burned", "all_passed", "muck_shown"]  # noqa: Y015
     _WhichOneofArgType_event: _TypeAlias = _typing.Literal["event", b"event"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_event) -> _WhichOneofReturnType_event | None: ...
 
 Global___MatchEvent: _TypeAlias = MatchEvent  # noqa: Y015
+
+@_typing.final
+class MuckShown(_message.Message):
+    """A hand a seat mucked, shown to every seat (seed 004: "The cards can be checked by the
+    other players after the hand has been played").
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEAT_FIELD_NUMBER: _builtins.int
+    CARDS_FIELD_NUMBER: _builtins.int
+    REDEAL_FIELD_NUMBER: _builtins.int
+    seat: _builtins.int
+    """The seat that mucked."""
+    redeal: _builtins.bool
+    """The muck asked for a re-deal by the same dealer (the ruleset's `muck` is "redeal"):
+    the deal was void, and the same hand is dealt again next.
+    """
+    @_builtins.property
+    def cards(self) -> _containers.RepeatedCompositeFieldContainer[_game_pb2.Card]:
+        """The cards it laid face down, in increasing id order."""
+
+    def __init__(
+        self,
+        *,
+        seat: _builtins.int = ...,
+        cards: _abc.Iterable[_game_pb2.Card] | None = ...,
+        redeal: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["cards", b"cards", "redeal", b"redeal", "seat", b"seat"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___MuckShown: _TypeAlias = MuckShown  # noqa: Y015
 
 @_typing.final
 class AllPassed(_message.Message):

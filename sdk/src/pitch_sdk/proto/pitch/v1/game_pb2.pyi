@@ -80,7 +80,14 @@ class _DecisionKindEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_Decision
     DECISION_KIND_PLAY: _DecisionKind.ValueType  # 5
     """Play a card to the trick."""
     DECISION_KIND_CHOICE: _DecisionKind.ValueType  # 6
-    """Answer yes or no (look at the hand, muck it, take an offered card)."""
+    """Answer yes or no (look at the hand, take an offered card, pass the leftovers)."""
+    DECISION_KIND_MUCK: _DecisionKind.ValueType  # 7
+    """Keep a hand dealt no point cards, or muck it: lay it face down for a new hand or a
+    re-deal (the ruleset's `muck` option; seed 004: players "may lay their cards face
+    down"). Answered with `Action.muck`. A kind of its own rather than a CHOICE, so that a
+    bot answering every yes/no question with yes does not throw its hand in unawares;
+    the fallback (the first legal action) keeps the hand.
+    """
 
 class DecisionKind(_DecisionKind, metaclass=_DecisionKindEnumTypeWrapper):
     """What the player to move is asked to decide. The observation's `phase` says what the
@@ -89,7 +96,8 @@ class DecisionKind(_DecisionKind, metaclass=_DecisionKindEnumTypeWrapper):
     your partner?" (PHASE_PASS_LEFTOVERS); CHOOSE_CARDS picks cards to discard and draw
     (PHASE_EXCHANGE), to burn (PHASE_BURN), to discard after taking a card (PHASE_DISCARD)
     or to take from the stock (PHASE_DEALER_PICK); DECLARE_TRUMP names trump
-    (PHASE_DECLARE_TRUMP) or the sub-trump (PHASE_DECLARE_SUB_TRUMP).
+    (PHASE_DECLARE_TRUMP) or the sub-trump (PHASE_DECLARE_SUB_TRUMP); MUCK keeps or lays
+    down a hand dealt no point cards (PHASE_MUCK).
     """
 
 DECISION_KIND_UNSPECIFIED: DecisionKind.ValueType  # 0
@@ -105,7 +113,14 @@ DECISION_KIND_CHOOSE_CARDS: DecisionKind.ValueType  # 4
 DECISION_KIND_PLAY: DecisionKind.ValueType  # 5
 """Play a card to the trick."""
 DECISION_KIND_CHOICE: DecisionKind.ValueType  # 6
-"""Answer yes or no (look at the hand, muck it, take an offered card)."""
+"""Answer yes or no (look at the hand, take an offered card, pass the leftovers)."""
+DECISION_KIND_MUCK: DecisionKind.ValueType  # 7
+"""Keep a hand dealt no point cards, or muck it: lay it face down for a new hand or a
+re-deal (the ruleset's `muck` option; seed 004: players "may lay their cards face
+down"). Answered with `Action.muck`. A kind of its own rather than a CHOICE, so that a
+bot answering every yes/no question with yes does not throw its hand in unawares;
+the fallback (the first legal action) keeps the hand.
+"""
 Global___DecisionKind: _TypeAlias = DecisionKind  # noqa: Y015
 
 class _Phase:
@@ -142,6 +157,8 @@ class _PhaseEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_Phase.ValueType
     """The dealer completes its hand choosing from the stock (CHOOSE_CARDS)."""
     PHASE_BURN: _Phase.ValueType  # 13
     """A seat holding too many cards chooses which to burn (CHOOSE_CARDS)."""
+    PHASE_MUCK: _Phase.ValueType  # 14
+    """Before the auction, a seat dealt no point cards keeps its hand or mucks it (MUCK)."""
 
 class Phase(_Phase, metaclass=_PhaseEnumTypeWrapper):
     """Where a hand is."""
@@ -174,6 +191,8 @@ PHASE_DEALER_PICK: Phase.ValueType  # 12
 """The dealer completes its hand choosing from the stock (CHOOSE_CARDS)."""
 PHASE_BURN: Phase.ValueType  # 13
 """A seat holding too many cards chooses which to burn (CHOOSE_CARDS)."""
+PHASE_MUCK: Phase.ValueType  # 14
+"""Before the auction, a seat dealt no point cards keeps its hand or mucks it (MUCK)."""
 Global___Phase: _TypeAlias = Phase  # noqa: Y015
 
 class _SeatStatus:
@@ -279,7 +298,7 @@ Global___CardSet: _TypeAlias = CardSet  # noqa: Y015
 class Action(_message.Message):
     """One action. Exactly one member of `choice` is set; `text` repeats it in the canonical
     text form used by logs and scenarios ("pass", "bid 3", "bid 6 for 12", "coke",
-    "trump H", "play 10H", "call AS", "cards 2C 7D", "yes", "no").
+    "trump H", "play 10H", "call AS", "cards 2C 7D", "yes", "no", "muck", "keep").
 
     In an answer (`Decision.action`) the only field required is the action itself: one
     member of `choice`, or, with none set, `text`. `kind` is not read (a wrong one changes
@@ -302,6 +321,7 @@ class Action(_message.Message):
     CARDS_FIELD_NUMBER: _builtins.int
     YES_FIELD_NUMBER: _builtins.int
     COKE_FIELD_NUMBER: _builtins.int
+    MUCK_FIELD_NUMBER: _builtins.int
     TEXT_FIELD_NUMBER: _builtins.int
     DOUBLE_FIELD_NUMBER: _builtins.int
     kind: Global___DecisionKind.ValueType
@@ -317,6 +337,10 @@ class Action(_message.Message):
     coke: _builtins.bool
     """Declare coke (the Scranton rule: a hand with no card of ten or higher); always true
     when set (in an answer, setting it is what counts).
+    """
+    muck: _builtins.bool
+    """Answer a DECISION_KIND_MUCK: true lays the hand face down ("muck"), false keeps it
+    ("keep"); setting it, to either value, is the answer.
     """
     text: _builtins.str
     """Canonical text form; on input the referee reads `choice` when set, else `text`."""
@@ -345,14 +369,15 @@ class Action(_message.Message):
         cards: Global___CardSet | None = ...,
         yes: _builtins.bool = ...,
         coke: _builtins.bool = ...,
+        muck: _builtins.bool = ...,
         text: _builtins.str = ...,
         double: _builtins.bool = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["bid", b"bid", "call", b"call", "cards", b"cards", "choice", b"choice", "coke", b"coke", "pass", b"pass", "play", b"play", "trump", b"trump", "yes", b"yes"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["bid", b"bid", "call", b"call", "cards", b"cards", "choice", b"choice", "coke", b"coke", "muck", b"muck", "pass", b"pass", "play", b"play", "trump", b"trump", "yes", b"yes"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["bid", b"bid", "call", b"call", "cards", b"cards", "choice", b"choice", "coke", b"coke", "double", b"double", "kind", b"kind", "pass", b"pass", "play", b"play", "text", b"text", "trump", b"trump", "yes", b"yes"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bid", b"bid", "call", b"call", "cards", b"cards", "choice", b"choice", "coke", b"coke", "double", b"double", "kind", b"kind", "muck", b"muck", "pass", b"pass", "play", b"play", "text", b"text", "trump", b"trump", "yes", b"yes"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_choice: _TypeAlias = _typing.Literal["pass", "bid", "trump", "play", "call", "cards", "yes", "coke"]  # noqa: Y015
+    _WhichOneofReturnType_choice: _TypeAlias = _typing.Literal["pass", "bid", "trump", "play", "call", "cards", "yes", "coke", "muck"]  # noqa: Y015
     _WhichOneofArgType_choice: _TypeAlias = _typing.Literal["choice", b"choice"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_choice) -> _WhichOneofReturnType_choice | None: ...
 
@@ -710,7 +735,8 @@ class ObservationTensor(_message.Message):
       [54, 54 + 54*P)      cards each relative seat played in completed tricks of this hand
       next 54*P            the current trick: cards on the table by relative seat
       next 4               trump suit one-hot (clubs, diamonds, hearts, spades); all 0 if unset
-      next 6               phase one-hot (bidding, declare-trump, exchange, play, game-over, other)
+      next 6               phase one-hot (bidding, declare-trump, exchange, play, game-over,
+                           other: every later phase, PHASE_LOOK to PHASE_MUCK)
       next P               relative seat of the dealer, one-hot
       next P               relative seat of the pitcher, one-hot (all 0 if none yet)
       next P               relative seat to move, one-hot

@@ -1,0 +1,189 @@
+"""``pitch-bot check --command``: the compliance check of a bot process in any language.
+
+The check cannot call a Node or Go bot's code the way it calls a Python bot, so it talks to
+the process over the protocol instead: it serves a relay on a loopback port and starts the
+command with ``PITCH_REFEREE`` set to the relay and ``PITCH_BOT_TOKEN`` to the bot's token
+(the variables ``pitch-bot run`` and the starter kits read). The relay passes the bot's
+stream to the referee unchanged, adds the check's practice requests after the referee's
+welcome (as many at a time as the bot's hello says it plays at once), and notes on the way
+what the Python check learns from its own client: decisions asked by kind, how long each
+answer took, strikes, refused requests and results. So a kit's bot is checked by the same
+referee rules into the same report, with no check code in the kit.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import shlex
+import signal
+import tempfile
+import time
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass, field
+
+import grpc
+
+from pitch_sdk import wire
+from pitch_sdk.batching import unbatched
+from pitch_sdk.compliance import COVERAGE, ComplianceReport, practice_requests, report_practice
+from pitch_sdk.proto.pitch.v1 import bot_pb2, bot_pb2_grpc
+from pitch_sdk.rules import DecisionKind
+
+#: Seconds the bot process gets to stop after SIGTERM before it is killed.
+STOP_GRACE_S = 5.0
+#: Characters of the bot's standard error quoted when it exits before the check ends.
+STDERR_TAIL = 2000
+
+
+@dataclass
+class _Observed:
+    """What the relay saw pass between the bot and the referee, and the practice requests
+    still to send (as many at once as the capacity the bot's hello declared)."""
+
+    report: ComplianceReport
+    practice: list[bot_pb2.PracticeRequest]
+    capacity: int = 1
+    in_flight: int = 0
+    asked_at: dict[str, tuple[float, DecisionKind]] = field(default_factory=dict)
+    results: list[bot_pb2.MatchResult] = field(default_factory=list)
+    strikes: list[bot_pb2.Strike] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+
+    def from_referee(self, message: bot_pb2.RefereeMessage) -> list[bot_pb2.BotMessage]:
+        """Note a referee message; the messages to add to the bot's stream."""
+        kind = message.WhichOneof("message")
+        if kind == "decision_request":
+            request = message.decision_request
+            decision_kind = wire.kind_from_pb(request.kind)
+            self.report.kinds[decision_kind].asked += 1
+            self.asked_at[request.decision_id] = (time.perf_counter(), decision_kind)
+        elif kind == "strike":
+            self.strikes.append(message.strike)
+        elif kind == "error":
+            self.errors.append(message.error.message)
+            self.in_flight -= 1
+        elif kind == "match_ended":
+            self.results.append(message.match_ended.result)
+            self.in_flight -= 1
+        if kind in ("welcome", "error", "match_ended"):
+            return self._next_practice()
+        return []
+
+    def _next_practice(self) -> list[bot_pb2.BotMessage]:
+        """Practice requests up to the bot's capacity (a reconnection resumes those in flight)."""
+        count = max(0, min(len(self.practice), self.capacity - self.in_flight))
+        sent, self.practice = self.practice[:count], self.practice[count:]
+        self.in_flight += count
+        return [bot_pb2.BotMessage(practice=request) for request in sent]
+
+    def from_bot(self, message: bot_pb2.BotMessage) -> None:
+        """Note the capacity a hello declares; time an answer from its request's arrival."""
+        if message.WhichOneof("message") == "hello":
+            self.capacity = max(1, message.hello.capacity)
+        elif message.WhichOneof("message") == "decision":
+            asked = self.asked_at.pop(message.decision.decision_id, None)
+            if asked is not None:
+                entry = self.report.kinds[asked[1]]
+                entry.slowest_ms = max(entry.slowest_ms, (time.perf_counter() - asked[0]) * 1000)
+
+
+class _Relay(bot_pb2_grpc.BotServiceServicer):
+    """Passes every stream of the bot on to the referee, noting what goes by."""
+
+    def __init__(self, upstream: bot_pb2_grpc.BotServiceAsyncStub, observed: _Observed) -> None:
+        self.upstream = upstream
+        self.observed = observed
+
+    async def Connect(self, request_iterator: AsyncIterator[bot_pb2.BotMessage],
+                      context: grpc.aio.ServicerContext[bot_pb2.BotMessage, bot_pb2.RefereeMessage],
+                      ) -> AsyncIterator[bot_pb2.RefereeMessage]:
+        outbox: asyncio.Queue[bot_pb2.BotMessage | None] = asyncio.Queue()
+        metadata = tuple((key, value) for key, value in context.invocation_metadata() or ()
+                         if key == "authorization")
+
+        async def forward() -> None:
+            async for message in request_iterator:
+                for inner in unbatched(message):
+                    self.observed.from_bot(inner)
+                outbox.put_nowait(message)
+            outbox.put_nowait(None)
+
+        async def upstream_messages() -> AsyncIterator[bot_pb2.BotMessage]:
+            while (message := await outbox.get()) is not None:
+                yield message
+
+        call = self.upstream.Connect(upstream_messages(), metadata=metadata)
+        reader = asyncio.create_task(forward())
+        try:
+            async for message in call:
+                for inner in unbatched(message):
+                    for added in self.observed.from_referee(inner):
+                        outbox.put_nowait(added)
+                yield message
+        except grpc.aio.AioRpcError as exc:  # the bot sees the referee's own status
+            await context.abort(exc.code(), exc.details() or "")
+        finally:
+            reader.cancel()
+            call.cancel()
+
+
+async def _check(command: Sequence[str], address: str, token: str, observed: _Observed, requested: int,
+                 timeout_s: float) -> list[str]:
+    """Serve the relay, run the bot's process until every practice match ended (or it
+    exits, or the time is up), stop it; problems with the process itself."""
+    problems: list[str] = []
+    async with grpc.aio.insecure_channel(address) as channel:
+        server = grpc.aio.server()
+        bot_pb2_grpc.add_BotServiceServicer_to_server(_Relay(bot_pb2_grpc.BotServiceStub(channel), observed),
+                                                       server)
+        port = server.add_insecure_port("127.0.0.1:0")
+        await server.start()
+        env = {**os.environ, "PITCH_REFEREE": f"127.0.0.1:{port}", "PITCH_BOT_TOKEN": token}
+        with tempfile.TemporaryFile() as stderr:
+            process = await asyncio.create_subprocess_exec(*command, env=env, stdin=asyncio.subprocess.DEVNULL,
+                                                           stdout=asyncio.subprocess.DEVNULL, stderr=stderr,
+                                                           start_new_session=True)
+            deadline = time.monotonic() + timeout_s
+            while (len(observed.results) + len(observed.errors) < requested and process.returncode is None
+                   and time.monotonic() < deadline):
+                await asyncio.sleep(0.05)
+            if process.returncode is not None:
+                stderr.seek(0)
+                tail = stderr.read().decode(errors="replace")[-STDERR_TAIL:].strip()
+                problems.append(f"exited with status {process.returncode} before the check ended: {tail}")
+            else:
+                await _stop(process)
+        await server.stop(grace=None)
+    return problems
+
+
+async def _stop(process: asyncio.subprocess.Process) -> None:
+    """SIGTERM the bot's process (its clean stop), then kill its whole group if it lingers."""
+    process.send_signal(signal.SIGTERM)
+    try:
+        await asyncio.wait_for(process.wait(), STOP_GRACE_S)
+    except TimeoutError:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)
+        await process.wait()
+
+
+def check_process(command: str, address: str, token: str, games: int = 1, seed: int = 0,
+                  timeout_s: float = 300.0, presets: Sequence[str] = COVERAGE) -> ComplianceReport:
+    """Check the bot that ``command`` (a shell-like command line, run without a shell) starts,
+    through practice matches of ``presets`` with a referee, as ``check_remote`` checks a
+    Python bot."""
+    argv = shlex.split(command)
+    if not argv:
+        raise ValueError("the bot's command is empty")
+    requests = practice_requests(presets, games, seed)
+    observed = _Observed(ComplianceReport(), list(requests))
+    problems = asyncio.run(_check(argv, address, token, observed, len(requests), timeout_s))
+    cut_short = "before the bot process exited" if problems else f"in {timeout_s:.0f} s"
+    report = report_practice(observed.report, observed.results, observed.strikes, observed.errors, len(requests),
+                             cut_short)
+    for problem in problems:
+        report.problem("bot process", problem)
+    return report
