@@ -29,7 +29,11 @@ more matches, the same rule for every method.  Seeds are run interleaved (ladder
 robin, random, next seed); the output gives, per method, the matches needed for each seed,
 their median and range, and the ratio of each method's median to the ladder's.
 
-Run: ``.venv/bin/python bench/ladder_convergence.py [--seeds 5] [--calibration-pairs 60]``.
+``--even-spread 800`` replaces the measured curve by evenly spaced true Elo (no engine): the
+control for how much of the ladder's gain comes from the field's uneven spacing.
+
+Run: ``.venv/bin/python bench/ladder_convergence.py [--seeds 5] [--calibration-pairs 40]
+[--even-spread ELO]``.
 """
 
 from __future__ import annotations
@@ -149,17 +153,23 @@ def random_pairing(bots: list[str], rng: random.Random) -> Callable[..., Iterato
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--seeds", type=int, default=5)
-    parser.add_argument("--calibration-pairs", type=int, default=60)
+    parser.add_argument("--calibration-pairs", type=int, default=40)
     parser.add_argument("--max-noise", type=float, default=0.6)
     parser.add_argument("--refit", type=int, default=8, help="ladder line-ups between refits of its table")
     parser.add_argument("--cap", type=int, default=40_000, help="matches after which a method gives up")
+    parser.add_argument("--even-spread", type=float, default=None,
+                        help="instead of the measured curve, true Elo evenly spaced over this spread (a control)")
     args = parser.parse_args()
     started = time.perf_counter()
-    curve = strength_curve(args.calibration_pairs, seed=1)
-    calibrated = time.perf_counter() - started
     noises = [args.max_noise * i / (BOTS - 1) for i in range(BOTS)]
     bots = [f"n{i:02d}" for i in range(BOTS)]
-    elo = np.interp(noises, list(curve), list(curve.values()))
+    if args.even_spread is None:
+        curve = strength_curve(args.calibration_pairs, seed=1)
+        elo = np.interp(noises, list(curve), list(curve.values()))
+    else:  # the control: no engine, strengths evenly spaced
+        curve = {}
+        elo = np.linspace(args.even_spread / 2, -args.even_spread / 2, BOTS)
+    calibrated = time.perf_counter() - started
     # A micro-Elo per step keeps the true order strict (by noise) where the curve is flat.
     truth = {bot: float(e) - i * 1e-6 for i, (bot, e) in enumerate(zip(bots, elo, strict=True))}
     needed: dict[str, list[int | None]] = {"ladder": [], "round-robin": [], "random": []}
