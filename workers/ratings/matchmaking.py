@@ -31,8 +31,9 @@ The search
     the choice is local: an *anchor* bot is drawn with probability proportional to its
     rating variance (the least known bots play most, and every bot keeps some chance),
     the ``candidates`` bots rated nearest to it join the pool, and every split of every
-    group of ``players`` pool bots containing the anchor into teams is scored.  Ties go to
-    the first line-up in sorted order, so the rng is the only source of variation.
+    group of ``players`` pool bots containing the anchor into teams is scored (bots equally
+    near are taken in the rng's order).  Ties go to the first line-up in sorted order, so
+    the rng is the only source of variation.
 """
 
 from __future__ import annotations
@@ -132,7 +133,11 @@ def next_lineup(ratings: Mapping[str, Rating], players: int, team_size: int, rng
     bots = sorted(ratings)
     anchor = rng.choices(bots, weights=[ratings[bot].sd ** 2 for bot in bots])[0]
     centre = ratings[anchor].mean
-    others = sorted((bot for bot in bots if bot != anchor), key=lambda bot: (abs(ratings[bot].mean - centre), bot))
+    # Shuffled first, so that bots equally near (a new field, all at the prior) are taken
+    # in random order rather than by name: the sort keeps the shuffled order among ties.
+    shuffled = [bot for bot in bots if bot != anchor]
+    rng.shuffle(shuffled)
+    others = sorted(shuffled, key=lambda bot: abs(ratings[bot].mean - centre))
     pool = sorted(others[:candidates])
     best: LineUp | None = None
     for group in itertools.combinations(pool, players - 1):
