@@ -33,6 +33,7 @@ from referee.log_limit import LogLimiter
 from referee.match import Match, MatchSpec, result_from_dict, result_to_dict
 from referee.sessions import HousePresence, Presence, Registry
 from workers.storage.store import BotRecord, Store
+from workers.storage.versions import BotVersions
 
 log = logging.getLogger("pitch.referee")
 
@@ -55,6 +56,8 @@ class Unrecorded:
 
     result: bot_pb2.MatchResult
     game_logs: list[str]
+    seat_versions: tuple[str | None, ...] = ()
+    """The seats' bot versions (see :attr:`referee.match.MatchSpec.seat_versions`)."""
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
 
 
@@ -65,6 +68,7 @@ class Arena:
         self.config = config
         self.store = store
         self.registry = Registry()
+        self.versions = BotVersions(store, config.max_bot_versions)
         self.matches: dict[str, Match] = {}
         """Running matches."""
         self.finished: OrderedDict[str, Match] = OrderedDict()
@@ -130,7 +134,8 @@ class Arena:
             else config.per_decision_ms,
             bank_ms=time_control.bank_ms if time_control else config.bank_ms,
             max_strikes=config.max_strikes if max_strikes is None else max_strikes,
-            reconnect_grace_s=config.reconnect_grace_s)
+            reconnect_grace_s=config.reconnect_grace_s,
+            seat_versions=tuple(p.session.hello.bot_version if p.session is not None else None for p in seats))
 
     def _check_room(self) -> None:
         if not self.accepting:
@@ -153,7 +158,7 @@ class Arena:
                 for presence in spec.seats:
                     presence.seats_in_use -= 1
             if record:
-                await self.record(spec.match_id, result, match.game_logs)
+                await self.record(spec.match_id, result, match.game_logs, spec.seat_versions)
             return result
 
         task = asyncio.create_task(run_and_record(), name=f"match-{spec.match_id}")
@@ -164,11 +169,12 @@ class Arena:
                  spec.games, [p.bot.name for p in spec.seats])
         return task
 
-    async def record(self, match_id: str, result: bot_pb2.MatchResult, game_logs: list[str]) -> None:
+    async def record(self, match_id: str, result: bot_pb2.MatchResult, game_logs: list[str],
+                     seat_versions: tuple[str | None, ...] = ()) -> None:
         """Store a played match once (an aborted one as evidence only); when the store cannot
         be reached the result stays in :attr:`unrecorded` and is retried in the background
         until it is stored (:meth:`flush` is the retry)."""
-        self.unrecorded[match_id] = Unrecorded(result, game_logs)
+        self.unrecorded[match_id] = Unrecorded(result, game_logs, seat_versions)
         try:
             await self.flush(match_id)
         except redis.RedisError as exc:
@@ -187,10 +193,19 @@ class Arena:
         async with waiting.lock:  # the background retry and a caller's retry never write twice
             if self.unrecorded.get(match_id) is not waiting:
                 return
-            result = result_to_dict(waiting.result)
-            write = self.store.record_match if waiting.result.completed else self.store.record_aborted
-            await asyncio.to_thread(write, match_id, result, waiting.game_logs)
+            await asyncio.to_thread(self._write, match_id, waiting)
             del self.unrecorded[match_id]
+
+    def _write(self, match_id: str, waiting: Unrecorded) -> None:
+        """Store a played match (or an aborted one as evidence) with the versions that
+        played it, each resolved to its rated id (see :mod:`workers.storage.versions`)."""
+        result = result_to_dict(waiting.result)
+        if waiting.seat_versions:
+            result.update(self.versions.stamp(
+                [(seat.bot_id, version) for seat, version in zip(waiting.result.seats, waiting.seat_versions,
+                                                                 strict=True)]))
+        write = self.store.record_match if waiting.result.completed else self.store.record_aborted
+        write(match_id, result, waiting.game_logs)
 
     async def _keep_recording(self, match_id: str) -> None:
         delay = 0.1

@@ -29,6 +29,7 @@ ENVIRONMENT = {
     "shutdown_grace_s": "PITCH_SHUTDOWN_GRACE_S",
     "store_prefix": "PITCH_STORE_PREFIX",
     "data_dir": "PITCH_DATA_DIR",
+    "max_bot_versions": "PITCH_MAX_BOT_VERSIONS",
 }
 
 
@@ -65,9 +66,14 @@ class RefereeConfig:
     data_dir: str = ""
     """Where the embedded Redis of a referee without ``redis_url`` keeps its data, so a
     restart keeps the bots and results; empty: the default of :mod:`workers.data_dir`."""
+    max_bot_versions: int = 1000
+    """Versions a bot may have (each is rated apart); a hello with a new version past this
+    is refused with RESOURCE_EXHAUSTED, so a bot that says a new version on every connection
+    cannot grow the store without end.  0: no limit."""
 
     def __post_init__(self) -> None:
-        for name in ("per_decision_ms", "bank_ms", "max_strikes", "max_matches", "finished_matches_kept"):
+        for name in ("per_decision_ms", "bank_ms", "max_strikes", "max_matches", "finished_matches_kept",
+                     "max_bot_versions"):
             if getattr(self, name) < 0:
                 raise ValueError(f"{name} must not be negative, got {getattr(self, name)}")
         if self.per_decision_ms == 0:

@@ -40,6 +40,7 @@ from referee.admission import bot_error_text
 from referee.config import echo
 from referee.protowire import field_tag, length_delimited
 from referee.sessions import PendingDecision, Presence
+from workers.storage.versions import EXTRA_RESULT_KEYS
 
 log = logging.getLogger("pitch.referee.match")
 
@@ -66,6 +67,9 @@ class MatchSpec:
     bank_ms: int
     max_strikes: int
     reconnect_grace_s: float
+    seat_versions: tuple[str | None, ...] = ()
+    """The version each seat's bot said hello with when the match was made (``None`` for a
+    seat the referee plays itself): the results are rated under these versions."""
 
 
 def game_seed(seed: int, game: int) -> int:
@@ -459,8 +463,9 @@ def result_to_dict(result: bot_pb2.MatchResult) -> dict[str, object]:
 
 
 def result_from_dict(data: dict[str, object]) -> bot_pb2.MatchResult:
-    """The inverse of :func:`result_to_dict`."""
-    return json_format.ParseDict(data, bot_pb2.MatchResult())
+    """The inverse of :func:`result_to_dict`; the version fields the store adds to a
+    result (:data:`workers.storage.versions.EXTRA_RESULT_KEYS`) are not the message's."""
+    return json_format.ParseDict({k: v for k, v in data.items() if k not in EXTRA_RESULT_KEYS}, bot_pb2.MatchResult())
 
 
 def _outcome(state: GameState) -> bot_pb2.GameOutcome:

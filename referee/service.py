@@ -49,6 +49,7 @@ from referee.config import echo
 from referee.match import result_from_dict
 from referee.sessions import Presence, Session
 from workers.storage.store import BotRecord, StoreError
+from workers.storage.versions import BOT_VERSIONS, RATED_IDS, VersionLimitError
 
 log = logging.getLogger("pitch.referee")
 PROTOCOL_VERSION = "pitch.v1"
@@ -85,6 +86,13 @@ class BotServicer(bot_pb2_grpc.BotServiceServicer):
             await context.abort(refused.code, str(refused))
         if hello is None:
             return
+        try:  # this version becomes the bot's current one, rated apart from its others
+            await asyncio.to_thread(self.arena.versions.connected, bot.bot_id, hello.bot_version)
+        except redis.RedisError as exc:
+            await context.abort(grpc.StatusCode.UNAVAILABLE, store_unreachable(exc))
+        except VersionLimitError as exc:
+            self.arena.client_faults.log(logging.WARNING, "bot %r: %s", bot.name, exc)
+            await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, str(exc))
         presence, session = self.arena.registry.attach(bot, hello)
         log.info("bot %r connected (session %s, capacity %d)", bot.name, session.session_id, presence.capacity)
         await context.write(bot_pb2.RefereeMessage(welcome=bot_pb2.Welcome(
@@ -238,14 +246,17 @@ class ArenaServicer(arena_pb2_grpc.ArenaServiceServicer):
                        context: Context) -> arena_pb2.ListBotsResponse:
         """Every registered bot and whether it is connected."""
         bots = []
-        for record in await asyncio.to_thread(self.arena.store.bots):
+        records = await asyncio.to_thread(self.arena.store.bots)
+        current = await asyncio.to_thread(self.arena.versions.current_of, [r.bot_id for r in records])
+        for record in records:
             presence = self.arena.registry.get(record.bot_id)
             connected = presence is not None and presence.connected
             bots.append(arena_pb2.BotInfo(
                 bot_id=record.bot_id, name=record.name, owner=record.owner, connected=connected,
                 capacity=presence.capacity if connected and presence else 0,
                 seats_in_use=presence.seats_in_use if presence else 0,
-                bot_version=presence.session.hello.bot_version if connected and presence and presence.session else ""))
+                bot_version=presence.session.hello.bot_version if connected and presence and presence.session else "",
+                rated_id=current.get(record.bot_id, "")))
         return arena_pb2.ListBotsResponse(bots=bots)
 
     async def RunMatch(self, request: arena_pb2.RunMatchRequest,
@@ -257,7 +268,7 @@ class ArenaServicer(arena_pb2_grpc.ArenaServiceServicer):
         match_id = bounded("match_id", request.match_id, bounds.MAX_ID_CHARS) or uuid.uuid4().hex
         known = await arena.known_result(match_id)
         if known is not None:
-            return arena_pb2.RunMatchResponse(result=known)
+            return await self._response(match_id, known)
         task = arena.tasks.get(match_id)
         if task is None:
             seats = await arena.seats_for(request.seat_bot_ids)
@@ -268,7 +279,13 @@ class ArenaServicer(arena_pb2_grpc.ArenaServiceServicer):
             task = arena.tasks.get(match_id) or arena.start(spec, record=True)  # joined while validating
         result = await asyncio.shield(task)
         await arena.record_now(match_id)
-        return arena_pb2.RunMatchResponse(result=result)
+        return await self._response(match_id, result)
+
+    async def _response(self, match_id: str, result: bot_pb2.MatchResult) -> arena_pb2.RunMatchResponse:
+        """A recorded match's response, with the versions that played it (from its record)."""
+        stored = await asyncio.to_thread(self.arena.store.match_result, match_id) or {}
+        return arena_pb2.RunMatchResponse(result=result, seat_bot_versions=stored.get(BOT_VERSIONS, []),
+                                          seat_rated_ids=stored.get(RATED_IDS, []))
 
     async def StreamMatchEvents(self, request: arena_pb2.StreamMatchEventsRequest,
                                 context: Context

@@ -21,7 +21,7 @@ from starlette.staticfiles import StaticFiles
 from web.arena import WebArena
 from web.config import WebConfig
 from web.humans import games as humans
-from web.pages import bots, leaderboards, live, play, replays, tournaments
+from web.pages import bots, leaderboards, live, play, replays, sprt, tournaments
 from web.pages.common import render
 from web.templating import make_templates
 
@@ -69,6 +69,7 @@ def create_app(config: WebConfig, arena: WebArena | None = None, extra_routes: l
         *leaderboards.routes,
         *bots.routes,
         *tournaments.routes,
+        *sprt.routes,
         *replays.routes,
         *live.routes,
         *play.routes,

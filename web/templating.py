@@ -10,6 +10,8 @@ from urllib.parse import quote
 
 from starlette.templating import Jinja2Templates
 
+from workers.storage.versions import bot_of
+
 TEMPLATES = Path(__file__).parent / "templates"
 
 
@@ -45,9 +47,10 @@ def milliseconds(value: int | None) -> str:
 
 
 def bot_path(bot_id: str) -> str:
-    """The path of a bot's page, built without the router: a leaderboard or bot page links
-    hundreds of bots, and ``url_for`` per link was a large share of its rendering."""
-    return "/bots/" + quote(bot_id, safe="")
+    """The path of a bot's page (a later version's rated id links its bot's), built without
+    the router: a leaderboard or bot page links hundreds of bots, and ``url_for`` per link
+    was a large share of its rendering."""
+    return "/bots/" + quote(bot_of(bot_id), safe="")
 
 
 def make_templates() -> Jinja2Templates:

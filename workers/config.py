@@ -33,6 +33,7 @@ ENVIRONMENT = {
     "auto_presets": "PITCH_AUTO_PRESETS",
     "auto_interval_s": "PITCH_AUTO_INTERVAL_S",
     "auto_games": "PITCH_AUTO_GAMES",
+    "auto_ladder_presets": "PITCH_AUTO_LADDER_PRESETS",
     "elo_initial": "PITCH_ELO_INITIAL",
     "elo_k": "PITCH_ELO_K",
     "elo_provisional_games": "PITCH_ELO_PROVISIONAL_GAMES",
@@ -80,7 +81,10 @@ class WorkerConfig:
     auto_interval_s: float = 3600.0
     """Seconds between automated round robins of a preset."""
     auto_games: int = 1
-    """Games per match of the automated round robins."""
+    """Games per match of the automated round robins and ladders."""
+    auto_ladder_presets: str = ""
+    """Comma-separated presets played as endless ladders by beat (matchmaking among the
+    connected bots instead of round robins: :mod:`workers.ladder.control`); empty: none."""
     elo_initial: float = 1500.0
     """A new bot's rating (see :class:`workers.ratings.model.EloConfig`)."""
     elo_k: float = 16.0
@@ -125,6 +129,11 @@ class WorkerConfig:
     def presets(self) -> tuple[str, ...]:
         """The automated round robins' presets."""
         return tuple(p.strip() for p in self.auto_presets.split(",") if p.strip())
+
+    @property
+    def ladder_presets(self) -> tuple[str, ...]:
+        """The automated ladders' presets."""
+        return tuple(p.strip() for p in self.auto_ladder_presets.split(",") if p.strip())
 
     def retry_delay(self, retries: int) -> float:
         """Delay before retry number ``retries + 1`` (exponential, capped)."""

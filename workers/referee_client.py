@@ -14,6 +14,7 @@ import grpc
 
 from pitch_sdk.proto.pitch.v1 import arena_pb2, arena_pb2_grpc, bot_pb2
 from referee.match import result_to_dict
+from workers.storage.versions import stamp_fields
 from workers.tournaments.schedule import Schedule, ScheduledMatch
 
 #: What a worker does with each status a referee can answer RunMatch with: ``True`` retry
@@ -72,7 +73,12 @@ class RefereeClient:
             preset=schedule.preset, options_json=schedule.options_json, seat_bot_ids=list(match.seats),
             seed=match.seed, games=schedule.games, match_id=match.match_id),
             metadata=self.metadata, timeout=self.match_timeout_s)
-        return result_to_dict(response.result)
+        result = result_to_dict(response.result)
+        if response.seat_rated_ids:  # as the referee stored it: with the versions that played
+            seats = [seat.bot_id for seat in response.result.seats]
+            result.update(stamp_fields(list(zip(seats, response.seat_bot_versions, response.seat_rated_ids,
+                                                strict=True))))
+        return result
 
     def register(self, name: str, owner: str = "", description: str = "") -> arena_pb2.RegisterBotResponse:
         """Register a bot: its id and its token (which the referee never shows again)."""

@@ -18,7 +18,11 @@ from web.arena import WebArena
 from web.config import WebConfig
 from workers.processes.services import free_port
 from workers.ratings.leaderboard import Leaderboard, record_match
+from workers.sprt import control
+from workers.sprt.plan import SprtSpec
+from workers.sprt.store import SprtStore
 from workers.storage.store import Store
+from workers.storage.versions import BotVersions
 
 ADMIN = "web-admin-token"
 
@@ -149,3 +153,52 @@ def test_bot_supplied_description_and_owner_are_text(client: TestClient, store: 
     page = client.get(f"/bots/{record.bot_id}")
     assert "&lt;img src=x onerror=&#34;alert(1)&#34;&gt;" in page.text and "<img" not in page.text
     assert "&lt;i&gt;me&lt;/i&gt;" in page.text
+
+
+def test_sprt_page_lists_runs_with_their_llr_and_state(client: TestClient, store: Store) -> None:
+    """/sprt shows each run's bots by name, games against the cap and its LLR between its
+    bounds (a meter), reloading while a run goes on; a finished run shows its verdict."""
+    assert "No SPRT run yet" in client.get("/sprt").text
+    new, old = (store.register_bot(f"{who}-{uuid.uuid4().hex[:6]}")[0] for who in ("new", "old"))
+    sprts = SprtStore(store)
+    spec = SprtSpec("sprt-web", "partnership", new.bot_id, old.bot_id, None, 0.0, 200.0, 0.05, 0.05, 20, 1, {})
+    control.create(sprts, spec)
+    won = {"status": "played", "result": {"games": [{"has_winner": True, "scores": [11, 3]}]}}
+    sprts.runs.record_outcome("sprt-web", 0, won)  # NEW (party 0) won the first match of pair 0
+    sprts.runs.record_outcome("sprt-web", 1, {**won, "result": {"games": [{"has_winner": True, "winner": 1}]}})
+    page = client.get("/sprt").text
+    llr = control.progress(sprts, "sprt-web").standing.status.llr
+    assert new.name in page and old.name in page and "2 / 20" in page and f"{llr:.2f}" in page
+    assert '<meta http-equiv="refresh"' in page and "running" in page and "<meter" in page
+    sprts.save_verdict("sprt-web", control.progress(sprts, "sprt-web").standing)
+    finished = client.get("/sprt").text
+    assert "cap reached" in finished and "http-equiv" not in finished
+
+
+def test_leaderboard_shows_current_versions_and_every_version_on_request(client: TestClient, store: Store) -> None:
+    """A bot that moved to a new version is listed once, as its new version, by default;
+    ``?versions=all`` lists both versions (``name@version``), the sort links keep it, and
+    a version's row links to its bot's page."""
+    bots = _field(store)
+    versions = BotVersions(store)
+    for bot in bots:
+        versions.connected(bot, "1")
+    _play(store, "v1", bots, winner=0)
+    versions.connected(bots[0], "2")  # alpha reconnects as version 2 and plays once more
+    newer = versions.rated_id(bots[0], "2")
+    stored = result_to_dict(match_result("v2", bots, [(1, [4, 11])]))
+    stored.update(versions.stamp([(bot, "2" if bot == bots[0] else "1") for bot in bots]))
+    assert store.record_match("v2", stored, [])
+    record_match(store, stored)
+    current = client.get("/leaderboards/partnership").text
+    assert f'data-bot-id="{newer}"' in current and f'data-bot-id="{bots[0]}"' not in current
+    assert "alpha@2" in current and f'href="/bots/{bots[0]}"' in current
+    every = client.get("/leaderboards/partnership?versions=all&sort=bt").text
+    assert f'data-bot-id="{newer}"' in every and f'data-bot-id="{bots[0]}"' in every
+    assert "alpha@1" in every and "alpha@2" in every and "bravo@1" in every
+    assert "?sort=games&amp;versions=all" in every
+    page = client.get(f"/bots/{bots[0]}").text  # the current version's ratings, then every version's
+    live = Leaderboard(store, "partnership").row(newer)
+    assert live is not None and f'data-rated-id="{newer}"' in page and f'data-rated-id="{bots[0]}"' in page
+    assert page.count('class="badge on">current') == 1 and f"partnership: {live.rating:.0f} (1 games)" in page
+    assert f'data-opponent="{bots[1]}"' in page  # its opponents as the new version

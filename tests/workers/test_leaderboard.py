@@ -21,8 +21,9 @@ import pytest
 from referee.match import result_to_dict
 from tests.workers.results import duel, match_result
 from workers.ratings.leaderboard import FittedTable, Leaderboard, boards, record_match, tournament_table
-from workers.ratings.model import DEFAULT_CONFIG, EloConfig, elo_update, rated_match
+from workers.ratings.model import DEFAULT_CONFIG, Z95, EloConfig, elo_update, los_from_ratings, rated_match
 from workers.storage.store import Store
+from workers.storage.versions import BotVersions
 
 INITIAL = DEFAULT_CONFIG.initial
 
@@ -270,3 +271,39 @@ def test_one_refit_at_a_time_per_board_and_a_refit_never_counted_twice(
     store.client.delete(LOCK.format(board))
     assert board.refit_in_background() is not None
     assert wait_fresh(board).matches == 18
+
+
+def test_superseded_versions_leave_the_shown_table_and_the_rest_rank_among_themselves(store: Store) -> None:
+    """With b's first version superseded (b connected again as another version), the board
+    leaves it out of its ranking, pages and Bradley–Terry table by default: a, c, d ranked
+    1-3, and the row above b gets its LOS over c from the two intervals; all_versions shows
+    the fitted table as it is."""
+    for i, (x, y, outcomes) in enumerate([("a", "b", "wwwl"), ("b", "c", "wwwl"), ("c", "d", "wwwl"),
+                                          ("a", "c", "wwwl"), ("b", "d", "wwll")]):  # fitted order: a b c d
+        result = result_to_dict(duel(f"s{i}", x, y, outcomes))
+        store.record_match(result["match_id"], result, [])
+        record_match(store, result)
+    versions = BotVersions(store)
+    versions.connected("b", "1")
+    versions.connected("b", "2")  # b's rated id "b" is now its first version's: superseded
+    assert versions.superseded() == {"b"}
+    every = Leaderboard(store, "duel", all_versions=True)
+    fitted = every.fitted()
+    assert [row.bot_id for row in fitted] == ["a", "b", "c", "d"]
+    assert every.shown(fitted) == fitted and "b" in every.ranked_ids() and every.size() == 4
+    board = Leaderboard(store, "duel")
+    shown = board.shown(fitted)
+    assert [row.bot_id for row in shown] == [row.bot_id for row in fitted if row.bot_id != "b"]
+    assert [row.rank for row in shown] == [1, 2, 3] and shown[-1].los_next is None
+    assert "b" not in board.ranked_ids() and board.size() == 3 and "b" not in {r.bot_id for r in board.top(10)}
+    order = [row.bot_id for row in fitted]
+    for place, row in enumerate(shown[:-1]):
+        below = shown[place + 1]
+        original = next(r for r in fitted if r.bot_id == row.bot_id)
+        if order.index(below.bot_id) == order.index(row.bot_id) + 1:
+            assert row.los_next == original.los_next
+        else:  # b was between them
+            sigma = [(r.upper - r.lower) / (2 * Z95) for r in (row, below)]  # type: ignore[operator]
+            assert row.los_next == pytest.approx(los_from_ratings(row.rating - below.rating,
+                                                                  sigma[0] ** 2 + sigma[1] ** 2))
+    assert board.standings(10)[0] == shown

@@ -1,8 +1,9 @@
 """Bots: the list of registered bots, and a page per bot: connected now or not, its
-version and declared capacity (from the referee), its rating on each leaderboard with its
-history, head-to-head against every opponent, recent matches, and its conduct (strikes,
-timeouts, time per decision) over its recorded matches.  With the admin token, the list's
-form registers a bot through the referee and shows its token once."""
+version and declared capacity (from the referee), its current version's rating on each
+leaderboard with its history, every version with its ratings, head-to-head against every
+opponent, recent matches, and its conduct (strikes, timeouts, time per decision) over its
+recorded matches.  With the admin token, the list's form registers a bot through the
+referee and shows its token once."""
 
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ from web.pages.common import arena, not_found, render, shown
 from web.views.charts import Series, history_chart
 from workers.ratings.leaderboard import HeadToHead, Leaderboard, boards
 from workers.ratings.model import RatingRow
+from workers.storage.versions import BotVersions
 
 #: Recent matches shown on a bot's page.
 RECENT_MATCHES = 20
@@ -64,19 +66,24 @@ def bot(request: Request) -> Response:
     connected = web.connected()
     info = (connected or {}).get(bot_id)
     every_opponent = request.query_params.get("opponents") == "all"
+    versions = BotVersions(web.store).versions(bot_id)
+    rated = next((v.rated_id for v in versions if v.current), bot_id)  # ratings: the current version's
     standings: list[BoardStanding] = []
     series: list[Series] = []
+    version_rows: dict[str, list[tuple[str, RatingRow]]] = {v.rated_id: [] for v in versions}
     for board_name in boards(web.store):
         board = Leaderboard(web.store, board_name, web.config.elo)
-        live = board.row(bot_id)
+        for version_id, row in board.rows_for(list(version_rows)).items():
+            version_rows[version_id].append((board_name, row))
+        live = board.row(rated)
         if live is None:
             continue
-        fitted = next((row for row in web.fitted_table(board_name) if row.bot_id == bot_id), None)
-        opponents = board.opponents(bot_id)
+        fitted = next((row for row in web.fitted_table(board_name) if row.bot_id == rated), None)
+        opponents = board.opponents(rated)
         shown = opponents if every_opponent else opponents[:OPPONENTS_SHOWN]
         standings.append(BoardStanding(board_name, live, fitted, shown, len(opponents)))
         series.append(Series(board_name, str(request.url_for("leaderboard", board=board_name)),
-                             [(p.time, p.rating) for p in board.history(bot_id, last=CHART_POINTS)]))
+                             [(p.time, p.rating) for p in board.history(rated, last=CHART_POINTS)]))
     recent = web.store.bot_matches(bot_id, RECENT_MATCHES)
     results = web.store.match_results([match_id for match_id, _ in recent])
     matches = [_match_line(result, bot_id, stamp) for result, (_, stamp) in zip(results, recent, strict=False)]
@@ -85,7 +92,7 @@ def bot(request: Request) -> Response:
     return render(request, "bot.html", record=record, info=info, referee_down=connected is None,
                   standings=standings, chart=history_chart(series), matches=matches,
                   match_count=web.store.bot_match_count(bot_id), conduct=web.store.bot_conduct(bot_id),
-                  names=web.names(involved))
+                  names=web.names(involved), versions=[(v, version_rows[v.rated_id]) for v in versions])
 
 
 def _match_line(result: dict[str, Any], bot_id: str, finished: float) -> dict[str, Any]:

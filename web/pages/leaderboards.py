@@ -17,6 +17,7 @@ from web.templating import bot_path
 from web.views.charts import Series, history_chart
 from workers.ratings.leaderboard import Leaderboard, boards
 from workers.ratings.model import RatingRow
+from workers.storage.versions import BotVersions
 
 #: Rows per page of a leaderboard.
 PAGE_SIZE = 100
@@ -63,13 +64,15 @@ def _order(board: Leaderboard, fitted: list[RatingRow], sort: str, names: Callab
         keyed = sorted(table.values(), key=lambda r: (-r.win_rate, r.rank))
     else:
         keyed = sorted(table.values(), key=lambda r: r.rank)
-    order = [row.bot_id for row in keyed]
+    shown = set(ranked)  # the versions the board shows (the table fits every version)
+    order = [row.bot_id for row in keyed if row.bot_id in shown]
     return order + [bot for bot in ranked if bot not in table]
 
 
 def leaderboard(request: Request) -> Response:
     """One board's table and chart; ``?sort=`` one of :data:`SORTS` (default: the
-    Bradley–Terry rank), ``?page=`` from 1.
+    Bradley–Terry rank), ``?page=`` from 1, ``?versions=all`` every version of every bot
+    (default: each bot's current version).
 
     Only the page's rows are read: the live order pages in Redis, any other order is
     taken from the cached Bradley–Terry table (or the names) and then the page's live rows
@@ -85,9 +88,10 @@ def leaderboard(request: Request) -> Response:
         page = max(1, int(request.query_params.get("page", "1")))
     except ValueError:
         page = 1
-    board = Leaderboard(web.store, board_name, web.config.elo)
+    all_versions = request.query_params.get("versions") == "all"
+    board = Leaderboard(web.store, board_name, web.config.elo, all_versions=all_versions)
     total = board.size()
-    fitted_rows = web.fitted_table(board_name)
+    fitted_rows = board.shown(web.fitted_table(board_name))
     fitted = {row.bot_id: row for row in fitted_rows}
     first = (page - 1) * PAGE_SIZE
     if sort == "elo":
@@ -98,11 +102,14 @@ def leaderboard(request: Request) -> Response:
         live = [by_bot[bot] for bot in ids if bot in by_bot]
     top = live[:CHARTED] if sort == "elo" and page == 1 else board.page(0, CHARTED)
     names = web.names([row.bot_id for row in live] + [row.bot_id for row in top])
+    if all_versions:  # name@version, the first version's too
+        names.update(BotVersions(web.store).labels(names))
     rows = [BoardRow(row, fitted.get(row.bot_id), names.get(row.bot_id, row.bot_id)) for row in live]
     chart = history_chart([Series(names.get(row.bot_id, row.bot_id), bot_path(row.bot_id),
                                   [(p.time, p.rating) for p in board.history(row.bot_id, last=CHART_POINTS)])
                            for row in top])
     return render(request, "leaderboard.html", board=board_name, rows=rows, sort=sort, page=page,
+                  versions="all" if all_versions else "",
                   pages=max(1, -(-total // PAGE_SIZE)), total=total, chart=chart,
                   provisional_games=board.config.provisional_games)
 

@@ -18,8 +18,10 @@ the environment.
   ``global_keyprefix``), so a monitor must be given that prefix, or run with this app:
   ``celery -A workers.celery.app flower`` (see the README).
 * beat: one entry per preset of ``PITCH_AUTO_PRESETS``, every ``PITCH_AUTO_INTERVAL_S``,
-  and the sweep that sends again matches whose task the broker lost, every
-  ``PITCH_REQUEUE_INTERVAL_S``; a tick nobody ran before the next one expires (workers
+  one per preset of ``PITCH_AUTO_LADDER_PRESETS`` (an endless ladder, stepped every
+  ``PITCH_REQUEUE_INTERVAL_S``: a step does nothing while its rounds run), and the sweep
+  that sends again matches whose task the broker lost (and takes up ladder steps lost
+  with their worker), every ``PITCH_REQUEUE_INTERVAL_S``; a tick nobody ran before the next one expires (workers
   down do not pile them up).
 """
 
@@ -31,6 +33,7 @@ from celery import Celery
 from workers.config import WorkerConfig
 
 AUTO_ROUND_ROBIN = "pitch.auto_round_robin"
+AUTO_LADDER = "pitch.auto_ladder"
 REQUEUE_LOST = "pitch.requeue_lost"
 
 
@@ -63,6 +66,9 @@ def make_app(config: WorkerConfig) -> Celery:
             **{f"round-robin-{preset}": {"task": AUTO_ROUND_ROBIN, "schedule": config.auto_interval_s,
                                          "args": (preset,), "options": {"expires": config.auto_interval_s}}
                for preset in config.presets},
+            **{f"ladder-{preset}": {"task": AUTO_LADDER, "schedule": config.requeue_interval_s, "args": (preset,),
+                                    "options": {"expires": config.requeue_interval_s}}
+               for preset in config.ladder_presets},
         },
     )
     return celery

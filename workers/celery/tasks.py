@@ -7,18 +7,23 @@ would have done.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 from functools import cache
 from typing import Any
 
 from celery import Task
 
-from workers.celery.app import AUTO_ROUND_ROBIN, REQUEUE_LOST, app, config
+from workers.celery.app import AUTO_LADDER, AUTO_ROUND_ROBIN, REQUEUE_LOST, app, config
+from workers.ladder import control as ladder
+from workers.ladder.store import LadderStore
 from workers.ratings.leaderboard import record_match
 from workers.referee_client import RefereeClient
+from workers.sprt import control as sprt
+from workers.sprt.store import SprtStore
 from workers.storage.store import Store
 from workers.tournaments import control as tournament
-from workers.tournaments.store import TournamentStore
+from workers.tournaments.store import TournamentError, TournamentStore
 
 log = logging.getLogger("pitch.workers")
 
@@ -44,30 +49,81 @@ def referee() -> RefereeClient:
     return RefereeClient(config.referee, config.admin_token, config.match_timeout_s)
 
 
-@app.task(bind=True, name=tournament.PLAY_MATCH, max_retries=None)
-def play_match(self: Task, tournament_id: str, index: int) -> str:
-    """Play one scheduled match; retried with backoff while it cannot be played, then
-    recorded as not played; the task that records the last outcome sends the final step."""
-    retries = self.request.retries
+@cache
+def sprts() -> SprtStore:
+    """This process's SPRT runs (on the same store)."""
+    return SprtStore(tournaments().store)
+
+
+def _play(task: Task, runs: TournamentStore, run_id: str, index: int, on_played: tournament.RatingsHook) -> str:
+    """Play match ``index`` of a round robin or SPRT run; retried with backoff while it
+    cannot be played, then recorded as not played."""
+    retries = task.request.retries
     try:
-        status = tournament.play(tournaments(), referee(), tournament_id, index, worker=self.request.hostname or "",
-                                 attempt=retries + 1, final=retries >= config.match_retries,
-                                 on_played=record_ratings, lease_s=config.lease_s)
+        return tournament.play(runs, referee(), run_id, index, worker=task.request.hostname or "",
+                               attempt=retries + 1, final=retries >= config.match_retries, on_played=on_played,
+                               lease_s=config.lease_s)
     except tournament.MatchDeferred as deferred:
         delay = config.retry_delay(retries)
-        log.info("tournament %s match %d deferred %.1fs: %s", tournament_id, index, delay, deferred)
+        log.info("%s %s match %d deferred %.1fs: %s", runs.kind, run_id, index, delay, deferred)
         # the match stays this worker's until its retry is due (else the sweep would send it again)
-        tournaments().hold(tournament_id, index, f"{self.request.hostname}#retry", delay + config.lease_s)
-        raise self.retry(countdown=delay) from deferred
+        runs.hold(run_id, index, f"{task.request.hostname}#retry", delay + config.lease_s)
+        raise task.retry(countdown=delay) from deferred
+
+
+@app.task(bind=True, name=tournament.PLAY_MATCH, max_retries=None)
+def play_match(self: Task, tournament_id: str, index: int) -> str:
+    """Play one scheduled match; the task that records the last outcome sends the final step."""
+    status = _play(self, tournaments(), tournament_id, index, record_ratings)
     if tournament.ready_to_finish(tournaments(), tournament_id):
         finish_tournament.delay(tournament_id)
     return status
 
 
+@app.task(bind=True, name=sprt.PLAY_SPRT_MATCH, max_retries=None)
+def play_sprt_match(self: Task, run_id: str, index: int) -> str:
+    """Play one match of an SPRT run, then advance the run: its verdict, or its next pairs."""
+    status = _play(self, sprts().runs, run_id, index, sprt.not_rated)
+    sprt.advance(app, sprts(), run_id)
+    return status
+
+
 @app.task(name=tournament.FINISH_TOURNAMENT)
 def finish_tournament(tournament_id: str) -> bool:
-    """The final step: write the tournament's table (once)."""
-    return tournament.finish(tournaments(), tournament_id)
+    """The final step: write the tournament's table (once); a ladder's round then sends
+    the ladder's next step."""
+    written = tournament.finish(tournaments(), tournament_id)
+    ladder_id = ladders().ladder_of(tournament_id)
+    if written and ladder_id is not None:
+        ladder.start(app, ladder_id)
+    return written
+
+
+@cache
+def ladders() -> LadderStore:
+    """This process's ladders (on the same store)."""
+    return LadderStore(tournaments().store)
+
+
+def _connected() -> list[str]:
+    """The connected bots a ladder may choose from (not the arena's house bots)."""
+    return tournament.default_entrants(tournaments().store, referee().connected_bots())
+
+
+@app.task(name=ladder.LADDER_STEP)
+def ladder_step(ladder_id: str) -> list[str]:
+    """Plan and launch a ladder's next rounds (see :func:`workers.ladder.control.step`)."""
+    return ladder.step(app, ladders(), tournaments(), _connected, ladder_id, config.elo)
+
+
+@app.task(name=AUTO_LADDER)
+def auto_ladder(preset: str) -> list[str]:
+    """Beat's entry: the endless ladder of ``preset`` (created on first use), stepped."""
+    ladder_id = f"auto-ladder-{preset}"
+    if not ladders().exists(ladder_id):
+        with contextlib.suppress(TournamentError):  # another beat tick created it meanwhile
+            ladder.create(ladders(), preset, matches=0, games=config.auto_games, seed=0, ladder_id=ladder_id)
+    return ladder.step(app, ladders(), tournaments(), _connected, ladder_id, config.elo)
 
 
 @app.task(name=AUTO_ROUND_ROBIN)
@@ -80,5 +136,10 @@ def auto_round_robin(preset: str) -> str | None:
 
 @app.task(name=REQUEUE_LOST)
 def requeue_lost() -> dict[str, list[int]]:
-    """Beat's sweep: send again the matches whose task the broker lost (by tournament)."""
-    return tournament.requeue_lost(app, tournaments())
+    """Beat's sweep: send again the matches whose task the broker lost (by tournament or
+    SPRT run)."""
+    resent = {**tournament.requeue_lost(app, tournaments()), **sprt.requeue_lost(app, sprts())}
+    for ladder_id in ladders().ladder_ids():  # a step lost with its worker is taken up here
+        if not ladders().finished(ladder_id):
+            ladder.step(app, ladders(), tournaments(), _connected, ladder_id, config.elo)
+    return resent

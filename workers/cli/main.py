@@ -29,7 +29,9 @@ from referee.__main__ import main as referee_main
 from workers.celery.app import make_app
 from workers.cli import as_json, views
 from workers.cli.demo import DEFAULT_LINEUP, DEFAULT_PRESET, lineup, run_demo
+from workers.cli.ladder import ladder as ladder_command
 from workers.cli.match import match as match_command
+from workers.cli.sprt import sprt as sprt_command
 from workers.cli.watch import follow
 from workers.config import WorkerConfig
 from workers.data_dir import data_dir
@@ -37,6 +39,7 @@ from workers.processes.services import ServiceError
 from workers.ratings.leaderboard import Leaderboard, boards, tournament_table
 from workers.referee_client import RefereeClient
 from workers.storage.store import Store
+from workers.storage.versions import BotVersions
 from workers.tournaments import control as tournaments_api
 from workers.tournaments.schedule import ScheduleError
 from workers.tournaments.store import TournamentError, TournamentStore
@@ -48,6 +51,8 @@ app = typer.Typer(
     no_args_is_help=True, add_completion=False)
 app.command("referee")(referee_main)
 app.command("match")(match_command)
+app.command("sprt")(sprt_command)
+app.command("ladder")(ladder_command)
 
 #: Commands that pass what follows ``--`` to Celery (before it, an unknown option is an error).
 PASS_THROUGH = {"allow_extra_args": True}
@@ -295,28 +300,33 @@ def tournament(
 def leaderboard(
     preset: Annotated[str, typer.Argument(help="The preset whose leaderboard to show.")],
     top: Annotated[int, typer.Option(min=1, help="Rows to show.")] = 20,
+    all_versions: Annotated[bool, typer.Option(
+        "--all-versions", help="A row per version of every bot (default: each bot's current version).")] = False,
     as_json_output: JsonOption = False,
 ) -> None:
     """Show a preset's leaderboard.
 
     Ranked by the order-independent Bradley–Terry rating (the same whatever order the
     matches finished in) with its 95% interval and likelihood of superiority over the next
-    bot; beside it the live Elo (provisional marks), games and win rates."""
+    bot; beside it the live Elo (provisional marks), games and win rates.  Each version of a
+    bot is rated apart; the table shows each bot's current version unless --all-versions."""
     config = _config()
     store = _store(config)
     with _reaching(config):
         try:
-            board = Leaderboard(store, preset, config.elo)
+            board = Leaderboard(store, preset, config.elo, all_versions=all_versions)
         except ValueError as exc:
             _fail(str(exc))
         fitted, live = board.standings(top)
         if not fitted:
             others = ", ".join(boards(store)) or "none yet"
             _fail(f"no rated matches for {preset} (leaderboards: {others})", 1)
+        shown = [row.bot_id for row in fitted]
+        names = {**_names(store), **(BotVersions(store).labels(shown) if all_versions else store.bot_names(shown))}
         if as_json_output:
-            typer.echo(as_json.dumps(as_json.leaderboard(preset, fitted, live, _names(store))))
+            typer.echo(as_json.dumps(as_json.leaderboard(preset, fitted, live, names)))
         else:
-            _console().print(views.leaderboard_table(preset, fitted, live, _names(store)))
+            _console().print(views.leaderboard_table(preset, fitted, live, names))
 
 
 @app.command("match-log")

@@ -10,6 +10,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from typing import TypeVar
 
 import redis
 from rich.console import Console
@@ -18,6 +19,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from workers.tournaments import control as tournament
 from workers.tournaments.store import TournamentStore
 
+T = TypeVar("T")
 Show = Callable[[tournament.Progress, str | None], None]
 """Shows a progress, with a note that replaces its status (an outage) when not ``None``."""
 
@@ -35,19 +37,29 @@ def follow(console: Console, tournaments: TournamentStore, tournament_id: str, *
     following: the progress line says the store is unreachable and for how long, and the
     counts carry on when it is back (the workers keep their own state meanwhile)."""
     now = tournament.progress(tournaments, tournament_id)
-    with _display(console, f"{now.preset} {tournament_id}", now.total) as show:
-        outage: float | None = None
-        while True:
-            show(now, None if outage is None else _outage(outage))
-            if now.finished and outage is None:
-                return now
-            check()
-            time.sleep(poll_s if outage is None else min(OUTAGE_POLL_MAX_S, max(poll_s, time.monotonic() - outage)))
-            try:
-                now = tournament.progress(tournaments, tournament_id)
-                outage = None
-            except redis.RedisError:
-                outage = time.monotonic() if outage is None else outage
+    with progress_display(console, f"{now.preset} {tournament_id}", now.total) as show:
+        return poll_until(lambda: tournament.progress(tournaments, tournament_id), show,
+                          lambda progress: progress.finished, now, check=check, poll_s=poll_s)
+
+
+def poll_until(read: Callable[[], T], show: Callable[[T, str | None], None], done: Callable[[T], bool], first: T, *,
+               check: Callable[[], None] = lambda: None, poll_s: float = 0.25) -> T:
+    """Show what ``read`` returns (``first`` to begin with) until ``done`` says so; returns
+    the last reading.  A store outage (a Redis restart) does not end the following: ``show``
+    gets a note saying the store is unreachable and for how long, until it is back."""
+    now = first
+    outage: float | None = None
+    while True:
+        show(now, None if outage is None else _outage(outage))
+        if done(now) and outage is None:
+            return now
+        check()
+        time.sleep(poll_s if outage is None else min(OUTAGE_POLL_MAX_S, max(poll_s, time.monotonic() - outage)))
+        try:
+            now = read()
+            outage = None
+        except redis.RedisError:
+            outage = time.monotonic() if outage is None else outage
 
 
 def _outage(since: float) -> str:
@@ -64,7 +76,7 @@ def _status(now: tournament.Progress, note: str | None = None) -> str:
 
 
 @contextmanager
-def _display(console: Console, label: str, total: int) -> Iterator[Show]:
+def progress_display(console: Console, label: str, total: int) -> Iterator[Show]:
     """A live bar on a terminal, else a printed line whenever the counts change."""
     if console.is_terminal:
         columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),

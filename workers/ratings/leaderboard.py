@@ -37,7 +37,7 @@ import secrets
 import threading
 import time
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from workers.ratings.model import (
@@ -57,6 +57,7 @@ from workers.ratings.model import (
     tallies,
 )
 from workers.storage.store import Store
+from workers.storage.versions import BotVersions, rated_view
 
 #: Attempts before giving up on a contended match.  Every failed attempt means another
 #: match of the same bots was applied, so running out signals a fault, not bad luck.
@@ -191,13 +192,19 @@ class HeadToHead:
 class Leaderboard:
     """One board's live Elo: record match results, query the table."""
 
-    def __init__(self, store: Store, board: str, config: EloConfig = DEFAULT_CONFIG) -> None:
+    def __init__(self, store: Store, board: str, config: EloConfig = DEFAULT_CONFIG, *,
+                 all_versions: bool = False) -> None:
+        """``all_versions``: list every version of every bot; by default the ranking, its
+        pages and its size leave out superseded versions (:mod:`workers.storage.versions`),
+        whose ratings, history and head-to-head stay readable by their rated id."""
         if not board or ":" in board or any(ch.isspace() for ch in board):
             raise ValueError(f"bad board name {board!r}: no ':' or spaces")
         self.store = store
         self.client = store.client
         self.board = board
         self.config = config
+        self.all_versions = all_versions
+        self._hidden_ids: set[str] | None = None
         self._base = f"{store.prefix}elo:{board}:"
         self._boards = f"{store.prefix}elo:boards"
         self._apply = self.client.register_script(_APPLY)
@@ -213,7 +220,7 @@ class Leaderboard:
         """Rate a match once: the rating change per bot, or ``None`` if it was already rated.
 
         Safe to call from any number of workers at once, and again after a retry."""
-        match = rated_match(result)
+        match = rated_match(rated_view(result))
         bots = match.bots
         keys = [self._key("applied"), self._key("ranking"), self._boards,
                 *(self._key("bot", b) for b in bots), *(self._key("history", b) for b in bots),
@@ -257,16 +264,30 @@ class Leaderboard:
         """``count`` rows of the live ranking from place ``start + 1`` on (for paging)."""
         if count <= 0 or start < 0:
             return []
-        ids = [str(x) for x in self.client.zrevrange(self._key("ranking"), start, start + count)]
+        if self._hidden():  # places among the versions shown: LOS over the next one shown
+            ids = self.ranked_ids()[start:start + count + 1]
+        else:
+            ids = [str(x) for x in self.client.zrevrange(self._key("ranking"), start, start + count)]
         return self._rows(ids, start + 1)[:count]
 
     def ranked_ids(self) -> list[str]:
-        """Every rated bot's id, best live rating first (ids only: no row is read)."""
-        return [str(bot) for bot in self.client.zrevrange(self._key("ranking"), 0, -1)]
+        """Every rated bot's id (of the versions shown), best live rating first (ids only:
+        no row is read)."""
+        hidden = self._hidden()
+        return [str(bot) for bot in self.client.zrevrange(self._key("ranking"), 0, -1) if str(bot) not in hidden]
 
     def size(self) -> int:
-        """How many bots have a rating on this board."""
+        """How many bots (of the versions shown) have a rating on this board."""
+        if self._hidden():
+            return len(self.ranked_ids())
         return int(self.client.zcard(self._key("ranking")))
+
+    def _hidden(self) -> set[str]:
+        """The rated ids this board leaves out: superseded versions, unless it shows all.
+        Read once per instance (a page's or a command's queries share one look)."""
+        if self._hidden_ids is None:
+            self._hidden_ids = set() if self.all_versions else BotVersions(self.store).superseded()
+        return self._hidden_ids
 
     def rank(self, bot_id: str) -> int | None:
         """The bot's place (1 = best), or ``None`` if it has no rating on this board."""
@@ -335,13 +356,33 @@ class Leaderboard:
         """The headline table: the ``n`` best rows of the Bradley–Terry table fitted now (its
         order does not depend on the order matches finished in, the live Elo's does), and
         each of those bots' live Elo row, by bot id."""
-        fitted = self.fitted()[:n]
+        fitted = self.shown(self.fitted())[:n]
         return fitted, self.rows_for([row.bot_id for row in fitted])
+
+    def shown(self, fitted: list[RatingRow]) -> list[RatingRow]:
+        """A Bradley–Terry table (fitted from every version's matches) as this board shows
+        it: superseded versions left out unless it shows all, the others ranked among
+        themselves.  A row whose next row was left out gets its LOS over the next row shown,
+        from the two ratings and intervals (without their covariance, which the table does
+        not keep)."""
+        hidden = self._hidden()
+        if not hidden:
+            return fitted
+        kept = [row for row in fitted if row.bot_id not in hidden]
+        following = {row.bot_id: fitted[i + 1].bot_id for i, row in enumerate(fitted[:-1])}
+        shown: list[RatingRow] = []
+        for place, row in enumerate(kept):
+            below = kept[place + 1] if place + 1 < len(kept) else None
+            los = row.los_next if below is not None and following.get(row.bot_id) == below.bot_id else None
+            if below is not None and los is None:
+                los = _los_between(row, below)
+            shown.append(replace(row, rank=place + 1, los_next=los))
+        return shown
 
     def _fit(self) -> tuple[int, list[RatingRow]]:
         """The table of the applied set as read now, and how many matches that set held."""
         applied = sorted(str(m) for m in self.client.smembers(self._key("applied")))
-        results = [result for start in range(0, len(applied), READ_CHUNK)
+        results = [rated_view(result) for start in range(0, len(applied), READ_CHUNK)
                    for result in self.store.match_results(applied[start:start + READ_CHUNK])]
         return len(applied), tournament_table(results, self.config)
 
@@ -436,6 +477,16 @@ class Leaderboard:
         return HeadToHead(opponent, int(games or 0), int(wins or 0), int(draws or 0))
 
 
+def _los_between(upper: RatingRow, lower: RatingRow) -> float | None:
+    """LOS of ``upper`` over ``lower`` from their ratings and 95% intervals (as independent)."""
+    variance = 0.0
+    for row in (upper, lower):
+        if row.lower is None or row.upper is None:
+            return None
+        variance += ((row.upper - row.lower) / (2 * Z95)) ** 2
+    return los_from_ratings(upper.rating - lower.rating, variance)
+
+
 def _sigma(stats: dict[str, Any]) -> float | None:
     """The live rating's standard error from its Fisher information, ``None`` while nil."""
     information = float(stats["information"])
@@ -462,7 +513,7 @@ def _bot_payload(match_id: str, bot: str, state: dict[str, str], before: float, 
 def record_match(store: Store, result: MatchResultLike, config: EloConfig = DEFAULT_CONFIG) -> dict[str, float] | None:
     """Rate a match once on its preset's board (``ruleset.name``): what a match task calls
     after recording the result.  The rating change per bot, or ``None`` if already rated."""
-    return Leaderboard(store, rated_match(result).preset, config).record(result)
+    return Leaderboard(store, rated_match(rated_view(result)).preset, config).record(result)
 
 
 def boards(store: Store) -> list[str]:
@@ -472,5 +523,6 @@ def boards(store: Store) -> list[str]:
 
 def tournament_table(results: Iterable[MatchResultLike], config: EloConfig = DEFAULT_CONFIG) -> list[RatingRow]:
     """The order-independent Bradley–Terry table of a tournament's match results
-    (protobuf ``MatchResult`` or the stored JSON dicts, in any order)."""
-    return bradley_terry((rated_match(result) for result in results), config)
+    (protobuf ``MatchResult`` or the stored JSON dicts, in any order), per registered bot:
+    a board's versions are told apart before (see :meth:`Leaderboard.fitted`)."""
+    return bradley_terry((rated_match(rated_view(result, by_version=False)) for result in results), config)

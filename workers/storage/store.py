@@ -10,6 +10,11 @@ Layout::
     {p}bot:{id}             hash: name, owner, description, token_sha256, created
     {p}bot-name:{name}      bot id (makes names unique)
     {p}token:{sha256}       bot id (token lookup; the token itself is never stored)
+    {p}bot-versions:{id}    hash: version string -> rated id (``workers.storage.versions``: each
+                            version a bot says hello with is rated apart)
+    {p}rated:{rated id}     hash: bot, version, label, first_seen
+    {p}bot-current:{id}     rated id of the bot's latest connected version
+    {p}superseded           set of rated ids that are not their bot's current version
     {p}house-bots           set of the ids of the arena's own bots (the web arena's seat for
                             people and its house bots): never entered in round robins by default
     {p}match:{id}           match result JSON, written once (SET NX: a retried match never
@@ -34,7 +39,24 @@ Tournaments (``workers.tournaments.store``; Celery's own keys live under ``{p}ce
     {p}tournament:{id}:table        the final table JSON, written once (SET NX)
     {p}auto:{preset}                id of the latest automated round robin of a preset
 
-Ratings (written and read by ``workers.ratings.leaderboard`` only; a board is normally a preset)::
+SPRT runs (``workers.sprt.store``): the same plan, outcomes, started and lease keys as a
+tournament's under ``{p}sprt:{id}`` (index ``{p}sprts``), and::
+
+    {p}sprt:{id}:spec               the run's parameters JSON, written once
+    {p}sprt:{id}:released           pairs sent to the workers so far (only ever raised)
+    {p}sprt:{id}:verdict            how the run ended JSON, written once (SET NX)
+
+Ladders (``workers.ladder.store``; each round is a tournament ``{ladder id}-{n}``)::
+
+    {p}ladders                      sorted set of ladder ids by creation time
+    {p}ladder:{id}                  the spec JSON, written once
+    {p}ladder:{id}:rounds           list of the round tournaments' ids
+    {p}ladder:{id}:partnered        hash: "a|b" -> rounds the two partnered in
+    {p}ladder:{id}:finished         set once the last round ended
+    {p}ladder-of:{tournament}       the ladder a round belongs to
+
+Ratings (written and read by ``workers.ratings.leaderboard`` only; a board is normally a preset;
+the ids are rated ids: a bot's id, or a later version's from ``{p}bot-versions:{id}``)::
 
     {p}elo:boards                 set of board names
     {p}elo:{board}:ranking        sorted set: bot id -> live Elo rating
@@ -173,12 +195,17 @@ class Store:
         return sorted(records, key=lambda r: r.name)
 
     def bot_names(self, bot_ids: Iterable[str]) -> dict[str, str]:
-        """The display name of each of ``bot_ids`` that is registered (one round trip)."""
+        """The display name of each of ``bot_ids`` that is registered, or that is the rated
+        id of a bot's later version (``name@version``, see :mod:`workers.storage.versions`):
+        one round trip."""
         ids = list(dict.fromkeys(bot_ids))
         pipe = self.client.pipeline(transaction=False)
         for bot_id in ids:
             pipe.hget(self._key("bot", bot_id), "name")
-        return {bot_id: str(name) for bot_id, name in zip(ids, pipe.execute(), strict=True) if name is not None}
+            pipe.hget(self._key("rated", bot_id), "label")
+        found = pipe.execute()
+        names = {bot_id: name or label for bot_id, name, label in zip(ids, found[::2], found[1::2], strict=True)}
+        return {bot_id: str(name) for bot_id, name in names.items() if name is not None}
 
     def mark_house(self, bot_id: str) -> None:
         """Count a bot among the arena's own (see :meth:`house_bots`)."""

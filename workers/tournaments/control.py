@@ -131,17 +131,13 @@ def requeue_lost(app: Celery, tournaments: TournamentStore, *, confirm_after_s: 
     open_ids = [tid for tid in tournaments.tournament_ids() if tournaments.table(tid) is None]
     if not open_ids:
         return {}
-    held = held_task_args(app, PLAY_MATCH)
-    time.sleep(confirm_after_s)
-    held |= held_task_args(app, PLAY_MATCH)
+    held = held_twice(app, PLAY_MATCH, confirm_after_s)
     resent: dict[str, list[int]] = {}
     for tournament_id in open_ids:
         schedule = tournaments.plan(tournament_id)
         outcomes = tournaments.outcomes(tournament_id)
-        started = tournaments.started(tournament_id)
-        open_matches = [m.index for m in schedule.matches if m.index not in outcomes]
-        leased = tournaments.leased(tournament_id, open_matches)
-        lost = [i for i in open_matches if (tournament_id, i) not in held or (i in started and i not in leased)]
+        lost = lost_matches(tournaments, tournament_id, [m.index for m in schedule.matches if m.index not in outcomes],
+                            held)
         if lost:
             log.warning("tournament %s: matches %s have no task in the broker or no live lease (a lost task, a "
                         "killed worker); sending them again", tournament_id, lost)
@@ -150,6 +146,24 @@ def requeue_lost(app: Celery, tournaments: TournamentStore, *, confirm_after_s: 
         elif len(outcomes) == len(schedule.matches):
             finish(tournaments, tournament_id)
     return resent
+
+
+def held_twice(app: Celery, task_name: str, confirm_after_s: float) -> set[tuple[Any, ...]]:
+    """The argument tuples of ``task_name`` messages the broker holds, looked at twice
+    ``confirm_after_s`` apart (see :func:`requeue_lost`: a message in a worker's hand
+    between two places is seen by one look or the other)."""
+    held = held_task_args(app, task_name)
+    time.sleep(confirm_after_s)
+    return held | held_task_args(app, task_name)
+
+
+def lost_matches(tournaments: TournamentStore, tournament_id: str, open_matches: Sequence[int],
+                 held: set[tuple[Any, ...]]) -> list[int]:
+    """Which of ``open_matches`` (no outcome, and due) lost their task: none in the broker
+    (``held``), or started with a lapsed lease (their worker was killed)."""
+    started = tournaments.started(tournament_id)
+    leased = tournaments.leased(tournament_id, list(open_matches))
+    return [i for i in open_matches if (tournament_id, i) not in held or (i in started and i not in leased)]
 
 
 def progress(tournaments: TournamentStore, tournament_id: str) -> Progress:

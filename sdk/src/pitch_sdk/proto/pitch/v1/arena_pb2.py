@@ -25,7 +25,7 @@ _sym_db = _symbol_database.Default()
 from pitch_sdk.proto.pitch.v1 import bot_pb2 as pitch_dot_v1_dot_bot__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x14pitch/v1/arena.proto\x12\x08pitch.v1\x1a\x12pitch/v1/bot.proto\"F\n\x12RegisterBotRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\r\n\x05owner\x18\x02 \x01(\t\x12\x13\n\x0b\x64\x65scription\x18\x03 \x01(\t\"4\n\x13RegisterBotResponse\x12\x0e\n\x06\x62ot_id\x18\x01 \x01(\t\x12\r\n\x05token\x18\x02 \x01(\t\"\x11\n\x0fListBotsRequest\"\x86\x01\n\x07\x42otInfo\x12\x0e\n\x06\x62ot_id\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\r\n\x05owner\x18\x03 \x01(\t\x12\x11\n\tconnected\x18\x04 \x01(\x08\x12\x10\n\x08\x63\x61pacity\x18\x05 \x01(\r\x12\x14\n\x0cseats_in_use\x18\x06 \x01(\r\x12\x13\n\x0b\x62ot_version\x18\x07 \x01(\t\"3\n\x10ListBotsResponse\x12\x1f\n\x04\x62ots\x18\x01 \x03(\x0b\x32\x11.pitch.v1.BotInfo\"\"\n\x0b\x46\x61ultPolicy\x12\x13\n\x0bmax_strikes\x18\x01 \x01(\r\"\xd6\x01\n\x0fRunMatchRequest\x12\x0e\n\x06preset\x18\x01 \x01(\t\x12\x14\n\x0coptions_json\x18\x02 \x01(\t\x12\x14\n\x0cseat_bot_ids\x18\x03 \x03(\t\x12\x0c\n\x04seed\x18\x04 \x01(\x04\x12\r\n\x05games\x18\x05 \x01(\r\x12+\n\x0ctime_control\x18\x06 \x01(\x0b\x32\x15.pitch.v1.TimeControl\x12+\n\x0c\x66\x61ult_policy\x18\x07 \x01(\x0b\x32\x15.pitch.v1.FaultPolicy\x12\x10\n\x08match_id\x18\x08 \x01(\t\"9\n\x10RunMatchResponse\x12%\n\x06result\x18\x01 \x01(\x0b\x32\x15.pitch.v1.MatchResult\",\n\x18StreamMatchEventsRequest\x12\x10\n\x08match_id\x18\x01 \x01(\t\"g\n\x19StreamMatchEventsResponse\x12#\n\x05\x65vent\x18\x01 \x01(\x0b\x32\x14.pitch.v1.MatchEvent\x12%\n\x06result\x18\x02 \x01(\x0b\x32\x15.pitch.v1.MatchResult\"&\n\x12GetMatchLogRequest\x12\x10\n\x08match_id\x18\x01 \x01(\t\"T\n\x13GetMatchLogResponse\x12%\n\x06result\x18\x01 \x01(\x0b\x32\x15.pitch.v1.MatchResult\x12\x16\n\x0egame_logs_json\x18\x02 \x03(\t\"\x14\n\x12ListMatchesRequest\"\x9f\x01\n\x0cRunningMatch\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0e\n\x06preset\x18\x02 \x01(\t\x12\x14\n\x0cseat_bot_ids\x18\x03 \x03(\t\x12\x12\n\nseat_names\x18\x04 \x03(\t\x12\r\n\x05games\x18\x05 \x01(\r\x12\x0c\n\x04game\x18\x06 \x01(\r\x12\x14\n\x0cstarted_unix\x18\x07 \x01(\x01\x12\x10\n\x08practice\x18\x08 \x01(\x08\">\n\x13ListMatchesResponse\x12\'\n\x07matches\x18\x01 \x03(\x0b\x32\x16.pitch.v1.RunningMatch2\xd8\x03\n\x0c\x41renaService\x12J\n\x0bRegisterBot\x12\x1c.pitch.v1.RegisterBotRequest\x1a\x1d.pitch.v1.RegisterBotResponse\x12\x41\n\x08ListBots\x12\x19.pitch.v1.ListBotsRequest\x1a\x1a.pitch.v1.ListBotsResponse\x12\x41\n\x08RunMatch\x12\x19.pitch.v1.RunMatchRequest\x1a\x1a.pitch.v1.RunMatchResponse\x12^\n\x11StreamMatchEvents\x12\".pitch.v1.StreamMatchEventsRequest\x1a#.pitch.v1.StreamMatchEventsResponse0\x01\x12J\n\x0bGetMatchLog\x12\x1c.pitch.v1.GetMatchLogRequest\x1a\x1d.pitch.v1.GetMatchLogResponse\x12J\n\x0bListMatches\x12\x1c.pitch.v1.ListMatchesRequest\x1a\x1d.pitch.v1.ListMatchesResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x14pitch/v1/arena.proto\x12\x08pitch.v1\x1a\x12pitch/v1/bot.proto\"F\n\x12RegisterBotRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\r\n\x05owner\x18\x02 \x01(\t\x12\x13\n\x0b\x64\x65scription\x18\x03 \x01(\t\"4\n\x13RegisterBotResponse\x12\x0e\n\x06\x62ot_id\x18\x01 \x01(\t\x12\r\n\x05token\x18\x02 \x01(\t\"\x11\n\x0fListBotsRequest\"\x98\x01\n\x07\x42otInfo\x12\x0e\n\x06\x62ot_id\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\r\n\x05owner\x18\x03 \x01(\t\x12\x11\n\tconnected\x18\x04 \x01(\x08\x12\x10\n\x08\x63\x61pacity\x18\x05 \x01(\r\x12\x14\n\x0cseats_in_use\x18\x06 \x01(\r\x12\x13\n\x0b\x62ot_version\x18\x07 \x01(\t\x12\x10\n\x08rated_id\x18\x1e \x01(\t\"3\n\x10ListBotsResponse\x12\x1f\n\x04\x62ots\x18\x01 \x03(\x0b\x32\x11.pitch.v1.BotInfo\"\"\n\x0b\x46\x61ultPolicy\x12\x13\n\x0bmax_strikes\x18\x01 \x01(\r\"\xd6\x01\n\x0fRunMatchRequest\x12\x0e\n\x06preset\x18\x01 \x01(\t\x12\x14\n\x0coptions_json\x18\x02 \x01(\t\x12\x14\n\x0cseat_bot_ids\x18\x03 \x03(\t\x12\x0c\n\x04seed\x18\x04 \x01(\x04\x12\r\n\x05games\x18\x05 \x01(\r\x12+\n\x0ctime_control\x18\x06 \x01(\x0b\x32\x15.pitch.v1.TimeControl\x12+\n\x0c\x66\x61ult_policy\x18\x07 \x01(\x0b\x32\x15.pitch.v1.FaultPolicy\x12\x10\n\x08match_id\x18\x08 \x01(\t\"l\n\x10RunMatchResponse\x12%\n\x06result\x18\x01 \x01(\x0b\x32\x15.pitch.v1.MatchResult\x12\x19\n\x11seat_bot_versions\x18\x1e \x03(\t\x12\x16\n\x0eseat_rated_ids\x18\x1f \x03(\t\",\n\x18StreamMatchEventsRequest\x12\x10\n\x08match_id\x18\x01 \x01(\t\"g\n\x19StreamMatchEventsResponse\x12#\n\x05\x65vent\x18\x01 \x01(\x0b\x32\x14.pitch.v1.MatchEvent\x12%\n\x06result\x18\x02 \x01(\x0b\x32\x15.pitch.v1.MatchResult\"&\n\x12GetMatchLogRequest\x12\x10\n\x08match_id\x18\x01 \x01(\t\"T\n\x13GetMatchLogResponse\x12%\n\x06result\x18\x01 \x01(\x0b\x32\x15.pitch.v1.MatchResult\x12\x16\n\x0egame_logs_json\x18\x02 \x03(\t\"\x14\n\x12ListMatchesRequest\"\x9f\x01\n\x0cRunningMatch\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0e\n\x06preset\x18\x02 \x01(\t\x12\x14\n\x0cseat_bot_ids\x18\x03 \x03(\t\x12\x12\n\nseat_names\x18\x04 \x03(\t\x12\r\n\x05games\x18\x05 \x01(\r\x12\x0c\n\x04game\x18\x06 \x01(\r\x12\x14\n\x0cstarted_unix\x18\x07 \x01(\x01\x12\x10\n\x08practice\x18\x08 \x01(\x08\">\n\x13ListMatchesResponse\x12\'\n\x07matches\x18\x01 \x03(\x0b\x32\x16.pitch.v1.RunningMatch2\xd8\x03\n\x0c\x41renaService\x12J\n\x0bRegisterBot\x12\x1c.pitch.v1.RegisterBotRequest\x1a\x1d.pitch.v1.RegisterBotResponse\x12\x41\n\x08ListBots\x12\x19.pitch.v1.ListBotsRequest\x1a\x1a.pitch.v1.ListBotsResponse\x12\x41\n\x08RunMatch\x12\x19.pitch.v1.RunMatchRequest\x1a\x1a.pitch.v1.RunMatchResponse\x12^\n\x11StreamMatchEvents\x12\".pitch.v1.StreamMatchEventsRequest\x1a#.pitch.v1.StreamMatchEventsResponse0\x01\x12J\n\x0bGetMatchLog\x12\x1c.pitch.v1.GetMatchLogRequest\x1a\x1d.pitch.v1.GetMatchLogResponse\x12J\n\x0bListMatches\x12\x1c.pitch.v1.ListMatchesRequest\x1a\x1d.pitch.v1.ListMatchesResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -39,29 +39,29 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_LISTBOTSREQUEST']._serialized_start=180
   _globals['_LISTBOTSREQUEST']._serialized_end=197
   _globals['_BOTINFO']._serialized_start=200
-  _globals['_BOTINFO']._serialized_end=334
-  _globals['_LISTBOTSRESPONSE']._serialized_start=336
-  _globals['_LISTBOTSRESPONSE']._serialized_end=387
-  _globals['_FAULTPOLICY']._serialized_start=389
-  _globals['_FAULTPOLICY']._serialized_end=423
-  _globals['_RUNMATCHREQUEST']._serialized_start=426
-  _globals['_RUNMATCHREQUEST']._serialized_end=640
-  _globals['_RUNMATCHRESPONSE']._serialized_start=642
-  _globals['_RUNMATCHRESPONSE']._serialized_end=699
-  _globals['_STREAMMATCHEVENTSREQUEST']._serialized_start=701
-  _globals['_STREAMMATCHEVENTSREQUEST']._serialized_end=745
-  _globals['_STREAMMATCHEVENTSRESPONSE']._serialized_start=747
-  _globals['_STREAMMATCHEVENTSRESPONSE']._serialized_end=850
-  _globals['_GETMATCHLOGREQUEST']._serialized_start=852
-  _globals['_GETMATCHLOGREQUEST']._serialized_end=890
-  _globals['_GETMATCHLOGRESPONSE']._serialized_start=892
-  _globals['_GETMATCHLOGRESPONSE']._serialized_end=976
-  _globals['_LISTMATCHESREQUEST']._serialized_start=978
-  _globals['_LISTMATCHESREQUEST']._serialized_end=998
-  _globals['_RUNNINGMATCH']._serialized_start=1001
-  _globals['_RUNNINGMATCH']._serialized_end=1160
-  _globals['_LISTMATCHESRESPONSE']._serialized_start=1162
-  _globals['_LISTMATCHESRESPONSE']._serialized_end=1224
-  _globals['_ARENASERVICE']._serialized_start=1227
-  _globals['_ARENASERVICE']._serialized_end=1699
+  _globals['_BOTINFO']._serialized_end=352
+  _globals['_LISTBOTSRESPONSE']._serialized_start=354
+  _globals['_LISTBOTSRESPONSE']._serialized_end=405
+  _globals['_FAULTPOLICY']._serialized_start=407
+  _globals['_FAULTPOLICY']._serialized_end=441
+  _globals['_RUNMATCHREQUEST']._serialized_start=444
+  _globals['_RUNMATCHREQUEST']._serialized_end=658
+  _globals['_RUNMATCHRESPONSE']._serialized_start=660
+  _globals['_RUNMATCHRESPONSE']._serialized_end=768
+  _globals['_STREAMMATCHEVENTSREQUEST']._serialized_start=770
+  _globals['_STREAMMATCHEVENTSREQUEST']._serialized_end=814
+  _globals['_STREAMMATCHEVENTSRESPONSE']._serialized_start=816
+  _globals['_STREAMMATCHEVENTSRESPONSE']._serialized_end=919
+  _globals['_GETMATCHLOGREQUEST']._serialized_start=921
+  _globals['_GETMATCHLOGREQUEST']._serialized_end=959
+  _globals['_GETMATCHLOGRESPONSE']._serialized_start=961
+  _globals['_GETMATCHLOGRESPONSE']._serialized_end=1045
+  _globals['_LISTMATCHESREQUEST']._serialized_start=1047
+  _globals['_LISTMATCHESREQUEST']._serialized_end=1067
+  _globals['_RUNNINGMATCH']._serialized_start=1070
+  _globals['_RUNNINGMATCH']._serialized_end=1229
+  _globals['_LISTMATCHESRESPONSE']._serialized_start=1231
+  _globals['_LISTMATCHESRESPONSE']._serialized_end=1293
+  _globals['_ARENASERVICE']._serialized_start=1296
+  _globals['_ARENASERVICE']._serialized_end=1768
 # @@protoc_insertion_point(module_scope)

@@ -116,6 +116,7 @@ class BotInfo(_message.Message):
     CAPACITY_FIELD_NUMBER: _builtins.int
     SEATS_IN_USE_FIELD_NUMBER: _builtins.int
     BOT_VERSION_FIELD_NUMBER: _builtins.int
+    RATED_ID_FIELD_NUMBER: _builtins.int
     bot_id: _builtins.str
     """The bot's id."""
     name: _builtins.str
@@ -130,6 +131,11 @@ class BotInfo(_message.Message):
     """Seats it plays now."""
     bot_version: _builtins.str
     """Its hello's version string, when connected."""
+    rated_id: _builtins.str
+    """The id its current version is rated under (the version it connected with last; empty
+    before its first connection): the bot's own id for its first version, `{bot_id}-v{n}`
+    for the n-th. Each version is rated apart on the leaderboards.
+    """
     def __init__(
         self,
         *,
@@ -140,10 +146,11 @@ class BotInfo(_message.Message):
         capacity: _builtins.int = ...,
         seats_in_use: _builtins.int = ...,
         bot_version: _builtins.str = ...,
+        rated_id: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot_id", b"bot_id", "bot_version", b"bot_version", "capacity", b"capacity", "connected", b"connected", "name", b"name", "owner", b"owner", "seats_in_use", b"seats_in_use"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot_id", b"bot_id", "bot_version", b"bot_version", "capacity", b"capacity", "connected", b"connected", "name", b"name", "owner", b"owner", "rated_id", b"rated_id", "seats_in_use", b"seats_in_use"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -266,18 +273,35 @@ class RunMatchResponse(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 
     RESULT_FIELD_NUMBER: _builtins.int
+    SEAT_BOT_VERSIONS_FIELD_NUMBER: _builtins.int
+    SEAT_RATED_IDS_FIELD_NUMBER: _builtins.int
     @_builtins.property
     def result(self) -> _bot_pb2.MatchResult:
         """The result."""
+
+    @_builtins.property
+    def seat_bot_versions(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """The version string each seat's bot said hello with when the match began, by seat
+        (empty for a seat the referee plays itself; no entries for a match recorded before
+        versions were).
+        """
+
+    @_builtins.property
+    def seat_rated_ids(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """The id each seat's result is rated under, by seat (see `BotInfo.rated_id`; no entries
+        for a match recorded before versions were).
+        """
 
     def __init__(
         self,
         *,
         result: _bot_pb2.MatchResult | None = ...,
+        seat_bot_versions: _abc.Iterable[_builtins.str] | None = ...,
+        seat_rated_ids: _abc.Iterable[_builtins.str] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["result", b"result"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["result", b"result"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["result", b"result", "seat_bot_versions", b"seat_bot_versions", "seat_rated_ids", b"seat_rated_ids"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
