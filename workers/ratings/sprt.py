@@ -7,9 +7,9 @@ Duplicate pairs and the pentanomial
     NEW and OLD play a *pair* of games on the same deals with the seats swapped, so the
     luck of the cards cancels.  NEW scores 1, ½ or 0 per game (win, tie, loss), hence 0, ½,
     1, 1½ or 2 per pair: the five counts of the pentanomial (LL, LD, WL+DD, WD, WW).  The
-    two games of a pair are strongly correlated, which is why the pair, not the game, is
-    the independent sample (fishtest's pentanomial model; treating the games as independent
-    overstates the variance when the deals are shared, see bench/duplicate_deals.py).
+    two games of a pair share their deals, so they are not independent samples: the pair
+    is (fishtest's pentanomial model).  How much the shared deals buy in Pitch is measured
+    by bench/duplicate_deals.py: little over full games, more in short ones.
 
 The log-likelihood ratio
     The *generalized* LLR of the observed pair-score distribution: the likelihood of the
