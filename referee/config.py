@@ -27,6 +27,8 @@ ENVIRONMENT = {
     "finished_matches_kept": "PITCH_FINISHED_MATCHES_KEPT",
     "shutdown_grace_s": "PITCH_SHUTDOWN_GRACE_S",
     "store_prefix": "PITCH_STORE_PREFIX",
+    "advertise_address": "PITCH_REFEREE_ADVERTISE",
+    "fleet_ttl_s": "PITCH_FLEET_TTL_S",
 }
 
 
@@ -60,6 +62,14 @@ class RefereeConfig:
     """On shutdown, how long running matches may take to finish before they are aborted."""
     store_prefix: str = "pitch:"
     """Prefix of every Redis key this arena uses."""
+    advertise_address: str = ""
+    """host:port bots and workers reach this referee at, written to the fleet directory;
+    empty: the listen address, with this host's name when it listens on every interface
+    (a container's name resolves on its compose network)."""
+    fleet_ttl_s: float = 10.0
+    """How long the fleet directory keeps this referee (and its match claims) after its last
+    heartbeat; it beats every third of it.  A SIGKILLed referee's matches may start again
+    elsewhere after this long."""
 
     def __post_init__(self) -> None:
         for name in ("per_decision_ms", "bank_ms", "max_strikes", "max_matches", "finished_matches_kept"):
@@ -67,6 +77,8 @@ class RefereeConfig:
                 raise ValueError(f"{name} must not be negative, got {getattr(self, name)}")
         if self.per_decision_ms == 0:
             raise ValueError("per_decision_ms must be positive")
+        if self.fleet_ttl_s <= 0:
+            raise ValueError(f"fleet_ttl_s must be positive, got {self.fleet_ttl_s}")
         if ":" not in self.address:
             raise ValueError(f"address {self.address!r} must be host:port")
 

@@ -25,17 +25,17 @@ _sym_db = _symbol_database.Default()
 from pitch_sdk.proto.pitch.v1 import game_pb2 as pitch_dot_v1_dot_game__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x12pitch/v1/bot.proto\x12\x08pitch.v1\x1a\x13pitch/v1/game.proto\"\xb8\x01\n\nBotMessage\x12 \n\x05hello\x18\x01 \x01(\x0b\x32\x0f.pitch.v1.HelloH\x00\x12&\n\x08\x64\x65\x63ision\x18\x02 \x01(\x0b\x32\x12.pitch.v1.DecisionH\x00\x12-\n\x08practice\x18\x03 \x01(\x0b\x32\x19.pitch.v1.PracticeRequestH\x00\x12&\n\x05\x62\x61tch\x18\x04 \x01(\x0b\x32\x15.pitch.v1.BotMessagesH\x00\x42\t\n\x07message\"5\n\x0b\x42otMessages\x12&\n\x08messages\x18\x01 \x03(\x0b\x32\x14.pitch.v1.BotMessage\"b\n\x0fPracticeRequest\x12\x0e\n\x06preset\x18\x01 \x01(\t\x12\x14\n\x0coptions_json\x18\x02 \x01(\t\x12\x0c\n\x04seed\x18\x03 \x01(\x04\x12\r\n\x05games\x18\x04 \x01(\r\x12\x0c\n\x04seat\x18\x05 \x01(\r\"\x1f\n\x0cRequestError\x12\x0f\n\x07message\x18\x01 \x01(\t\"\x9e\x03\n\x0eRefereeMessage\x12$\n\x07welcome\x18\x01 \x01(\x0b\x32\x11.pitch.v1.WelcomeH\x00\x12$\n\x07refusal\x18\x02 \x01(\x0b\x32\x11.pitch.v1.RefusalH\x00\x12/\n\rmatch_started\x18\x03 \x01(\x0b\x32\x16.pitch.v1.MatchStartedH\x00\x12\'\n\x06\x65vents\x18\x04 \x01(\x0b\x32\x15.pitch.v1.MatchEventsH\x00\x12\x35\n\x10\x64\x65\x63ision_request\x18\x05 \x01(\x0b\x32\x19.pitch.v1.DecisionRequestH\x00\x12\"\n\x06strike\x18\x06 \x01(\x0b\x32\x10.pitch.v1.StrikeH\x00\x12+\n\x0bmatch_ended\x18\x07 \x01(\x0b\x32\x14.pitch.v1.MatchEndedH\x00\x12\'\n\x05\x65rror\x18\x08 \x01(\x0b\x32\x16.pitch.v1.RequestErrorH\x00\x12*\n\x05\x62\x61tch\x18\t \x01(\x0b\x32\x19.pitch.v1.RefereeMessagesH\x00\x42\t\n\x07message\"=\n\x0fRefereeMessages\x12*\n\x08messages\x18\x01 \x03(\x0b\x32\x18.pitch.v1.RefereeMessage\"\xbd\x01\n\x05Hello\x12\x10\n\x08\x62ot_name\x18\x01 \x01(\t\x12\x13\n\x0b\x62ot_version\x18\x02 \x01(\t\x12\x0b\n\x03sdk\x18\x03 \x01(\t\x12\x19\n\x11protocol_versions\x18\x04 \x03(\t\x12\x10\n\x08rulesets\x18\x05 \x03(\t\x12\x10\n\x08\x63\x61pacity\x18\x06 \x01(\r\x12\x1a\n\x12observation_tensor\x18\x07 \x01(\x08\x12\x13\n\x0bskip_events\x18\x08 \x01(\x08\x12\x10\n\x08\x62\x61tching\x18\t \x01(\x08\"h\n\x07Welcome\x12\x18\n\x10protocol_version\x18\x01 \x01(\t\x12\x12\n\nsession_id\x18\x02 \x01(\t\x12\x0e\n\x06\x62ot_id\x18\x03 \x01(\t\x12\x1f\n\x17reconnect_grace_seconds\x18\x04 \x01(\r\"h\n\x07Refusal\x12\'\n\x06reason\x18\x01 \x01(\x0e\x32\x17.pitch.v1.RefusalReason\x12\x0f\n\x07message\x18\x02 \x01(\t\x12#\n\x1bsupported_protocol_versions\x18\x03 \x03(\t\"7\n\x0bTimeControl\x12\x17\n\x0fper_decision_ms\x18\x01 \x01(\r\x12\x0f\n\x07\x62\x61nk_ms\x18\x02 \x01(\r\"\xb7\x01\n\x0cMatchStarted\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\r\x12\"\n\x07ruleset\x18\x03 \x01(\x0b\x32\x11.pitch.v1.Ruleset\x12\x12\n\nseat_names\x18\x04 \x03(\t\x12\r\n\x05games\x18\x05 \x01(\r\x12+\n\x0ctime_control\x18\x06 \x01(\x0b\x32\x15.pitch.v1.TimeControl\x12\x13\n\x0bmax_strikes\x18\x07 \x01(\r\"\xcc\x02\n\x0f\x44\x65\x63isionRequest\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x13\n\x0b\x64\x65\x63ision_id\x18\x02 \x01(\t\x12\x0c\n\x04seat\x18\x03 \x01(\r\x12\x0c\n\x04game\x18\x04 \x01(\r\x12$\n\x04kind\x18\x05 \x01(\x0e\x32\x16.pitch.v1.DecisionKind\x12*\n\x0bobservation\x18\x06 \x01(\x0b\x32\x15.pitch.v1.Observation\x12\'\n\rlegal_actions\x18\x07 \x03(\x0b\x32\x10.pitch.v1.Action\x12\'\n\x08\x63\x61rd_set\x18\x08 \x01(\x0b\x32\x15.pitch.v1.CardSetRule\x12\x16\n\x0etime_budget_ms\x18\t \x01(\r\x12\x14\n\x0ctime_bank_ms\x18\n \x01(\r\x12$\n\x06\x65vents\x18\x0b \x03(\x0b\x32\x14.pitch.v1.MatchEvent\"}\n\x08\x44\x65\x63ision\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x13\n\x0b\x64\x65\x63ision_id\x18\x02 \x01(\t\x12\x1c\n\x12legal_action_index\x18\x03 \x01(\rH\x00\x12\"\n\x06\x61\x63tion\x18\x04 \x01(\x0b\x32\x10.pitch.v1.ActionH\x00\x42\x08\n\x06\x61nswer\"\xab\x01\n\x06Strike\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x13\n\x0b\x64\x65\x63ision_id\x18\x02 \x01(\t\x12\x0c\n\x04seat\x18\x03 \x01(\r\x12&\n\x06reason\x18\x04 \x01(\x0e\x32\x16.pitch.v1.StrikeReason\x12\x0f\n\x07message\x18\x05 \x01(\t\x12\"\n\x08\x66\x61llback\x18\x06 \x01(\x0b\x32\x10.pitch.v1.Action\x12\x0f\n\x07strikes\x18\x07 \x01(\r\"S\n\x0bMatchEvents\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\r\x12$\n\x06\x65vents\x18\x03 \x03(\x0b\x32\x14.pitch.v1.MatchEvent\"\xac\x04\n\nMatchEvent\x12\x0c\n\x04game\x18\x01 \x01(\r\x12)\n\nhand_dealt\x18\x04 \x01(\x0b\x32\x13.pitch.v1.HandDealtH\x00\x12\"\n\x03\x62id\x18\x05 \x01(\x0b\x32\x13.pitch.v1.BidRecordH\x00\x12&\n\x05trump\x18\x06 \x01(\x0b\x32\x15.pitch.v1.TrumpChosenH\x00\x12,\n\x08\x65xchange\x18\x07 \x01(\x0b\x32\x18.pitch.v1.ExchangeRecordH\x00\x12$\n\x04play\x18\x08 \x01(\x0b\x32\x14.pitch.v1.PlayRecordH\x00\x12 \n\x05trick\x18\t \x01(\x0b\x32\x0f.pitch.v1.TrickH\x00\x12+\n\x0bhand_result\x18\n \x01(\x0b\x32\x14.pitch.v1.HandResultH\x00\x12\x1b\n\x11\x61ll_passed_dealer\x18\x0b \x01(\rH\x00\x12&\n\x06looked\x18\x0c \x01(\x0b\x32\x14.pitch.v1.SeatLookedH\x00\x12#\n\x04\x63oke\x18\r \x01(\x0b\x32\x13.pitch.v1.SeatCardsH\x00\x12\x31\n\x0epartner_called\x18\x0e \x01(\x0b\x32\x17.pitch.v1.PartnerCalledH\x00\x12%\n\x06\x62urned\x18\x0f \x01(\x0b\x32\x13.pitch.v1.SeatCardsH\x00\x12)\n\nall_passed\x18\x10 \x01(\x0b\x32\x13.pitch.v1.AllPassedH\x00\x42\x07\n\x05\x65vent\"?\n\tAllPassed\x12\x0e\n\x06\x64\x65\x61ler\x18\x01 \x01(\r\x12\"\n\x05shown\x18\x02 \x03(\x0b\x32\x13.pitch.v1.SeatCards\"*\n\nSeatLooked\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x0e\n\x06looked\x18\x02 \x01(\x08\";\n\rPartnerCalled\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x1c\n\x04\x63\x61rd\x18\x02 \x01(\x0b\x32\x0e.pitch.v1.Card\"N\n\tHandDealt\x12\x13\n\x0bhand_number\x18\x01 \x01(\r\x12\x0e\n\x06\x64\x65\x61ler\x18\x02 \x01(\r\x12\x1c\n\x04hand\x18\x03 \x03(\x0b\x32\x0e.pitch.v1.Card\"W\n\x0bTrumpChosen\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x1c\n\x04suit\x18\x02 \x01(\x0e\x32\x0e.pitch.v1.Suit\x12\x0f\n\x07pitched\x18\x03 \x01(\x08\x12\x0b\n\x03sub\x18\x04 \x01(\x08\"E\n\nMatchEnded\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12%\n\x06result\x18\x02 \x01(\x0b\x32\x15.pitch.v1.MatchResult\"\xf1\x01\n\x0bMatchResult\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\"\n\x07ruleset\x18\x02 \x01(\x0b\x32\x11.pitch.v1.Ruleset\x12\x0c\n\x04seed\x18\x03 \x01(\x04\x12$\n\x05games\x18\x04 \x03(\x0b\x32\x15.pitch.v1.GameOutcome\x12$\n\x05seats\x18\x05 \x03(\x0b\x32\x15.pitch.v1.SeatOutcome\x12\x12\n\nparty_wins\x18\x06 \x03(\r\x12\x11\n\tforfeited\x18\x07 \x01(\x08\x12\x18\n\x10\x66orfeiting_party\x18\x08 \x01(\r\x12\x11\n\tcompleted\x18\t \x01(\x08\"d\n\x0bGameOutcome\x12\x0e\n\x06winner\x18\x01 \x01(\r\x12\x12\n\nhas_winner\x18\x02 \x01(\x08\x12\x0e\n\x06scores\x18\x03 \x03(\x05\x12\r\n\x05hands\x18\x04 \x01(\r\x12\x12\n\nwin_reason\x18\x05 \x01(\t\"\xd7\x01\n\x0bSeatOutcome\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x0e\n\x06\x62ot_id\x18\x02 \x01(\t\x12$\n\x06status\x18\x03 \x01(\x0e\x32\x14.pitch.v1.SeatStatus\x12\x0f\n\x07strikes\x18\x04 \x01(\r\x12\x11\n\tdecisions\x18\x05 \x01(\r\x12\x17\n\x0fignored_answers\x18\x06 \x01(\r\x12\x10\n\x08timeouts\x18\x07 \x01(\r\x12\x14\n\x0ctime_used_ms\x18\x08 \x01(\x04\x12\x1f\n\x17\x64\x65\x63ision_time_histogram\x18\t \x03(\r*\x94\x01\n\rRefusalReason\x12\x1e\n\x1aREFUSAL_REASON_UNSPECIFIED\x10\x00\x12#\n\x1fREFUSAL_REASON_PROTOCOL_VERSION\x10\x01\x12\x1c\n\x18REFUSAL_REASON_BAD_HELLO\x10\x02\x12 \n\x1cREFUSAL_REASON_SHUTTING_DOWN\x10\x03*\xa7\x01\n\x0cStrikeReason\x12\x1d\n\x19STRIKE_REASON_UNSPECIFIED\x10\x00\x12\x19\n\x15STRIKE_REASON_TIMEOUT\x10\x01\x12 \n\x1cSTRIKE_REASON_ILLEGAL_ACTION\x10\x02\x12\x1b\n\x17STRIKE_REASON_MALFORMED\x10\x03\x12\x1e\n\x1aSTRIKE_REASON_DISCONNECTED\x10\x04\x32K\n\nBotService\x12=\n\x07\x43onnect\x12\x14.pitch.v1.BotMessage\x1a\x18.pitch.v1.RefereeMessage(\x01\x30\x01\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x12pitch/v1/bot.proto\x12\x08pitch.v1\x1a\x13pitch/v1/game.proto\"\xb8\x01\n\nBotMessage\x12 \n\x05hello\x18\x01 \x01(\x0b\x32\x0f.pitch.v1.HelloH\x00\x12&\n\x08\x64\x65\x63ision\x18\x02 \x01(\x0b\x32\x12.pitch.v1.DecisionH\x00\x12-\n\x08practice\x18\x03 \x01(\x0b\x32\x19.pitch.v1.PracticeRequestH\x00\x12&\n\x05\x62\x61tch\x18\x04 \x01(\x0b\x32\x15.pitch.v1.BotMessagesH\x00\x42\t\n\x07message\"5\n\x0b\x42otMessages\x12&\n\x08messages\x18\x01 \x03(\x0b\x32\x14.pitch.v1.BotMessage\"b\n\x0fPracticeRequest\x12\x0e\n\x06preset\x18\x01 \x01(\t\x12\x14\n\x0coptions_json\x18\x02 \x01(\t\x12\x0c\n\x04seed\x18\x03 \x01(\x04\x12\r\n\x05games\x18\x04 \x01(\r\x12\x0c\n\x04seat\x18\x05 \x01(\r\"\x1f\n\x0cRequestError\x12\x0f\n\x07message\x18\x01 \x01(\t\"\xcd\x03\n\x0eRefereeMessage\x12$\n\x07welcome\x18\x01 \x01(\x0b\x32\x11.pitch.v1.WelcomeH\x00\x12$\n\x07refusal\x18\x02 \x01(\x0b\x32\x11.pitch.v1.RefusalH\x00\x12/\n\rmatch_started\x18\x03 \x01(\x0b\x32\x16.pitch.v1.MatchStartedH\x00\x12\'\n\x06\x65vents\x18\x04 \x01(\x0b\x32\x15.pitch.v1.MatchEventsH\x00\x12\x35\n\x10\x64\x65\x63ision_request\x18\x05 \x01(\x0b\x32\x19.pitch.v1.DecisionRequestH\x00\x12\"\n\x06strike\x18\x06 \x01(\x0b\x32\x10.pitch.v1.StrikeH\x00\x12+\n\x0bmatch_ended\x18\x07 \x01(\x0b\x32\x14.pitch.v1.MatchEndedH\x00\x12\'\n\x05\x65rror\x18\x08 \x01(\x0b\x32\x16.pitch.v1.RequestErrorH\x00\x12*\n\x05\x62\x61tch\x18\t \x01(\x0b\x32\x19.pitch.v1.RefereeMessagesH\x00\x12-\n\x0c\x66leet_update\x18\n \x01(\x0b\x32\x15.pitch.v1.FleetUpdateH\x00\x42\t\n\x07message\" \n\x0b\x46leetUpdate\x12\x11\n\taddresses\x18\x01 \x03(\t\"=\n\x0fRefereeMessages\x12*\n\x08messages\x18\x01 \x03(\x0b\x32\x18.pitch.v1.RefereeMessage\"\xd4\x01\n\x05Hello\x12\x10\n\x08\x62ot_name\x18\x01 \x01(\t\x12\x13\n\x0b\x62ot_version\x18\x02 \x01(\t\x12\x0b\n\x03sdk\x18\x03 \x01(\t\x12\x19\n\x11protocol_versions\x18\x04 \x03(\t\x12\x10\n\x08rulesets\x18\x05 \x03(\t\x12\x10\n\x08\x63\x61pacity\x18\x06 \x01(\r\x12\x1a\n\x12observation_tensor\x18\x07 \x01(\x08\x12\x13\n\x0bskip_events\x18\x08 \x01(\x08\x12\x10\n\x08\x62\x61tching\x18\t \x01(\x08\x12\x15\n\rfleet_updates\x18\n \x01(\x08\"\x90\x01\n\x07Welcome\x12\x18\n\x10protocol_version\x18\x01 \x01(\t\x12\x12\n\nsession_id\x18\x02 \x01(\t\x12\x0e\n\x06\x62ot_id\x18\x03 \x01(\t\x12\x1f\n\x17reconnect_grace_seconds\x18\x04 \x01(\r\x12\r\n\x05\x66leet\x18\x05 \x03(\t\x12\x17\n\x0freferee_address\x18\x06 \x01(\t\"h\n\x07Refusal\x12\'\n\x06reason\x18\x01 \x01(\x0e\x32\x17.pitch.v1.RefusalReason\x12\x0f\n\x07message\x18\x02 \x01(\t\x12#\n\x1bsupported_protocol_versions\x18\x03 \x03(\t\"7\n\x0bTimeControl\x12\x17\n\x0fper_decision_ms\x18\x01 \x01(\r\x12\x0f\n\x07\x62\x61nk_ms\x18\x02 \x01(\r\"\xb7\x01\n\x0cMatchStarted\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\r\x12\"\n\x07ruleset\x18\x03 \x01(\x0b\x32\x11.pitch.v1.Ruleset\x12\x12\n\nseat_names\x18\x04 \x03(\t\x12\r\n\x05games\x18\x05 \x01(\r\x12+\n\x0ctime_control\x18\x06 \x01(\x0b\x32\x15.pitch.v1.TimeControl\x12\x13\n\x0bmax_strikes\x18\x07 \x01(\r\"\xcc\x02\n\x0f\x44\x65\x63isionRequest\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x13\n\x0b\x64\x65\x63ision_id\x18\x02 \x01(\t\x12\x0c\n\x04seat\x18\x03 \x01(\r\x12\x0c\n\x04game\x18\x04 \x01(\r\x12$\n\x04kind\x18\x05 \x01(\x0e\x32\x16.pitch.v1.DecisionKind\x12*\n\x0bobservation\x18\x06 \x01(\x0b\x32\x15.pitch.v1.Observation\x12\'\n\rlegal_actions\x18\x07 \x03(\x0b\x32\x10.pitch.v1.Action\x12\'\n\x08\x63\x61rd_set\x18\x08 \x01(\x0b\x32\x15.pitch.v1.CardSetRule\x12\x16\n\x0etime_budget_ms\x18\t \x01(\r\x12\x14\n\x0ctime_bank_ms\x18\n \x01(\r\x12$\n\x06\x65vents\x18\x0b \x03(\x0b\x32\x14.pitch.v1.MatchEvent\"}\n\x08\x44\x65\x63ision\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x13\n\x0b\x64\x65\x63ision_id\x18\x02 \x01(\t\x12\x1c\n\x12legal_action_index\x18\x03 \x01(\rH\x00\x12\"\n\x06\x61\x63tion\x18\x04 \x01(\x0b\x32\x10.pitch.v1.ActionH\x00\x42\x08\n\x06\x61nswer\"\xab\x01\n\x06Strike\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x13\n\x0b\x64\x65\x63ision_id\x18\x02 \x01(\t\x12\x0c\n\x04seat\x18\x03 \x01(\r\x12&\n\x06reason\x18\x04 \x01(\x0e\x32\x16.pitch.v1.StrikeReason\x12\x0f\n\x07message\x18\x05 \x01(\t\x12\"\n\x08\x66\x61llback\x18\x06 \x01(\x0b\x32\x10.pitch.v1.Action\x12\x0f\n\x07strikes\x18\x07 \x01(\r\"S\n\x0bMatchEvents\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\r\x12$\n\x06\x65vents\x18\x03 \x03(\x0b\x32\x14.pitch.v1.MatchEvent\"\xac\x04\n\nMatchEvent\x12\x0c\n\x04game\x18\x01 \x01(\r\x12)\n\nhand_dealt\x18\x04 \x01(\x0b\x32\x13.pitch.v1.HandDealtH\x00\x12\"\n\x03\x62id\x18\x05 \x01(\x0b\x32\x13.pitch.v1.BidRecordH\x00\x12&\n\x05trump\x18\x06 \x01(\x0b\x32\x15.pitch.v1.TrumpChosenH\x00\x12,\n\x08\x65xchange\x18\x07 \x01(\x0b\x32\x18.pitch.v1.ExchangeRecordH\x00\x12$\n\x04play\x18\x08 \x01(\x0b\x32\x14.pitch.v1.PlayRecordH\x00\x12 \n\x05trick\x18\t \x01(\x0b\x32\x0f.pitch.v1.TrickH\x00\x12+\n\x0bhand_result\x18\n \x01(\x0b\x32\x14.pitch.v1.HandResultH\x00\x12\x1b\n\x11\x61ll_passed_dealer\x18\x0b \x01(\rH\x00\x12&\n\x06looked\x18\x0c \x01(\x0b\x32\x14.pitch.v1.SeatLookedH\x00\x12#\n\x04\x63oke\x18\r \x01(\x0b\x32\x13.pitch.v1.SeatCardsH\x00\x12\x31\n\x0epartner_called\x18\x0e \x01(\x0b\x32\x17.pitch.v1.PartnerCalledH\x00\x12%\n\x06\x62urned\x18\x0f \x01(\x0b\x32\x13.pitch.v1.SeatCardsH\x00\x12)\n\nall_passed\x18\x10 \x01(\x0b\x32\x13.pitch.v1.AllPassedH\x00\x42\x07\n\x05\x65vent\"?\n\tAllPassed\x12\x0e\n\x06\x64\x65\x61ler\x18\x01 \x01(\r\x12\"\n\x05shown\x18\x02 \x03(\x0b\x32\x13.pitch.v1.SeatCards\"*\n\nSeatLooked\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x0e\n\x06looked\x18\x02 \x01(\x08\";\n\rPartnerCalled\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x1c\n\x04\x63\x61rd\x18\x02 \x01(\x0b\x32\x0e.pitch.v1.Card\"N\n\tHandDealt\x12\x13\n\x0bhand_number\x18\x01 \x01(\r\x12\x0e\n\x06\x64\x65\x61ler\x18\x02 \x01(\r\x12\x1c\n\x04hand\x18\x03 \x03(\x0b\x32\x0e.pitch.v1.Card\"W\n\x0bTrumpChosen\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x1c\n\x04suit\x18\x02 \x01(\x0e\x32\x0e.pitch.v1.Suit\x12\x0f\n\x07pitched\x18\x03 \x01(\x08\x12\x0b\n\x03sub\x18\x04 \x01(\x08\"E\n\nMatchEnded\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12%\n\x06result\x18\x02 \x01(\x0b\x32\x15.pitch.v1.MatchResult\"\xf1\x01\n\x0bMatchResult\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\"\n\x07ruleset\x18\x02 \x01(\x0b\x32\x11.pitch.v1.Ruleset\x12\x0c\n\x04seed\x18\x03 \x01(\x04\x12$\n\x05games\x18\x04 \x03(\x0b\x32\x15.pitch.v1.GameOutcome\x12$\n\x05seats\x18\x05 \x03(\x0b\x32\x15.pitch.v1.SeatOutcome\x12\x12\n\nparty_wins\x18\x06 \x03(\r\x12\x11\n\tforfeited\x18\x07 \x01(\x08\x12\x18\n\x10\x66orfeiting_party\x18\x08 \x01(\r\x12\x11\n\tcompleted\x18\t \x01(\x08\"d\n\x0bGameOutcome\x12\x0e\n\x06winner\x18\x01 \x01(\r\x12\x12\n\nhas_winner\x18\x02 \x01(\x08\x12\x0e\n\x06scores\x18\x03 \x03(\x05\x12\r\n\x05hands\x18\x04 \x01(\r\x12\x12\n\nwin_reason\x18\x05 \x01(\t\"\xd7\x01\n\x0bSeatOutcome\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x0e\n\x06\x62ot_id\x18\x02 \x01(\t\x12$\n\x06status\x18\x03 \x01(\x0e\x32\x14.pitch.v1.SeatStatus\x12\x0f\n\x07strikes\x18\x04 \x01(\r\x12\x11\n\tdecisions\x18\x05 \x01(\r\x12\x17\n\x0fignored_answers\x18\x06 \x01(\r\x12\x10\n\x08timeouts\x18\x07 \x01(\r\x12\x14\n\x0ctime_used_ms\x18\x08 \x01(\x04\x12\x1f\n\x17\x64\x65\x63ision_time_histogram\x18\t \x03(\r*\x94\x01\n\rRefusalReason\x12\x1e\n\x1aREFUSAL_REASON_UNSPECIFIED\x10\x00\x12#\n\x1fREFUSAL_REASON_PROTOCOL_VERSION\x10\x01\x12\x1c\n\x18REFUSAL_REASON_BAD_HELLO\x10\x02\x12 \n\x1cREFUSAL_REASON_SHUTTING_DOWN\x10\x03*\xa7\x01\n\x0cStrikeReason\x12\x1d\n\x19STRIKE_REASON_UNSPECIFIED\x10\x00\x12\x19\n\x15STRIKE_REASON_TIMEOUT\x10\x01\x12 \n\x1cSTRIKE_REASON_ILLEGAL_ACTION\x10\x02\x12\x1b\n\x17STRIKE_REASON_MALFORMED\x10\x03\x12\x1e\n\x1aSTRIKE_REASON_DISCONNECTED\x10\x04\x32K\n\nBotService\x12=\n\x07\x43onnect\x12\x14.pitch.v1.BotMessage\x1a\x18.pitch.v1.RefereeMessage(\x01\x30\x01\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'pitch.v1.bot_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_REFUSALREASON']._serialized_start=3810
-  _globals['_REFUSALREASON']._serialized_end=3958
-  _globals['_STRIKEREASON']._serialized_start=3961
-  _globals['_STRIKEREASON']._serialized_end=4128
+  _globals['_REFUSALREASON']._serialized_start=3955
+  _globals['_REFUSALREASON']._serialized_end=4103
+  _globals['_STRIKEREASON']._serialized_start=4106
+  _globals['_STRIKEREASON']._serialized_end=4273
   _globals['_BOTMESSAGE']._serialized_start=54
   _globals['_BOTMESSAGE']._serialized_end=238
   _globals['_BOTMESSAGES']._serialized_start=240
@@ -45,47 +45,49 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_REQUESTERROR']._serialized_start=395
   _globals['_REQUESTERROR']._serialized_end=426
   _globals['_REFEREEMESSAGE']._serialized_start=429
-  _globals['_REFEREEMESSAGE']._serialized_end=843
-  _globals['_REFEREEMESSAGES']._serialized_start=845
-  _globals['_REFEREEMESSAGES']._serialized_end=906
-  _globals['_HELLO']._serialized_start=909
-  _globals['_HELLO']._serialized_end=1098
-  _globals['_WELCOME']._serialized_start=1100
-  _globals['_WELCOME']._serialized_end=1204
-  _globals['_REFUSAL']._serialized_start=1206
-  _globals['_REFUSAL']._serialized_end=1310
-  _globals['_TIMECONTROL']._serialized_start=1312
-  _globals['_TIMECONTROL']._serialized_end=1367
-  _globals['_MATCHSTARTED']._serialized_start=1370
-  _globals['_MATCHSTARTED']._serialized_end=1553
-  _globals['_DECISIONREQUEST']._serialized_start=1556
-  _globals['_DECISIONREQUEST']._serialized_end=1888
-  _globals['_DECISION']._serialized_start=1890
-  _globals['_DECISION']._serialized_end=2015
-  _globals['_STRIKE']._serialized_start=2018
-  _globals['_STRIKE']._serialized_end=2189
-  _globals['_MATCHEVENTS']._serialized_start=2191
-  _globals['_MATCHEVENTS']._serialized_end=2274
-  _globals['_MATCHEVENT']._serialized_start=2277
-  _globals['_MATCHEVENT']._serialized_end=2833
-  _globals['_ALLPASSED']._serialized_start=2835
-  _globals['_ALLPASSED']._serialized_end=2898
-  _globals['_SEATLOOKED']._serialized_start=2900
-  _globals['_SEATLOOKED']._serialized_end=2942
-  _globals['_PARTNERCALLED']._serialized_start=2944
-  _globals['_PARTNERCALLED']._serialized_end=3003
-  _globals['_HANDDEALT']._serialized_start=3005
-  _globals['_HANDDEALT']._serialized_end=3083
-  _globals['_TRUMPCHOSEN']._serialized_start=3085
-  _globals['_TRUMPCHOSEN']._serialized_end=3172
-  _globals['_MATCHENDED']._serialized_start=3174
-  _globals['_MATCHENDED']._serialized_end=3243
-  _globals['_MATCHRESULT']._serialized_start=3246
-  _globals['_MATCHRESULT']._serialized_end=3487
-  _globals['_GAMEOUTCOME']._serialized_start=3489
-  _globals['_GAMEOUTCOME']._serialized_end=3589
-  _globals['_SEATOUTCOME']._serialized_start=3592
-  _globals['_SEATOUTCOME']._serialized_end=3807
-  _globals['_BOTSERVICE']._serialized_start=4130
-  _globals['_BOTSERVICE']._serialized_end=4205
+  _globals['_REFEREEMESSAGE']._serialized_end=890
+  _globals['_FLEETUPDATE']._serialized_start=892
+  _globals['_FLEETUPDATE']._serialized_end=924
+  _globals['_REFEREEMESSAGES']._serialized_start=926
+  _globals['_REFEREEMESSAGES']._serialized_end=987
+  _globals['_HELLO']._serialized_start=990
+  _globals['_HELLO']._serialized_end=1202
+  _globals['_WELCOME']._serialized_start=1205
+  _globals['_WELCOME']._serialized_end=1349
+  _globals['_REFUSAL']._serialized_start=1351
+  _globals['_REFUSAL']._serialized_end=1455
+  _globals['_TIMECONTROL']._serialized_start=1457
+  _globals['_TIMECONTROL']._serialized_end=1512
+  _globals['_MATCHSTARTED']._serialized_start=1515
+  _globals['_MATCHSTARTED']._serialized_end=1698
+  _globals['_DECISIONREQUEST']._serialized_start=1701
+  _globals['_DECISIONREQUEST']._serialized_end=2033
+  _globals['_DECISION']._serialized_start=2035
+  _globals['_DECISION']._serialized_end=2160
+  _globals['_STRIKE']._serialized_start=2163
+  _globals['_STRIKE']._serialized_end=2334
+  _globals['_MATCHEVENTS']._serialized_start=2336
+  _globals['_MATCHEVENTS']._serialized_end=2419
+  _globals['_MATCHEVENT']._serialized_start=2422
+  _globals['_MATCHEVENT']._serialized_end=2978
+  _globals['_ALLPASSED']._serialized_start=2980
+  _globals['_ALLPASSED']._serialized_end=3043
+  _globals['_SEATLOOKED']._serialized_start=3045
+  _globals['_SEATLOOKED']._serialized_end=3087
+  _globals['_PARTNERCALLED']._serialized_start=3089
+  _globals['_PARTNERCALLED']._serialized_end=3148
+  _globals['_HANDDEALT']._serialized_start=3150
+  _globals['_HANDDEALT']._serialized_end=3228
+  _globals['_TRUMPCHOSEN']._serialized_start=3230
+  _globals['_TRUMPCHOSEN']._serialized_end=3317
+  _globals['_MATCHENDED']._serialized_start=3319
+  _globals['_MATCHENDED']._serialized_end=3388
+  _globals['_MATCHRESULT']._serialized_start=3391
+  _globals['_MATCHRESULT']._serialized_end=3632
+  _globals['_GAMEOUTCOME']._serialized_start=3634
+  _globals['_GAMEOUTCOME']._serialized_end=3734
+  _globals['_SEATOUTCOME']._serialized_start=3737
+  _globals['_SEATOUTCOME']._serialized_end=3952
+  _globals['_BOTSERVICE']._serialized_start=4275
+  _globals['_BOTSERVICE']._serialized_end=4350
 # @@protoc_insertion_point(module_scope)

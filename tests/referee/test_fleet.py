@@ -1,0 +1,134 @@
+"""Several referees on one Redis: the fleet directory, the fleet in the welcome, and one
+run per match id fleet-wide (real referees on loopback, real Redis, SDK bot clients)."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import uuid
+
+from pitch_sdk.client import BotClient
+from pitch_sdk.proto.pitch.v1 import bot_pb2
+from referee.arena import Arena
+from tests.referee.bots import FirstLegalBot
+from tests.referee.harness import RawBot, running_arena
+from workers.storage.fleet import FleetDirectory
+from workers.storage.store import Store
+
+FAST = {"fleet_ttl_s": 1.5}
+
+
+def run(coroutine: object) -> object:
+    """Run a test coroutine on a fresh event loop."""
+    return asyncio.run(coroutine)  # type: ignore[arg-type]
+
+
+def directory(redis_url: str, prefix: str, ttl_s: float = 1.5) -> FleetDirectory:
+    return FleetDirectory(Store.from_url(redis_url, prefix), ttl_s)
+
+
+async def eventually(condition: object, timeout: float = 10.0) -> None:
+    """Wait until ``condition()`` holds (the directory is written off the event loop)."""
+    deadline = time.monotonic() + timeout
+    while not condition():  # type: ignore[operator]
+        assert time.monotonic() < deadline, "condition never held"
+        await asyncio.sleep(0.05)
+
+
+def test_each_referee_announces_itself_and_leaves_the_directory_when_it_stops(redis_url: str) -> None:
+    """Two referees on one prefix are both live, with their address, capacity and running
+    count; a bot's stream is listed under the referee it is open to; the welcome lists the
+    whole fleet and names the referee; a stopped referee is gone from the directory."""
+    prefix = f"fleet-{uuid.uuid4().hex[:8]}:"
+    fleet = directory(redis_url, prefix)
+
+    async def scenario() -> None:
+        async with running_arena(redis_url, prefix, max_matches=7, **FAST) as first:
+            async with running_arena(redis_url, prefix, **FAST) as second:
+                await eventually(lambda: len(fleet.live()) == 2)
+                by_address = {e.address: e for e in fleet.live()}
+                assert set(by_address) == {first.address, second.address}
+                assert by_address[first.address].capacity == 7 and by_address[first.address].running == 0
+                registered = await first.register()
+                welcomes: list[bot_pb2.Welcome] = []
+
+                def keep(bot: RawBot, message: bot_pb2.RefereeMessage) -> None:
+                    if message.HasField("welcome"):
+                        welcomes.append(message.welcome)
+
+                bot = await RawBot(second, registered.token, bot_pb2.Hello(protocol_versions=["pitch.v1"]),
+                                   keep).started()
+                assert sorted(welcomes[0].fleet) == sorted([first.address, second.address])
+                assert welcomes[0].referee_address == second.address
+                await eventually(lambda: [e.address for e in fleet.placements([registered.bot_id])]
+                                 == [second.address])
+                bot.close()
+                await eventually(lambda: fleet.placements([registered.bot_id]) == [])
+            await eventually(lambda: [e.address for e in fleet.live()] == [first.address])
+
+    run(scenario())
+
+
+def test_a_referee_that_stops_beating_expires_from_the_directory(redis_url: str) -> None:
+    """A referee that dies writes nothing more: its entry, its bots and its claims expire
+    after the TTL (what a SIGKILL leaves; the end-to-end test kills a real process)."""
+    fleet = directory(redis_url, f"fleet-{uuid.uuid4().hex[:8]}:", ttl_s=0.5)
+    fleet.announce("dead", "127.0.0.1:1", 4, 1, ["bot-a"], [])
+    assert fleet.claim("m-1", "dead") == "dead"
+    assert fleet.claim("m-1", "other") == "dead"
+    assert [e.referee_id for e in fleet.placements(["bot-a"])] == ["dead"]
+    time.sleep(0.7)
+    assert fleet.live() == [] and fleet.placements(["bot-a"]) == []
+    assert fleet.claim("m-1", "other") == "other"
+
+
+def test_placement_prefers_the_least_busy_referee_with_every_seat_and_room(redis_url: str) -> None:
+    """Placement lists only referees where every seat's bot is connected and a match may
+    start, fewest running matches first."""
+    fleet = directory(redis_url, f"fleet-{uuid.uuid4().hex[:8]}:")
+    fleet.announce("busy", "h:1", 8, 5, ["a", "b"], [])
+    fleet.announce("idle", "h:2", 8, 1, ["a", "b", "c"], [])
+    fleet.announce("full", "h:3", 2, 2, ["a", "b"], [])
+    fleet.announce("lacks-b", "h:4", 8, 0, ["a"], [])
+    assert [e.referee_id for e in fleet.placements(["a", "b", "a"])] == ["idle", "busy"]
+    assert [e.referee_id for e in fleet.placements(["c"])] == ["idle"]
+    assert fleet.connected_bots() == {"a", "b", "c"}
+
+
+def test_one_match_id_given_to_two_referees_runs_once(redis_url: str) -> None:
+    """The same match id sent to two referees of one fleet at once is played by one of them
+    only; the other waits on the claim and answers with the same recorded result (before
+    the fleet, both played it: 476 decisions each)."""
+    prefix = f"fleet-{uuid.uuid4().hex[:8]}:"
+
+    async def scenario() -> None:
+        async with running_arena(redis_url, prefix, **FAST) as first, \
+                running_arena(redis_url, prefix, **FAST) as second:
+            seats: list[str] = []
+            clients: list[BotClient] = []
+            for _ in range(4):
+                registered = await first.register()
+                seats.append(registered.bot_id)
+                for arena in (first, second):
+                    client = BotClient(FirstLegalBot, arena.address, registered.token)
+                    arena.tasks.append(asyncio.create_task(client.run(arena.stop)))
+                    clients.append(client)
+            for client in clients:
+                await asyncio.wait_for(client.connected.wait(), 10)
+            match_id = f"m-{uuid.uuid4().hex[:8]}"
+            answers = await asyncio.gather(
+                first.run_match("partnership", seats, match_id=match_id, seed=3, games=1),
+                second.run_match("partnership", seats, match_id=match_id, seed=3, games=1))
+            assert answers[0].result == answers[1].result and answers[0].result.completed
+            ran = [arena for arena in (first, second) if played_here(arena.server.arena, match_id)]
+            assert len(ran) == 1
+            decisions = sum(seat.decisions for seat in answers[0].result.seats)
+            assert sum(client.decisions for client in clients) == decisions
+            assert directory(redis_url, prefix).holder(match_id) == ""  # released once recorded
+
+    run(scenario())
+
+
+def played_here(arena: Arena, match_id: str) -> bool:
+    """Whether ``arena`` ran ``match_id`` itself (it keeps the matches it ran)."""
+    return match_id in arena.finished or match_id in arena.matches
