@@ -8,6 +8,7 @@ import time
 import uuid
 
 from pitch_sdk.client import BotClient
+from pitch_sdk.fleet import FleetBot
 from pitch_sdk.proto.pitch.v1 import bot_pb2
 from referee.arena import Arena
 from tests.referee.bots import FirstLegalBot
@@ -132,3 +133,33 @@ def test_one_match_id_given_to_two_referees_runs_once(redis_url: str) -> None:
 def played_here(arena: Arena, match_id: str) -> bool:
     """Whether ``arena`` ran ``match_id`` itself (it keeps the matches it ran)."""
     return match_id in arena.finished or match_id in arena.matches
+
+
+def test_an_sdk_bot_keeps_a_stream_on_every_live_referee(redis_url: str) -> None:
+    """``pitch-bot run``'s FleetBot dials one address, opens a stream to the other referee
+    the welcome lists, to a referee that joins later (a fleet update), and drops the
+    stream of a referee that leaves; the bot plays a match placed on either referee."""
+    prefix = f"fleet-{uuid.uuid4().hex[:8]}:"
+    fleet = directory(redis_url, prefix)
+
+    async def scenario() -> None:
+        async with running_arena(redis_url, prefix, **FAST) as first, \
+                running_arena(redis_url, prefix, **FAST) as second:
+            registered = await first.register()
+            bot = FleetBot(FirstLegalBot, first.address, registered.token, capacity=3)
+            runner = asyncio.create_task(bot.run(first.stop))
+            await eventually(lambda: {e.address for e in fleet.placements([registered.bot_id])}
+                             == {first.address, second.address})
+            async with running_arena(redis_url, prefix, **FAST) as third:
+                await eventually(lambda: third.address in {e.address for e in fleet.placements([registered.bot_id])})
+                assert sorted(c.address for c in bot.clients) == sorted([first.address, second.address, third.address])
+                result = (await third.run_match("cutthroat", [registered.bot_id] * 3, seed=2)).result
+                assert result.completed
+            await eventually(lambda: sorted(c.address for c in bot.clients) == sorted([first.address, second.address]))
+            result = (await second.run_match("cutthroat", [registered.bot_id] * 3, seed=3)).result
+            assert result.completed
+            first.stop.set()
+            await asyncio.wait_for(runner, 10)
+            assert bot.clients == []
+
+    run(scenario())

@@ -147,10 +147,19 @@ class FleetDirectory:
                                             int(data.get("running", 0)), float(data.get("heartbeat", 0))))
         return entries
 
-    def placements(self, bot_ids: Sequence[str]) -> list[RefereeEntry]:
-        """The live referees where every one of ``bot_ids`` is connected and a match may
-        start, the least busy first (fewest running matches, then most room)."""
+    def place(self, match_id: str, bot_ids: Sequence[str]) -> list[RefereeEntry]:
+        """Where to send match ``match_id``, best first: the live referee that holds its claim
+        (it runs the match: a retry joins it there), then :meth:`placements`."""
         entries = self.live()
+        holder = self.holder(match_id)
+        running = [entry for entry in entries if entry.referee_id == holder]
+        return running + [entry for entry in self.placements(bot_ids, entries) if entry.referee_id != holder]
+
+    def placements(self, bot_ids: Sequence[str], entries: list[RefereeEntry] | None = None) -> list[RefereeEntry]:
+        """The live referees (of ``entries``, default :meth:`live`) where every one of
+        ``bot_ids`` is connected and a match may start, the least busy first (fewest
+        running matches, then most room)."""
+        entries = self.live() if entries is None else entries
         if not entries:
             return []
         wanted = sorted(set(bot_ids))
