@@ -71,8 +71,9 @@ async def running_arena(redis_url: str, prefix: str | None = None, **config: obj
             await asyncio.wait(arena.tasks, timeout=10)
         await channel.close()
         await server.stop()
-        for key in store.client.scan_iter(f"{store.prefix}*"):
-            store.client.delete(key)
+        if prefix is None:  # a fleet's shared keys outlive each of its referees
+            for key in store.client.scan_iter(f"{store.prefix}*"):
+                store.client.delete(key)
 
 
 

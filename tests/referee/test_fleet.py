@@ -83,6 +83,19 @@ def test_a_referee_that_stops_beating_expires_from_the_directory(redis_url: str)
     assert fleet.claim("m-1", "other") == "other"
 
 
+def test_a_heartbeat_renews_only_the_claims_its_referee_holds(redis_url: str) -> None:
+    """A match that runs longer than the TTL keeps its claim while its referee beats; a
+    claim another referee took after a lapse is not taken back by the old holder."""
+    fleet = directory(redis_url, f"fleet-{uuid.uuid4().hex[:8]}:", ttl_s=0.5)
+    assert fleet.claim("long", "a") == "a" and fleet.claim("taken", "b") == "b"
+    for _ in range(4):
+        time.sleep(0.2)
+        fleet.announce("a", "h:1", 4, 1, None, ["long", "taken"])
+    assert fleet.holder("long") == "a" and fleet.holder("taken") == ""
+    assert fleet.release("long", "b") is False and fleet.holder("long") == "a"
+    assert fleet.release("long", "a") is True and fleet.holder("long") == ""
+
+
 def test_placement_prefers_the_least_busy_referee_with_every_seat_and_room(redis_url: str) -> None:
     """Placement lists only referees where every seat's bot is connected and a match may
     start, fewest running matches first."""

@@ -105,9 +105,9 @@ class FleetDirectory:
         pipe.pexpire(bot_set, self._ttl_ms)
         pipe.zadd(self._key("live"), {referee_id: now})
         pipe.zremrangebyscore(self._key("live"), "-inf", now - 2 * self.ttl_s)
-        pipe.execute()
         for match_id in renew_matches:
-            self._renew(keys=[self._key("match", match_id)], args=[referee_id, self._ttl_ms])
+            self._renew(keys=[self._key("match", match_id)], args=[referee_id, self._ttl_ms], client=pipe)
+        pipe.execute()
 
     def bot_connected(self, referee_id: str, bot_id: str) -> None:
         """A bot opened a stream to the referee (between heartbeats)."""
