@@ -245,6 +245,41 @@ def directory_costs(redis_url: str, sizes: list[int], calls: int = 200) -> list[
     return costs
 
 
+def resident_kb(pid: int) -> int:
+    """A process's resident memory (``VmRSS``), in kB."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+    raise RuntimeError(f"no VmRSS for process {pid}")
+
+
+async def idle_streams(address: str, count: int, referee: subprocess.Popen[bytes]) -> dict[str, float]:
+    """The referee's resident memory per idle bot stream: ``count`` registered bots each
+    open a stream (hello, welcome, then nothing), and the growth is divided among them:
+    what a referee pays per connected bot when every bot keeps a stream on every referee."""
+    metadata = (("authorization", f"Bearer {ADMIN}"),)
+    async with grpc.aio.insecure_channel(address) as channel:
+        admin = arena_pb2_grpc.ArenaServiceStub(channel)
+        tokens = [(await admin.RegisterBot(arena_pb2.RegisterBotRequest(name=f"idle-{uuid.uuid4().hex[:10]}"),
+                                           metadata=metadata)).token for _ in range(count)]
+        before = resident_kb(referee.pid)
+        bots = grpc.aio.insecure_channel(address)
+        calls = []
+        for token in tokens:
+            call = bot_pb2_grpc.BotServiceStub(bots).Connect(metadata=(("authorization", f"Bearer {token}"),))
+            await call.write(bot_pb2.BotMessage(hello=bot_pb2.Hello(
+                bot_name="idle", protocol_versions=["pitch.v1"], capacity=4, batching=True, fleet_updates=True)))
+            await call.read()  # the welcome
+            calls.append(call)
+        await asyncio.sleep(1.0)
+        after = resident_kb(referee.pid)
+        for call in calls:
+            call.cancel()
+        await bots.close()
+    return {"streams": count, "referee_rss_before_mb": round(before / 1024, 1),
+            "referee_rss_after_mb": round(after / 1024, 1), "kb_per_stream": round((after - before) / count, 1)}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--concurrency", type=int, default=8, help="matches kept running")
@@ -252,6 +287,8 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3, help="rounds of the two phases")
     parser.add_argument("--directory-sizes", type=int, nargs="*", default=[1, 10, 100],
                         help="fleet sizes at which to time the directory's operations")
+    parser.add_argument("--idle-streams", type=int, default=500,
+                        help="idle bot streams opened at the end to measure the referee's memory per stream")
     parser.add_argument("--host-bots", nargs=2, metavar=("ADDRESSES", "TOKENS"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.host_bots:
@@ -289,7 +326,8 @@ def main() -> None:
                                for name in order})
             report = {"concurrency": args.concurrency, "seconds": args.seconds, "cpus": os.cpu_count(),
                       "load_average_1min_at_end": round(os.getloadavg()[0], 2), **summary(rounds),
-                      "directory_costs": directory_costs(redis_server.url, args.directory_sizes)}
+                      "directory_costs": directory_costs(redis_server.url, args.directory_sizes),
+                      "idle_streams": asyncio.run(idle_streams(addresses[1], args.idle_streams, referees[1]))}
         finally:
             if host is not None:
                 host.kill()

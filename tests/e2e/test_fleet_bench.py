@@ -20,10 +20,11 @@ pytestmark = pytest.mark.slow
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def test_fleet_bench_reports_one_and_two_referees_and_the_directory_costs() -> None:
+def test_fleet_bench_reports_one_and_two_referees_the_directory_costs_and_stream_memory() -> None:
     run = subprocess.run(
         [sys.executable, "bench/fleet_throughput.py", "--rounds", "1", "--seconds", "0.5", "--concurrency", "2",
-         "--directory-sizes", "1", "2"], cwd=ROOT, capture_output=True, text=True, timeout=120, check=True)
+         "--directory-sizes", "1", "2", "--idle-streams", "20"],
+        cwd=ROOT, capture_output=True, text=True, timeout=120, check=True)
     report = json.loads(run.stdout)
     one, two = report["one"], report["two"]
     assert one["matches"] > 0 and two["matches"] > 0
@@ -34,3 +35,4 @@ def test_fleet_bench_reports_one_and_two_referees_and_the_directory_costs() -> N
         assert all(cpu["median"] > 0 for cpu in phase["cpu_us_per_decision"].values())
     assert [cost["referees"] for cost in report["directory_costs"]] == [1, 2]
     assert all(cost["place_us"] > 0 and cost["claim_release_us"] > 0 for cost in report["directory_costs"])
+    assert report["idle_streams"]["streams"] == 20 and report["idle_streams"]["referee_rss_after_mb"] > 0
