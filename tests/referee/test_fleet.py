@@ -4,6 +4,7 @@ run per match id fleet-wide (real referees on loopback, real Redis, SDK bot clie
 from __future__ import annotations
 
 import asyncio
+import socket
 import time
 import uuid
 
@@ -11,6 +12,8 @@ from pitch_sdk.client import BotClient
 from pitch_sdk.fleet import FleetBot
 from pitch_sdk.proto.pitch.v1 import bot_pb2
 from referee.arena import Arena
+from referee.config import RefereeConfig
+from referee.fleet import advertised_address
 from tests.referee.bots import FirstLegalBot
 from tests.referee.harness import RawBot, running_arena
 from workers.storage.fleet import FleetDirectory
@@ -176,3 +179,15 @@ def test_an_sdk_bot_keeps_a_stream_on_every_live_referee(redis_url: str) -> None
             assert bot.clients == []
 
     run(scenario())
+
+
+def test_a_referee_advertises_where_others_reach_it() -> None:
+    """The directory's address: the configured one; else the listen address with the bound
+    port; for a wildcard listen address (compose's replicas), this host's name, which
+    resolves on the compose network (an advertise address would be the same for every
+    replica)."""
+    assert advertised_address(RefereeConfig(address="127.0.0.1:0"), 4242) == "127.0.0.1:4242"
+    assert advertised_address(RefereeConfig(address="0.0.0.0:50051"), 50051) == f"{socket.gethostname()}:50051"
+    assert advertised_address(RefereeConfig(address="[::]:50051"), 50051) == f"{socket.gethostname()}:50051"
+    assert advertised_address(RefereeConfig(address="0.0.0.0:50051", advertise_address="ref-7.example:9"),
+                              50051) == "ref-7.example:9"
