@@ -1,7 +1,7 @@
 """Tournament throughput: matches per minute of a 6-bot round robin through Celery workers.
 
 Every part is real and on loopback: a private redis-server, a referee process, six
-``pitch-bot run`` bot processes and ``celery -A workers.celery.app worker`` processes (one
+(``--bots``) ``pitch-bot run`` bot processes and ``celery -A workers.celery.app worker`` processes (one
 pool process each).  For each worker count N, in the same run and on the same deals:
 
 * ``direct`` - the baseline: the same schedule played by calling RunMatch from this
@@ -96,10 +96,10 @@ def stop(processes: list[subprocess.Popen[bytes]]) -> None:
 
 
 @contextmanager
-def arena(redis_url: str, bot: str, referees: int = 1
+def arena(redis_url: str, bot: str, referees: int = 1, count: int = 6
           ) -> Iterator[tuple[str, list[str], list[subprocess.Popen[bytes]]]]:
-    """``referees`` referee processes (one fleet) and six bot processes connected to every
-    one of them; the first referee's address, bot ids, processes (the referees first)."""
+    """``referees`` referee processes (one fleet) and ``count`` bot processes connected to
+    every one of them; the first referee's address, bot ids, processes (the referees first)."""
     addresses = [f"127.0.0.1:{free_port()}" for _ in range(referees)]
     address = addresses[0]
     processes = [spawn([sys.executable, "-m", "referee", "--address", each],
@@ -112,7 +112,7 @@ def arena(redis_url: str, bot: str, referees: int = 1
             admin = arena_pb2_grpc.ArenaServiceStub(channel)
             metadata = (("authorization", f"Bearer {ADMIN}"),)
             bots = []
-            for i in range(6):
+            for i in range(count):
                 registered = admin.RegisterBot(arena_pb2.RegisterBotRequest(name=f"{bot}-{i}"), metadata=metadata)
                 bots.append(registered.bot_id)
                 processes.append(spawn([str(BIN / "pitch-bot"), "run", bot, "--referee", address, "--seed", str(i)],
@@ -204,10 +204,12 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=1, help="games per match")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--workers", type=int, nargs="+", default=[1, 2])
+    parser.add_argument("--bots", type=int, default=6, help="bot processes (round robin entrants)")
     parser.add_argument("--referees", type=int, default=1, help="referee processes (one fleet; bots on all)")
     args = parser.parse_args()
     report = []
-    with RedisServer() as redis_server, arena(redis_server.url, args.bot, args.referees) as (address, bots, servers):
+    with RedisServer() as redis_server, arena(redis_server.url, args.bot, args.referees, args.bots) as (
+            address, bots, servers):
         config = WorkerConfig(redis_url=redis_server.url, store_prefix=PREFIX, referee=address, admin_token=ADMIN)
         for count in args.workers:
             baseline = direct(address, bots, servers, args, count, redis_server.url)
