@@ -191,3 +191,29 @@ def test_a_referee_advertises_where_others_reach_it() -> None:
     assert advertised_address(RefereeConfig(address="[::]:50051"), 50051) == f"{socket.gethostname()}:50051"
     assert advertised_address(RefereeConfig(address="0.0.0.0:50051", advertise_address="ref-7.example:9"),
                               50051) == "ref-7.example:9"
+
+
+def test_an_sdk_bot_that_dials_a_shared_name_keeps_one_stream_per_referee(redis_url: str) -> None:
+    """Dialled by another name than the one the referee announces (compose's service name
+    resolves to any replica), the client takes the announced address for its reconnects and
+    no second stream is opened to that referee: two referees, two streams, one session each."""
+    prefix = f"fleet-{uuid.uuid4().hex[:8]}:"
+
+    async def scenario() -> None:
+        async with running_arena(redis_url, prefix, **FAST) as first, \
+                running_arena(redis_url, prefix, **FAST) as second:
+            registered = await first.register()
+            shared_name = f"localhost:{first.server.port}"
+            bot = FleetBot(FirstLegalBot, shared_name, registered.token)
+            runner = asyncio.create_task(bot.run(first.stop))
+            await eventually(lambda: sorted(c.address for c in bot.clients) == sorted([first.address, second.address])
+                             and all(c.connected.is_set() for c in bot.clients))
+            await asyncio.sleep(1.0)  # a second stream to the first referee would have replaced the first by now
+            assert len(bot.clients) == 2
+            for arena in (first, second):
+                presence = arena.server.arena.registry.get(registered.bot_id)
+                assert presence is not None and presence.connected
+            first.stop.set()
+            await asyncio.wait_for(runner, 10)
+
+    run(scenario())
