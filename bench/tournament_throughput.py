@@ -1,7 +1,7 @@
 """Tournament throughput: matches per minute of a 6-bot round robin through Celery workers.
 
 Every part is real and on loopback: a private redis-server, a referee process, six
-``pitch-bot run`` bot processes and ``celery -A workers.celery.app worker`` processes (one
+(``--bots``) ``pitch-bot run`` bot processes and ``celery -A workers.celery.app worker`` processes (one
 pool process each).  For each worker count N, in the same run and on the same deals:
 
 * ``direct`` - the baseline: the same schedule played by calling RunMatch from this
@@ -18,8 +18,13 @@ task (Redis reads and writes around the match); ``dispatch_s`` = N x wall - sum 
 times: Celery's share (fetching, acknowledging, storing results, idle workers at the end);
 and the CPU seconds the referee, the bots and the workers used during the phase.
 
+With ``--referees N`` the arena runs N referee processes as one fleet (the bots connect to
+all; ``direct`` places each match through the fleet directory as the workers do), so runs
+with ``--referees 1`` and ``--referees 2`` compare matches per minute with one and two
+referees (separate runs: alternate them).
+
 Run: ``.venv/bin/python bench/tournament_throughput.py [--preset partnership] [--bot heuristic]
-[--games 1] [--workers 1 2]``.
+[--games 1] [--workers 1 2] [--referees 1]``.
 """
 
 from __future__ import annotations
@@ -44,7 +49,8 @@ from workers.celery.app import make_app
 from workers.config import WorkerConfig
 from workers.processes.redis_server import RedisServer
 from workers.processes.services import free_port
-from workers.referee_client import RefereeClient
+from workers.referee_client import FleetReferees
+from workers.storage.fleet import FleetDirectory
 from workers.storage.store import Store
 from workers.tournaments import control as tournament
 from workers.tournaments.schedule import round_robin
@@ -90,32 +96,36 @@ def stop(processes: list[subprocess.Popen[bytes]]) -> None:
 
 
 @contextmanager
-def arena(redis_url: str, bot: str) -> Iterator[tuple[str, list[str], list[subprocess.Popen[bytes]]]]:
-    """A referee process and six connected bot processes; address, bot ids, processes."""
-    address = f"127.0.0.1:{free_port()}"
-    referee = spawn([sys.executable, "-m", "referee", "--address", address],
-                    {"REDIS_URL": redis_url, "PITCH_ADMIN_TOKEN": ADMIN, "PITCH_STORE_PREFIX": PREFIX})
-    processes = [referee]
+def arena(redis_url: str, bot: str, referees: int = 1, count: int = 6
+          ) -> Iterator[tuple[str, list[str], list[subprocess.Popen[bytes]]]]:
+    """``referees`` referee processes (one fleet) and ``count`` bot processes connected to
+    every one of them; the first referee's address, bot ids, processes (the referees first)."""
+    addresses = [f"127.0.0.1:{free_port()}" for _ in range(referees)]
+    address = addresses[0]
+    processes = [spawn([sys.executable, "-m", "referee", "--address", each],
+                       {"REDIS_URL": redis_url, "PITCH_ADMIN_TOKEN": ADMIN, "PITCH_STORE_PREFIX": PREFIX})
+                 for each in addresses]
+    directory = FleetDirectory(Store.from_url(redis_url, PREFIX))
     try:
         with grpc.insecure_channel(address) as channel:
             grpc.channel_ready_future(channel).result(timeout=30)
             admin = arena_pb2_grpc.ArenaServiceStub(channel)
             metadata = (("authorization", f"Bearer {ADMIN}"),)
             bots = []
-            for i in range(6):
+            for i in range(count):
                 registered = admin.RegisterBot(arena_pb2.RegisterBotRequest(name=f"{bot}-{i}"), metadata=metadata)
                 bots.append(registered.bot_id)
                 processes.append(spawn([str(BIN / "pitch-bot"), "run", bot, "--referee", address, "--seed", str(i)],
                                        {"PITCH_BOT_TOKEN": registered.token}))
             deadline = time.monotonic() + 60
-            while sum(b.connected for b in admin.ListBots(arena_pb2.ListBotsRequest(), metadata=metadata).bots) < 6:
+            while len(directory.placements(bots)) < referees:
                 if time.monotonic() > deadline:
-                    raise RuntimeError("the bots did not connect")
+                    raise RuntimeError("the bots did not connect to every referee")
                 time.sleep(0.1)
         yield address, bots, processes
     finally:
-        stop(processes[1:])
-        stop(processes[:1])
+        stop(processes[referees:])
+        stop(processes[:referees])
 
 
 def hands(result: dict[str, Any]) -> int:
@@ -135,22 +145,23 @@ def breakdown(workers: int, wall: float, referee_s: float, task_s: float, matche
 
 
 def direct(address: str, bots: list[str], servers: list[subprocess.Popen[bytes]], args: argparse.Namespace,
-           concurrency: int) -> dict[str, object]:
+           concurrency: int, redis_url: str) -> dict[str, object]:
     """The baseline: the schedule's matches through RunMatch, ``concurrency`` at a time."""
     schedule = round_robin(f"direct{concurrency}-{os.getpid()}", bots, args.preset, games=args.games, seed=args.seed)
-    client = RefereeClient(address, ADMIN, 3600)
+    client = FleetReferees(address, ADMIN, 3600, FleetDirectory(Store.from_url(redis_url, PREFIX)))
 
     def timed(index: int) -> tuple[float, int]:
         began = time.perf_counter()
         result = client.run_match(schedule, schedule.matches[index])
         return time.perf_counter() - began, hands(result)
 
-    cpu = cpu_seconds(servers[:1]), cpu_seconds(servers[1:])
+    cpu = cpu_seconds(servers[:args.referees]), cpu_seconds(servers[args.referees:])
     began = time.perf_counter()
     with ThreadPoolExecutor(concurrency) as pool:
         calls = list(pool.map(timed, range(len(schedule.matches))))
     wall = time.perf_counter() - began
-    used = {"referee": cpu_seconds(servers[:1]) - cpu[0], "bots": cpu_seconds(servers[1:]) - cpu[1]}
+    used = {"referee": cpu_seconds(servers[:args.referees]) - cpu[0],
+            "bots": cpu_seconds(servers[args.referees:]) - cpu[1]}
     seconds = sum(call for call, _ in calls)
     return {"mode": "direct", **breakdown(concurrency, wall, seconds, seconds, len(schedule.matches),
                                           sum(played for _, played in calls), used)}
@@ -170,14 +181,14 @@ def through_celery(config: WorkerConfig, bots: list[str], servers: list[subproce
             if time.monotonic() > deadline:
                 raise RuntimeError("the workers did not start")
         schedule = tournament.create(tournaments, args.preset, bots, games=args.games, seed=args.seed)
-        cpu = cpu_seconds(servers[:1]), cpu_seconds(servers[1:]), cpu_seconds(workers)
+        cpu = cpu_seconds(servers[:args.referees]), cpu_seconds(servers[args.referees:]), cpu_seconds(workers)
         began = time.perf_counter()
         tournament.launch(app, tournaments, schedule.tournament_id)
         while tournaments.table(schedule.tournament_id) is None:  # cheap: one GET (progress() parses all)
             time.sleep(0.02)
         wall = time.perf_counter() - began
-        used = {"referee": cpu_seconds(servers[:1]) - cpu[0], "bots": cpu_seconds(servers[1:]) - cpu[1],
-                "workers": cpu_seconds(workers) - cpu[2]}
+        used = {"referee": cpu_seconds(servers[:args.referees]) - cpu[0],
+                "bots": cpu_seconds(servers[args.referees:]) - cpu[1], "workers": cpu_seconds(workers) - cpu[2]}
     finally:
         stop(workers)
     outcomes = list(tournaments.outcomes(schedule.tournament_id).values())
@@ -193,12 +204,15 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=1, help="games per match")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--workers", type=int, nargs="+", default=[1, 2])
+    parser.add_argument("--bots", type=int, default=6, help="bot processes (round robin entrants)")
+    parser.add_argument("--referees", type=int, default=1, help="referee processes (one fleet; bots on all)")
     args = parser.parse_args()
     report = []
-    with RedisServer() as redis_server, arena(redis_server.url, args.bot) as (address, bots, servers):
+    with RedisServer() as redis_server, arena(redis_server.url, args.bot, args.referees, args.bots) as (
+            address, bots, servers):
         config = WorkerConfig(redis_url=redis_server.url, store_prefix=PREFIX, referee=address, admin_token=ADMIN)
         for count in args.workers:
-            baseline = direct(address, bots, servers, args, count)
+            baseline = direct(address, bots, servers, args, count, redis_server.url)
             celery = through_celery(config, bots, servers, args, count)
             celery["ratio_to_direct"] = round(float(celery["hands_per_s"]) /  # type: ignore[arg-type]
                                               float(baseline["hands_per_s"]), 3)  # type: ignore[arg-type]

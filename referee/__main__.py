@@ -37,12 +37,16 @@ def main(
     bank_ms: Annotated[int | None, typer.Option(help="time bank per seat and match [PITCH_BANK_MS]")] = None,
     max_strikes: Annotated[int | None, typer.Option(help="strikes before forfeit, 0 never [PITCH_MAX_STRIKES]")] = None,
     reconnect_grace_s: Annotated[float | None, typer.Option(help="[PITCH_RECONNECT_GRACE_S]")] = None,
+    advertise: Annotated[str | None, typer.Option(
+        help="host:port bots and workers reach this referee at, in the fleet directory [PITCH_REFEREE_ADVERTISE]; "
+             "default: the listen address (this host's name when listening on every interface)")] = None,
     json_logs: Annotated[bool, typer.Option(help="one JSON object per log line")] = False,
 ) -> None:
-    """Serve BotService and ArenaService until SIGINT/SIGTERM."""
+    """Serve BotService and ArenaService until SIGINT/SIGTERM (one referee of the arena's
+    fleet: every referee on the same Redis and key prefix serves the same arena)."""
     config = RefereeConfig.from_env(address=address, redis_url=redis_url, data_dir=data_dir,
                                     per_decision_ms=per_decision_ms, bank_ms=bank_ms, max_strikes=max_strikes,
-                                    reconnect_grace_s=reconnect_grace_s)
+                                    reconnect_grace_s=reconnect_grace_s, advertise_address=advertise)
     configure_logging(json_logs)
     if config.redis_url:
         uvloop.run(serve(config, Store.from_url(config.redis_url, config.store_prefix)))

@@ -14,6 +14,7 @@ import uuid
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import grpc
 import redis
@@ -35,6 +36,9 @@ from referee.sessions import HousePresence, Presence, Registry
 from workers.storage.store import BotRecord, Store
 from workers.storage.versions import BotVersions
 
+if TYPE_CHECKING:
+    from referee.fleet import FleetMember
+
 log = logging.getLogger("pitch.referee")
 
 MAX_GAMES = 1000
@@ -46,6 +50,8 @@ FINISHED_MATCH_TTL_S = 600.0
 RECORD_RETRY_MAX_S = 10.0
 """Longest pause between two attempts to record a played match while the store is down."""
 
+CLAIM_POLL_S = 0.25
+"""How often a RunMatch whose match another referee runs looks again (see :meth:`Arena.claim`)."""
 
 
 @dataclass
@@ -85,6 +91,8 @@ class Arena:
         """Unexpected exceptions (logged with their traceback)."""
         self.accepting = True
         self.house = BotRecord("house", "house", "referee", "plays the first legal action", 0.0)
+        self.fleet: FleetMember | None = None
+        """This referee's entry in the fleet directory (set by the server once it listens)."""
 
     async def bot_for_token(self, token: str | None) -> BotRecord | None:
         """The registered bot a token belongs to (Redis is asked off the event loop)."""
@@ -153,17 +161,23 @@ class Arena:
 
         async def run_and_record() -> bot_pb2.MatchResult:
             try:
-                result = await match.run()
-            finally:
-                for presence in spec.seats:
-                    presence.seats_in_use -= 1
-            if record:
-                await self.record(spec.match_id, result, match.game_logs, spec.seat_versions)
-            return result
+                try:
+                    result = await match.run()
+                finally:
+                    for presence in spec.seats:
+                        presence.seats_in_use -= 1
+                if record:
+                    await self.record(spec.match_id, result, match.game_logs, spec.seat_versions)
+                return result
+            finally:  # recorded (or aborted): another referee may run the match id now
+                if record and self.fleet is not None:
+                    await self.fleet.release(spec.match_id)
 
         task = asyncio.create_task(run_and_record(), name=f"match-{spec.match_id}")
         self.matches[spec.match_id] = match
         self.tasks[spec.match_id] = task
+        if self.fleet is not None:
+            self.fleet.running_changed()
         task.add_done_callback(lambda _: self._keep_finished(match))
         log.info("match %s started: %s, %d game(s), seats %s", spec.match_id, spec.ruleset.name,
                  spec.games, [p.bot.name for p in spec.seats])
@@ -217,6 +231,25 @@ class Arena:
             except redis.RedisError:
                 continue
 
+    async def claim(self, match_id: str) -> bot_pb2.MatchResult | None:
+        """Claim ``match_id`` fleet-wide before running it, so that it runs on one referee at a
+        time: while another referee holds the claim (it runs the match), wait; when that
+        referee recorded the match meanwhile, its result (``None``: the claim is ours).  A
+        SIGKILLed holder's claim expires with its heartbeat TTL, and the match is played
+        here again from its seed (the store keeps the first record of a match id)."""
+        fleet = self.fleet
+        if fleet is None:
+            return None
+        while not await fleet.claim(match_id):
+            await asyncio.sleep(CLAIM_POLL_S)
+            if (known := await self.known_result(match_id)) is not None:
+                return known
+            self._check_room()
+        if (known := await self.known_result(match_id)) is not None:  # recorded just before its claim lapsed
+            await fleet.release(match_id)
+            return known
+        return None
+
     async def known_result(self, match_id: str) -> bot_pb2.MatchResult | None:
         """The result of a match id already played: recorded, or played and waiting to be
         recorded (then recorded now, or UNAVAILABLE), or just finished while Redis was asked."""
@@ -269,6 +302,8 @@ class Arena:
         self.finished[match_id] = match
         self._finished_at[match_id] = time.monotonic()
         self._prune_finished()
+        if self.fleet is not None:
+            self.fleet.running_changed()
 
     def _prune_finished(self) -> None:
         """Drop the oldest finished matches beyond ``finished_matches_kept`` or older than

@@ -30,6 +30,8 @@ ENVIRONMENT = {
     "store_prefix": "PITCH_STORE_PREFIX",
     "data_dir": "PITCH_DATA_DIR",
     "max_bot_versions": "PITCH_MAX_BOT_VERSIONS",
+    "advertise_address": "PITCH_REFEREE_ADVERTISE",
+    "fleet_ttl_s": "PITCH_FLEET_TTL_S",
 }
 
 
@@ -70,6 +72,14 @@ class RefereeConfig:
     """Versions a bot may have (each is rated apart); a hello with a new version past this
     is refused with RESOURCE_EXHAUSTED, so a bot that says a new version on every connection
     cannot grow the store without end.  0: no limit."""
+    advertise_address: str = ""
+    """host:port bots and workers reach this referee at, written to the fleet directory;
+    empty: the listen address, with this host's name when it listens on every interface
+    (a container's name resolves on its compose network)."""
+    fleet_ttl_s: float = 10.0
+    """How long the fleet directory keeps this referee (and its match claims) after its last
+    heartbeat; it beats every third of it.  A SIGKILLed referee's matches may start again
+    elsewhere after this long."""
 
     def __post_init__(self) -> None:
         for name in ("per_decision_ms", "bank_ms", "max_strikes", "max_matches", "finished_matches_kept",
@@ -78,6 +88,8 @@ class RefereeConfig:
                 raise ValueError(f"{name} must not be negative, got {getattr(self, name)}")
         if self.per_decision_ms == 0:
             raise ValueError("per_decision_ms must be positive")
+        if self.fleet_ttl_s <= 0:
+            raise ValueError(f"fleet_ttl_s must be positive, got {self.fleet_ttl_s}")
         if ":" not in self.address:
             raise ValueError(f"address {self.address!r} must be host:port")
 

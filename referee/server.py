@@ -17,6 +17,7 @@ from grpc_reflection.v1alpha import reflection
 from pitch_sdk.proto.pitch.v1 import arena_pb2, bot_pb2
 from referee.arena import Arena
 from referee.config import RefereeConfig
+from referee.fleet import FleetMember
 from referee.service import ArenaServicer, BotServicer, add_arena_service, add_bot_service
 from workers.storage.store import Store
 
@@ -51,10 +52,12 @@ class RefereeServer:
         self.port = self.server.add_insecure_port(config.address)
         if self.port == 0:
             raise OSError(f"cannot listen on {config.address}")
+        self.fleet = self.arena.fleet = FleetMember(config, store, self.arena, self.port)
 
     async def start(self) -> None:
         """Start serving and report SERVING on the health service."""
         await self.server.start()
+        await self.fleet.start()
         for name in ("", *SERVICE_NAMES):
             await self.health.set(name, health_pb2.HealthCheckResponse.SERVING)
         log.info("referee listening on port %d", self.port)
@@ -67,6 +70,7 @@ class RefereeServer:
         for name in ("", *SERVICE_NAMES):
             await self.health.set(name, health_pb2.HealthCheckResponse.NOT_SERVING)
         await self.arena.shutdown()
+        await self.fleet.stop()
         await self.server.stop(grace=1.0)
         log.info("referee stopped")
 

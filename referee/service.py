@@ -95,9 +95,13 @@ class BotServicer(bot_pb2_grpc.BotServiceServicer):
             await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, str(exc))
         presence, session = self.arena.registry.attach(bot, hello)
         log.info("bot %r connected (session %s, capacity %d)", bot.name, session.session_id, presence.capacity)
+        fleet = self.arena.fleet
+        if fleet is not None:
+            fleet.bot_connected(bot.bot_id)
         await context.write(bot_pb2.RefereeMessage(welcome=bot_pb2.Welcome(
             protocol_version=PROTOCOL_VERSION, session_id=session.session_id, bot_id=bot.bot_id,
-            reconnect_grace_seconds=int(self.arena.config.reconnect_grace_s))))
+            reconnect_grace_seconds=int(self.arena.config.reconnect_grace_s),
+            fleet=fleet.addresses if fleet else [], referee_address=fleet.address if fleet else "")))
         reader = asyncio.create_task(self._read_answers(context, presence, session))
         reader.add_done_callback(lambda task: self._reader_ended(task, bot, session))
         try:
@@ -106,6 +110,8 @@ class BotServicer(bot_pb2_grpc.BotServiceServicer):
         finally:
             reader.cancel()
             self.arena.registry.detach(presence, session)
+            if fleet is not None and not presence.connected:
+                fleet.bot_disconnected(bot.bot_id)
             log.info("bot %r disconnected (session %s)", bot.name, session.session_id)
         if session.ending is not None:
             await context.abort(*session.ending)
@@ -271,11 +277,18 @@ class ArenaServicer(arena_pb2_grpc.ArenaServiceServicer):
             return await self._response(match_id, known)
         task = arena.tasks.get(match_id)
         if task is None:
-            seats = await arena.seats_for(request.seat_bot_ids)
-            spec = await arena.match_spec(
-                match_id, request.preset, request.options_json, seats, request.seed, request.games,
-                request.time_control if request.HasField("time_control") else None,
-                request.fault_policy.max_strikes if request.HasField("fault_policy") else None)
+            if (known := await arena.claim(match_id)) is not None:  # another referee played it meanwhile
+                return arena_pb2.RunMatchResponse(result=known)
+            try:
+                seats = await arena.seats_for(request.seat_bot_ids)
+                spec = await arena.match_spec(
+                    match_id, request.preset, request.options_json, seats, request.seed, request.games,
+                    request.time_control if request.HasField("time_control") else None,
+                    request.fault_policy.max_strikes if request.HasField("fault_policy") else None)
+            except BaseException:
+                if match_id not in arena.tasks and arena.fleet is not None:  # refused: free the match id
+                    await arena.fleet.release(match_id)
+                raise
             task = arena.tasks.get(match_id) or arena.start(spec, record=True)  # joined while validating
         result = await asyncio.shield(task)
         await arena.record_now(match_id)

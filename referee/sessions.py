@@ -188,6 +188,10 @@ class Registry:
         """The presence of a bot that has connected at least once."""
         return self._presences.get(bot_id)
 
+    def connected(self) -> list[Presence]:
+        """The presences with an open stream now."""
+        return [presence for presence in self._presences.values() if presence.connected]
+
     def attach(self, bot: BotRecord, hello: bot_pb2.Hello) -> tuple[Presence, Session]:
         """Open a session for ``bot``; a previous stream with the same token is replaced.
 

@@ -37,6 +37,7 @@ ENVIRONMENT = {
     "elo_initial": "PITCH_ELO_INITIAL",
     "elo_k": "PITCH_ELO_K",
     "elo_provisional_games": "PITCH_ELO_PROVISIONAL_GAMES",
+    "fleet_ttl_s": "PITCH_FLEET_TTL_S",
 }
 
 
@@ -50,7 +51,8 @@ class WorkerConfig:
     """Prefix of every key (the referee's ``PITCH_STORE_PREFIX``); Celery's keys live under
     ``{store_prefix}celery:``."""
     referee: str = "127.0.0.1:50051"
-    """host:port of the referee that runs the matches."""
+    """host:port of a referee of the arena: admin calls go there; matches go to any live
+    referee of the fleet directory (there too while the directory is empty)."""
     admin_token: str = ""
     """The referee's admin token (ArenaService calls)."""
     match_timeout_s: float = 1800.0
@@ -91,10 +93,13 @@ class WorkerConfig:
     """The live Elo K-factor per game."""
     elo_provisional_games: int = 30
     """Leaderboard rows of bots with fewer games are marked provisional."""
+    fleet_ttl_s: float = 10.0
+    """The referees' directory TTL (``PITCH_FLEET_TTL_S``, the same for every process):
+    a referee whose heartbeat is older is not offered matches."""
 
     def __post_init__(self) -> None:
         for name in ("match_timeout_s", "retry_backoff_s", "visibility_timeout_s", "restore_interval_s",
-                     "requeue_interval_s", "auto_interval_s", "lease_s"):
+                     "requeue_interval_s", "auto_interval_s", "lease_s", "fleet_ttl_s"):
             if getattr(self, name) <= 0:
                 raise ValueError(f"{name} must be positive, got {getattr(self, name)}")
         if self.match_retries < 0 or self.auto_games < 1:

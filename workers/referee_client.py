@@ -14,6 +14,7 @@ import grpc
 
 from pitch_sdk.proto.pitch.v1 import arena_pb2, arena_pb2_grpc, bot_pb2
 from referee.match import result_to_dict
+from workers.storage.fleet import FleetDirectory
 from workers.storage.versions import stamp_fields
 from workers.tournaments.schedule import Schedule, ScheduledMatch
 
@@ -104,3 +105,85 @@ class RefereeClient:
             preset=preset, options_json=options_json, seat_bot_ids=list(seat_bot_ids), seed=seed, games=games,
             match_id=match_id), metadata=self.metadata, timeout=self.match_timeout_s)
         return response.result
+
+
+#: Refusals after which a match is offered to the next referee of the fleet at once: this
+#: one is full, stopping or gone, or a seat's bot left it since the directory was read.
+TRY_NEXT_REFEREE = frozenset({grpc.StatusCode.RESOURCE_EXHAUSTED, grpc.StatusCode.UNAVAILABLE,
+                              grpc.StatusCode.FAILED_PRECONDITION})
+
+
+class NoRefereeFits(grpc.RpcError):
+    """No live referee has every seat's bot connected (or room): FAILED_PRECONDITION, so
+    the worker retries later, as for a bot that is offline."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+    def code(self) -> grpc.StatusCode:
+        """The status a referee gives for an offline bot."""
+        return grpc.StatusCode.FAILED_PRECONDITION
+
+    def details(self) -> str:
+        """What is missing."""
+        return self.message
+
+
+class FleetReferees(RefereeClient):
+    """The workers' view of a referee fleet: each match goes to a live referee where every
+    seat's bot is connected and that has room, the least busy first (the fleet directory in
+    Redis says which); a refusal that only means "not here" (:data:`TRY_NEXT_REFEREE`) sends
+    it to the next.  A match some referee already runs goes to that referee (the call joins
+    it).  Admin calls go to ``address``, which is also where matches go while the directory
+    is empty (a referee that predates the fleet)."""
+
+    def __init__(self, address: str, admin_token: str, match_timeout_s: float, directory: FleetDirectory) -> None:
+        super().__init__(address, admin_token, match_timeout_s)
+        self.admin_token = admin_token
+        self.directory = directory
+        self._clients: dict[str, RefereeClient] = {}
+
+    def client_for(self, address: str) -> RefereeClient:
+        """The client of the referee at ``address`` (one channel per referee and process)."""
+        client = self._clients.get(address)
+        if client is None:
+            client = self._clients[address] = RefereeClient(address, self.admin_token, self.match_timeout_s)
+        return client
+
+    def addresses_for(self, match: ScheduledMatch) -> list[str]:
+        """Where to offer ``match``, best first (see :meth:`FleetDirectory.place`)."""
+        placed = [entry.address for entry in self.directory.place(match.match_id, match.seats)]
+        if placed or self.directory.live():
+            return placed
+        return [self.address]
+
+    def run_match(self, schedule: Schedule, match: ScheduledMatch) -> dict[str, Any]:
+        """Run the match on the first referee of the fleet that takes it.
+
+        Raises :class:`grpc.RpcError`: the last referee's refusal, or :class:`NoRefereeFits`."""
+        addresses = self.addresses_for(match)
+        if not addresses:
+            connected = self.directory.connected_bots()
+            offline = sorted({bot for bot in match.seats if bot not in connected})
+            if offline:
+                raise NoRefereeFits(f"bot {', '.join(offline)} is not connected to any live referee")
+            raise NoRefereeFits(f"no live referee has every seat's bot connected and room for match "
+                                f"{match.match_id}: the fleet is full, or bots connected to one referee "
+                                "each are on different referees")
+        refusal: grpc.RpcError | None = None
+        for address in addresses:
+            try:
+                return self.client_for(address).run_match(schedule, match)
+            except grpc.RpcError as error:
+                if error.code() not in TRY_NEXT_REFEREE:
+                    raise
+                refusal = error
+        assert refusal is not None
+        raise refusal
+
+    def connected_bots(self) -> list[str]:
+        """Ids of the bots connected to any live referee of the fleet."""
+        if not self.directory.live():
+            return super().connected_bots()
+        return sorted(self.directory.connected_bots())

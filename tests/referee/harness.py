@@ -52,11 +52,12 @@ class Arena:
 
 
 @asynccontextmanager
-async def running_arena(redis_url: str, **config: object) -> AsyncIterator[Arena]:
-    """Start a referee (its own key prefix in the shared test Redis) and stop it afterwards."""
+async def running_arena(redis_url: str, prefix: str | None = None, **config: object) -> AsyncIterator[Arena]:
+    """Start a referee (its own key prefix in the shared test Redis, unless ``prefix`` makes
+    it one of a fleet) and stop it afterwards."""
     settings = {"address": "127.0.0.1:0", "admin_token": "test-admin", "per_decision_ms": 1000,
                 "bank_ms": 2000, "reconnect_grace_s": 2.0, **config}
-    store = Store.from_url(redis_url, prefix=f"test-{uuid.uuid4().hex[:8]}:")
+    store = Store.from_url(redis_url, prefix=prefix or f"test-{uuid.uuid4().hex[:8]}:")
     server = RefereeServer(RefereeConfig(**settings), store)  # type: ignore[arg-type]
     await server.start()
     address = f"127.0.0.1:{server.port}"
@@ -70,8 +71,9 @@ async def running_arena(redis_url: str, **config: object) -> AsyncIterator[Arena
             await asyncio.wait(arena.tasks, timeout=10)
         await channel.close()
         await server.stop()
-        for key in store.client.scan_iter(f"{store.prefix}*"):
-            store.client.delete(key)
+        if prefix is None:  # a fleet's shared keys outlive each of its referees
+            for key in store.client.scan_iter(f"{store.prefix}*"):
+                store.client.delete(key)
 
 
 

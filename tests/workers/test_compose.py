@@ -97,7 +97,8 @@ def test_environment_wiring_is_consistent() -> None:
         assert set(variables) <= KNOWN, f"{name}: unknown variables {set(variables) - KNOWN}"
     referee = parse(SERVICES["referee"]["command"]).params
     port = referee["address"].rsplit(":", 1)[1]
-    assert f"{port}:{port}" in SERVICES["referee"]["ports"]
+    assert any(published.startswith(f"{port}-") and published.endswith(f":{port}")
+               for published in SERVICES["referee"]["ports"])
     web_port = parse(SERVICES["web"]["command"]).params["address"].rsplit(":", 1)[1]
     assert f"{web_port}:{web_port}" in SERVICES["web"]["ports"]
     stateful = [by_command("referee")[0], *by_command("worker"), *by_command("beat"), *by_command("web")]
@@ -119,3 +120,22 @@ def test_environment_wiring_is_consistent() -> None:
         assert bot["environment"]["PITCH_REFEREE"] == f"referee:{port}"
         assert bot["environment"]["PITCH_BOT_TOKEN"].startswith("${"), "tokens come from outside"
         assert "redis" not in bot.get("depends_on", []), "bots talk to the referee only"
+
+
+def test_referees_scale_as_one_fleet_found_through_one_address() -> None:
+    """``docker compose up --scale referee=N``: the referee has no container name nor fixed
+    host port (its published port is a range, one per replica), listens on every interface
+    so that it announces its container's hostname in the fleet directory (an explicit
+    advertise address would be the same for every replica), shares the store with the
+    workers (the directory is there), and every bot and worker dials the one service name."""
+    referee = SERVICES["referee"]
+    assert "container_name" not in referee and referee.get("deploy", {}).get("replicas", 1) >= 1
+    start, _, rest = referee["ports"][0].partition("-")
+    end, _, container_port = rest.partition(":")
+    assert int(end) > int(start) and container_port == "50051"
+    params = parse(referee["command"]).params
+    assert params["address"] == "0.0.0.0:50051"
+    assert "PITCH_REFEREE_ADVERTISE" not in referee["environment"]
+    assert "REDIS_URL" in referee["environment"]
+    for service in [*by_command("worker"), *by_command("web"), *by_command("run")]:
+        assert service["environment"]["PITCH_REFEREE"] == "referee:50051"

@@ -18,9 +18,10 @@ from workers.celery.app import AUTO_LADDER, AUTO_ROUND_ROBIN, REQUEUE_LOST, app,
 from workers.ladder import control as ladder
 from workers.ladder.store import LadderStore
 from workers.ratings.leaderboard import record_match
-from workers.referee_client import RefereeClient
+from workers.referee_client import FleetReferees
 from workers.sprt import control as sprt
 from workers.sprt.store import SprtStore
+from workers.storage.fleet import FleetDirectory
 from workers.storage.store import Store
 from workers.tournaments import control as tournament
 from workers.tournaments.store import TournamentError, TournamentStore
@@ -44,9 +45,10 @@ def tournaments() -> TournamentStore:
 
 
 @cache
-def referee() -> RefereeClient:
-    """This process's referee client."""
-    return RefereeClient(config.referee, config.admin_token, config.match_timeout_s)
+def referee() -> FleetReferees:
+    """This process's client of the referee fleet (matches placed through the directory)."""
+    directory = FleetDirectory(tournaments().store, config.fleet_ttl_s)
+    return FleetReferees(config.referee, config.admin_token, config.match_timeout_s, directory)
 
 
 @cache

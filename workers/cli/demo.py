@@ -1,7 +1,8 @@
 """``pitch-arena demo``: a whole arena on this machine, from nothing to a leaderboard.
 
 Every part is the real one, as a separate process, started with the same commands a
-deployment uses: a Redis server (a private one unless ``REDIS_URL`` is set), a referee,
+deployment uses: a Redis server (a private one unless ``REDIS_URL`` is set), a referee
+(or a fleet of ``--referees N``, each bot connected to all of them),
 one ``pitch-bot run`` process per bot registered through the referee's admin API, and a
 Celery worker, and the web arena (``pitch-arena web``).  The demo launches a round robin
 between the bots through Celery, follows it from Redis, prints the preset's leaderboard,
@@ -39,6 +40,7 @@ from workers.config import WorkerConfig
 from workers.processes.services import LocalArena, free_port
 from workers.ratings.leaderboard import Leaderboard
 from workers.referee_client import RefereeClient
+from workers.storage.fleet import FleetDirectory
 from workers.storage.store import Store
 from workers.tournaments import control as tournament
 from workers.tournaments.schedule import round_robin
@@ -91,7 +93,7 @@ def web_address(preferred: str = DEFAULT_WEB_ADDRESS) -> str:
 
 
 def run_demo(console: Console, preset: str, games: int, seed: int, entrants: Sequence[Entrant],
-             redis_url: str | None, concurrency: int, keep_up: bool = True) -> None:
+             redis_url: str | None, concurrency: int, keep_up: bool = True, referees: int = 1) -> None:
     """Start the arena and its web face, play the round robin, print the leaderboard; then
     keep everything up for the browser until Ctrl-C (unless ``keep_up`` is false), and
     stop every process."""
@@ -106,23 +108,28 @@ def run_demo(console: Console, preset: str, games: int, seed: int, entrants: Seq
             console.print("  redis    a private redis-server for this run")
         else:
             console.print(f"  redis    {redis_url}, keys under {prefix}")
-        address = arena.start_referee(redis_url, prefix, admin_token, {"PITCH_SHUTDOWN_GRACE_S": "1"})
-        console.print(f"  referee  listening on {address}")
+        addresses = [arena.start_referee(redis_url, prefix, admin_token, {"PITCH_SHUTDOWN_GRACE_S": "1"},
+                                         name=f"referee-{n + 1}" if referees > 1 else "referee")
+                     for n in range(referees)]
+        address = addresses[0]
+        console.print(f"  referee  listening on {', '.join(addresses)}" +
+                      (" (one fleet: each match goes to the least busy)" if referees > 1 else ""))
         referee = RefereeClient(address, admin_token, match_timeout_s=60)
         names: dict[str, str] = {}
         for seed_offset, entrant in enumerate(entrants):
             registered = referee.register(entrant.name, owner="demo", description=f"pitch-bot run {entrant.spec}")
             names[registered.bot_id] = entrant.name
             arena.start_bot(entrant.name, entrant.spec, address, registered.token, seed + seed_offset)
-        arena.wait_connected(referee, list(names))
-        console.print(f"  bots     {', '.join(names.values())}: one process each, connected over gRPC")
+        store = Store.from_url(redis_url, prefix)
+        arena.wait_fleet(FleetDirectory(store), list(names), referees)
+        console.print(f"  bots     {', '.join(names.values())}: one process each, connected over gRPC"
+                      + (f" to all {referees} referees" if referees > 1 else ""))
         config = WorkerConfig(redis_url=redis_url, store_prefix=prefix, referee=address, admin_token=admin_token)
         arena.start_worker(config, "demo-worker", concurrency)
         console.print(f"  worker   a Celery worker with {concurrency} pool processes")
         web = WebConfig(address=web_address(), redis_url=redis_url, store_prefix=prefix, referee=address,
                         admin_token=admin_token)
         url = arena.start_web(web.to_env(), web.address)
-        store = Store.from_url(redis_url, prefix)
         tournaments = TournamentStore(store)
         schedule = tournament.create(tournaments, preset, list(names), games=games, seed=seed)
         tournament.launch(make_app(config), tournaments, schedule.tournament_id)

@@ -385,6 +385,7 @@ def demo(
         help="A bot process to enter (built-in name, file.py:Class or module:Class); repeat per bot.  "
              f"Default: {' '.join(DEFAULT_LINEUP)}.")] = None,
     concurrency: Annotated[int, typer.Option(min=1, help="Matches the worker plays at once.")] = 2,
+    referees: Annotated[int, typer.Option(min=1, max=16, help="Referee processes (one fleet).")] = 1,
     stop_after: Annotated[bool, typer.Option(
         "--stop-after", help="Stop every process after the leaderboard instead of keeping the web arena up.")]
     = False,
@@ -402,7 +403,7 @@ def demo(
     signal.signal(signal.SIGTERM, signal.default_int_handler)  # terminated: clean up as on Ctrl-C
     try:
         run_demo(_console(), preset, games, seed, entrants, os.environ.get("REDIS_URL") or None, concurrency,
-                 keep_up=not stop_after)
+                 keep_up=not stop_after, referees=referees)
     except ScheduleError as exc:
         _fail(str(exc))
     except (ServiceError, grpc.RpcError, redis.RedisError) as exc:

@@ -28,6 +28,7 @@ from workers.config import WorkerConfig
 from workers.processes.children import owned_child
 from workers.processes.redis_server import RedisServer
 from workers.referee_client import RefereeClient
+from workers.storage.fleet import FleetDirectory
 
 BIN = Path(sys.executable).parent
 #: How long a process may take to stop after its stop signal before it is killed.
@@ -131,10 +132,13 @@ class LocalArena:
         self.redis = RedisServer()
         return self.redis.url
 
-    def start_referee(self, redis_url: str, prefix: str, admin_token: str, env: Mapping[str, str]) -> str:
-        """``pitch-arena referee`` on a free loopback port; its address once it accepts calls."""
+    def start_referee(self, redis_url: str, prefix: str, admin_token: str, env: Mapping[str, str],
+                      name: str = "referee") -> str:
+        """``pitch-arena referee`` on a free loopback port; its address once it accepts calls.
+        Referees started with the same Redis and prefix are one arena's fleet (give each
+        its own ``name``: it names the log)."""
         address = f"127.0.0.1:{free_port()}"
-        referee = self._start("referee", [str(BIN / "pitch-arena"), "referee", "--address", address],
+        referee = self._start(name, [str(BIN / "pitch-arena"), "referee", "--address", address],
                               {"REDIS_URL": redis_url, "PITCH_STORE_PREFIX": prefix, "PITCH_ADMIN_TOKEN": admin_token,
                                **env})
         with grpc.insecure_channel(address) as channel:
@@ -153,6 +157,12 @@ class LocalArena:
         """Wait until every bot in ``bot_ids`` is connected to the referee."""
         wanted = set(bot_ids)
         wait_for(lambda: wanted <= set(client.connected_bots()), timeout, "the bots to connect", self.services)
+
+    def wait_fleet(self, directory: FleetDirectory, bot_ids: list[str], referees: int, timeout: float = 60) -> None:
+        """Wait until ``referees`` referees are live and every bot in ``bot_ids`` is connected
+        to each of them (the fleet directory says so)."""
+        wait_for(lambda: len(directory.placements(bot_ids)) >= referees, timeout,
+                 f"the bots to connect to {referees} referee(s)", self.services)
 
     def start_worker(self, config: WorkerConfig, name: str, concurrency: int) -> Service:
         """``pitch-arena worker`` with ``concurrency`` pool processes.  It is stopped with

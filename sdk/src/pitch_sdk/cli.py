@@ -21,9 +21,10 @@ from rich.text import Text
 from pitch_sdk.bot import Bot
 from pitch_sdk.bots import BUILTIN_BOTS, BotLoadError, load_bot
 from pitch_sdk.check_relay import check_process
-from pitch_sdk.client import ConnectionRefused, run_bot
+from pitch_sdk.client import ConnectionRefused
 from pitch_sdk.compliance import COVERAGE, RefereeUnreachable, check_locally, check_remote
 from pitch_sdk.display import compliance_table, match_table, variants_list, variants_table
+from pitch_sdk.fleet import run_fleet_bot
 from pitch_sdk.local import BotError, play_game, play_match
 from pitch_sdk.rules import RulesError, Ruleset, preset
 from pitch_sdk.scenario import ScenarioError, load_scenario, run_scenario
@@ -152,7 +153,8 @@ def run(
     seed: SeedOption = 0,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Log every match and reconnection.")] = False,
 ) -> None:
-    """Connect a bot to a referee and play until Ctrl-C, reconnecting when the stream drops."""
+    """Connect a bot to the arena's referees and play until Ctrl-C, reconnecting when a stream
+    drops (one stream per live referee, found through the one address given)."""
     logging.basicConfig(level=logging.INFO if verbose else logging.WARNING, stream=sys.stderr,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     try:
@@ -160,7 +162,7 @@ def run(
     except BotLoadError as exc:
         _fail(str(exc))
     try:
-        run_bot(lambda: load_bot(bot), referee, token, capacity=capacity, observation_tensor=tensor, seed=seed)
+        run_fleet_bot(lambda: load_bot(bot), referee, token, capacity=capacity, observation_tensor=tensor, seed=seed)
     except ConnectionRefused as exc:
         _fail(str(exc))
 

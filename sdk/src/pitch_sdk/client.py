@@ -96,6 +96,12 @@ class BotClient:
         """Every strike the referee gave this bot's seats."""
         self.errors: list[str] = []
         """Requests the referee refused (bad practice requests)."""
+        self.referee_address = address
+        """The address the referee says it is reached at (its welcome's ``referee_address``)."""
+        self.on_fleet: Callable[[BotClient, list[str]], None] | None = None
+        """Told the arena's live referees at each welcome and fleet update (set by
+        :class:`pitch_sdk.fleet.FleetBot`, which keeps a client on each); when set, the
+        hello asks for fleet updates."""
         self._sample = bot_factory()
         self._pace = _Pace()
 
@@ -104,7 +110,8 @@ class BotClient:
         return bot_pb2.BotMessage(hello=bot_pb2.Hello(
             bot_name=self._sample.name, bot_version=getattr(self._sample, "version", "0"),
             sdk=f"pitch-sdk {__version__}", protocol_versions=[PROTOCOL_VERSION], rulesets=list(self.rulesets),
-            capacity=self.capacity, observation_tensor=self.observation_tensor, batching=True))
+            capacity=self.capacity, observation_tensor=self.observation_tensor, batching=True,
+            fleet_updates=self.on_fleet is not None))
 
     async def run(self, stop: asyncio.Event | None = None) -> None:
         """Stay connected until ``stop`` is set, reconnecting with jittered backoff."""
@@ -164,7 +171,10 @@ class BotClient:
         if kind == "welcome":
             log.info("connected to %s as %s (session %s)", self.address, self._sample.name,
                      message.welcome.session_id)
+            self.referee_address = message.welcome.referee_address or self.address
             self.connected.set()
+            if self.on_fleet is not None and message.welcome.fleet:
+                self.on_fleet(self, list(message.welcome.fleet))
             for request in self.practice:  # asked once: a reconnection resumes them
                 outbox.put_nowait(bot_pb2.BotMessage(practice=request))
             self.practice = []
@@ -189,6 +199,8 @@ class BotClient:
         elif kind == "match_ended":
             self.results.append(message.match_ended.result)
             self._end_match(message.match_ended.match_id)
+        elif kind == "fleet_update" and self.on_fleet is not None:
+            self.on_fleet(self, list(message.fleet_update.addresses))
         elif kind == "error":
             log.error("referee refused a request: %s", message.error.message)
             self.errors.append(message.error.message)

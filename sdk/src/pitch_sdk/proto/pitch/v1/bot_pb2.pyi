@@ -276,6 +276,7 @@ class RefereeMessage(_message.Message):
     MATCH_ENDED_FIELD_NUMBER: _builtins.int
     ERROR_FIELD_NUMBER: _builtins.int
     BATCH_FIELD_NUMBER: _builtins.int
+    FLEET_UPDATE_FIELD_NUMBER: _builtins.int
     @_builtins.property
     def welcome(self) -> Global___Welcome:
         """The referee accepts the hello."""
@@ -316,6 +317,10 @@ class RefereeMessage(_message.Message):
         order, as if they had come one by one.
         """
 
+    @_builtins.property
+    def fleet_update(self) -> Global___FleetUpdate:
+        """The arena's live referees changed (only to a bot whose hello set `fleet_updates`)."""
+
     def __init__(
         self,
         *,
@@ -328,16 +333,41 @@ class RefereeMessage(_message.Message):
         match_ended: Global___MatchEnded | None = ...,
         error: Global___RequestError | None = ...,
         batch: Global___RefereeMessages | None = ...,
+        fleet_update: Global___FleetUpdate | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["batch", b"batch", "decision_request", b"decision_request", "error", b"error", "events", b"events", "match_ended", b"match_ended", "match_started", b"match_started", "message", b"message", "refusal", b"refusal", "strike", b"strike", "welcome", b"welcome"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["batch", b"batch", "decision_request", b"decision_request", "error", b"error", "events", b"events", "fleet_update", b"fleet_update", "match_ended", b"match_ended", "match_started", b"match_started", "message", b"message", "refusal", b"refusal", "strike", b"strike", "welcome", b"welcome"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["batch", b"batch", "decision_request", b"decision_request", "error", b"error", "events", b"events", "match_ended", b"match_ended", "match_started", b"match_started", "message", b"message", "refusal", b"refusal", "strike", b"strike", "welcome", b"welcome"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["batch", b"batch", "decision_request", b"decision_request", "error", b"error", "events", b"events", "fleet_update", b"fleet_update", "match_ended", b"match_ended", "match_started", b"match_started", "message", b"message", "refusal", b"refusal", "strike", b"strike", "welcome", b"welcome"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_message: _TypeAlias = _typing.Literal["welcome", "refusal", "match_started", "events", "decision_request", "strike", "match_ended", "error", "batch"]  # noqa: Y015
+    _WhichOneofReturnType_message: _TypeAlias = _typing.Literal["welcome", "refusal", "match_started", "events", "decision_request", "strike", "match_ended", "error", "batch", "fleet_update"]  # noqa: Y015
     _WhichOneofArgType_message: _TypeAlias = _typing.Literal["message", b"message"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_message) -> _WhichOneofReturnType_message | None: ...
 
 Global___RefereeMessage: _TypeAlias = RefereeMessage  # noqa: Y015
+
+@_typing.final
+class FleetUpdate(_message.Message):
+    """The live referees of the arena, sent when one joins or leaves."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    ADDRESSES_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def addresses(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """The address (host:port) of every live referee, the sender included."""
+
+    def __init__(
+        self,
+        *,
+        addresses: _abc.Iterable[_builtins.str] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["addresses", b"addresses"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___FleetUpdate: _TypeAlias = FleetUpdate  # noqa: Y015
 
 @_typing.final
 class RefereeMessages(_message.Message):
@@ -381,6 +411,7 @@ class Hello(_message.Message):
     OBSERVATION_TENSOR_FIELD_NUMBER: _builtins.int
     SKIP_EVENTS_FIELD_NUMBER: _builtins.int
     BATCHING_FIELD_NUMBER: _builtins.int
+    FLEET_UPDATES_FIELD_NUMBER: _builtins.int
     bot_name: _builtins.str
     """The bot's display name."""
     bot_version: _builtins.str
@@ -403,6 +434,10 @@ class Hello(_message.Message):
     that are ready at the same moment as one batch (answering them in one
     `BotMessage.batch` is the matching saving on the bot's side, but not required).
     """
+    fleet_updates: _builtins.bool
+    """Send `RefereeMessage.fleet_update` whenever referees join or leave the arena (a bot
+    that keeps a stream on every referee opens and closes streams by it).
+    """
     @_builtins.property
     def protocol_versions(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
         """Protocol versions the bot speaks, e.g. ["pitch.v1"]."""
@@ -423,10 +458,11 @@ class Hello(_message.Message):
         observation_tensor: _builtins.bool = ...,
         skip_events: _builtins.bool = ...,
         batching: _builtins.bool = ...,
+        fleet_updates: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["batching", b"batching", "bot_name", b"bot_name", "bot_version", b"bot_version", "capacity", b"capacity", "observation_tensor", b"observation_tensor", "protocol_versions", b"protocol_versions", "rulesets", b"rulesets", "sdk", b"sdk", "skip_events", b"skip_events"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["batching", b"batching", "bot_name", b"bot_name", "bot_version", b"bot_version", "capacity", b"capacity", "fleet_updates", b"fleet_updates", "observation_tensor", b"observation_tensor", "protocol_versions", b"protocol_versions", "rulesets", b"rulesets", "sdk", b"sdk", "skip_events", b"skip_events"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -442,6 +478,8 @@ class Welcome(_message.Message):
     SESSION_ID_FIELD_NUMBER: _builtins.int
     BOT_ID_FIELD_NUMBER: _builtins.int
     RECONNECT_GRACE_SECONDS_FIELD_NUMBER: _builtins.int
+    FLEET_FIELD_NUMBER: _builtins.int
+    REFEREE_ADDRESS_FIELD_NUMBER: _builtins.int
     protocol_version: _builtins.str
     """The protocol version both sides will use."""
     session_id: _builtins.str
@@ -450,6 +488,18 @@ class Welcome(_message.Message):
     """The registered bot id the token belongs to."""
     reconnect_grace_seconds: _builtins.int
     """Seconds a dropped connection may take to come back and resume its seats."""
+    referee_address: _builtins.str
+    """The address this referee is reached at, as it appears in `fleet` (the bot may have
+    dialled a shared name that resolves to any referee of the fleet).
+    """
+    @_builtins.property
+    def fleet(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """The addresses (host:port) of every live referee of this arena, this one included.
+        A bot that keeps a stream open to each can be seated in any match, wherever it is
+        placed; a bot that keeps one stream only plays the matches placed on this referee
+        (see docs/fleet.md). Empty from a referee that predates the fleet.
+        """
+
     def __init__(
         self,
         *,
@@ -457,10 +507,12 @@ class Welcome(_message.Message):
         session_id: _builtins.str = ...,
         bot_id: _builtins.str = ...,
         reconnect_grace_seconds: _builtins.int = ...,
+        fleet: _abc.Iterable[_builtins.str] | None = ...,
+        referee_address: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot_id", b"bot_id", "protocol_version", b"protocol_version", "reconnect_grace_seconds", b"reconnect_grace_seconds", "session_id", b"session_id"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot_id", b"bot_id", "fleet", b"fleet", "protocol_version", b"protocol_version", "reconnect_grace_seconds", b"reconnect_grace_seconds", "referee_address", b"referee_address", "session_id", b"session_id"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

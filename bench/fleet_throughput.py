@@ -1,0 +1,342 @@
+"""Fleet throughput: decisions per second through the arena with one and with two referee
+processes, same bots, same concurrency, same run, interleaved rounds.
+
+Processes, all on loopback: a private Redis, two referees on one key prefix (one fleet),
+one bot-host process with four trivial bots on the raw generated stubs (every request is
+answered with legal action 0 at once, batches with one batch), each bot with a stream to
+both referees, and this driver, which keeps ``--concurrency`` ``partnership`` matches
+running.  The driver places every match as the Celery task does
+(:meth:`workers.storage.fleet.FleetDirectory.place`: a Redis read of the directory per
+match), then calls ``RunMatch`` on the referee placed:
+
+* ``one`` - placement restricted to the first referee (the second stays up, idle);
+* ``two`` - placement over the whole fleet (the least busy referee with every seat).
+
+Each round runs both phases (their order alternates from round to round); the report
+gives medians over the rounds with their range, and the ratio two/one taken within each
+round (the machine's speed drifts between rounds much more than within one).  Per phase:
+decisions/s; per-decision latency p50/p99, measured in the bot host as the time between
+two consecutive decision requests of one match (one decision's whole cycle: referee, both
+transports, the bot); CPU microseconds per decision of the referees (both processes
+summed), the bot host and the driver, from ``/proc``; and the driver's time per placement.
+
+Run: ``.venv/bin/python bench/fleet_throughput.py [--concurrency 8] [--seconds 5] [--rounds 3]``.
+Target (issue 14): two/one >= 1.6 on two cores.  A fleet cannot make more CPU: on a
+2-core machine where the bots and the driver share the cores with the referees, the
+ceiling is the cores' total over the CPU per decision of all processes (see docs/fleet.md).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+import grpc
+import uvloop
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from referee_throughput import cpu_seconds, spawn  # bench/ is not a package: reuse by path
+
+from pitch_sdk.proto.pitch.v1 import arena_pb2, arena_pb2_grpc, bot_pb2, bot_pb2_grpc
+from workers.processes.redis_server import RedisServer
+from workers.processes.services import free_port
+from workers.storage.fleet import FleetDirectory, RefereeEntry
+from workers.storage.store import Store
+
+ADMIN = "bench-admin"
+PREFIX = "fleet-bench:"
+BOTS = 4
+OPTIONS = '{"target": 11}'
+
+
+# ----------------------------------------------------------------------------- bot host
+class Cycles:
+    """Per-decision cycle times in the bot host: between two consecutive requests of a match."""
+
+    def __init__(self) -> None:
+        self.last: dict[str, float] = {}
+        self.samples: list[float] = []
+
+    def request(self, match_id: str) -> None:
+        now = time.perf_counter()
+        previous = self.last.get(match_id)
+        if previous is not None and len(self.samples) < 200_000:
+            self.samples.append(now - previous)
+        self.last[match_id] = now
+
+    def report(self) -> dict[str, float]:
+        ordered = sorted(self.samples)
+        self.samples.clear()
+        self.last.clear()
+        if not ordered:
+            return {"p50_ms": 0.0, "p99_ms": 0.0}
+        return {"p50_ms": round(ordered[len(ordered) // 2] * 1000, 3),
+                "p99_ms": round(ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))] * 1000, 3)}
+
+
+async def trivial_stream(address: str, token: str, cycles: Cycles, ready: asyncio.Event) -> None:
+    """One bot's stream to one referee: answer every request with legal action 0."""
+    async with grpc.aio.insecure_channel(address) as channel:
+        call = bot_pb2_grpc.BotServiceStub(channel).Connect(metadata=(("authorization", f"Bearer {token}"),))
+        await call.write(bot_pb2.BotMessage(hello=bot_pb2.Hello(
+            bot_name="trivial", protocol_versions=["pitch.v1"], capacity=256, batching=True, skip_events=True)))
+
+        def answer(request: bot_pb2.DecisionRequest) -> bot_pb2.BotMessage:
+            cycles.request(request.match_id)
+            return bot_pb2.BotMessage(decision=bot_pb2.Decision(
+                match_id=request.match_id, decision_id=request.decision_id, legal_action_index=0))
+
+        while (message := await call.read()) is not grpc.aio.EOF:
+            kind = message.WhichOneof("message")
+            if kind == "welcome":
+                ready.set()
+            elif kind == "decision_request":
+                await call.write(answer(message.decision_request))
+            elif kind == "batch":
+                answers = [answer(m.decision_request) for m in message.batch.messages
+                           if m.HasField("decision_request")]
+                if answers:
+                    await call.write(bot_pb2.BotMessage(batch=bot_pb2.BotMessages(messages=answers)))
+
+
+async def host_bots(addresses: list[str], tokens: list[str]) -> None:
+    """The bot host: every bot on every referee; on each line read from stdin, print the
+    cycle percentiles since the last line (and reset them)."""
+    cycles = Cycles()
+    streams = []
+    for token in tokens:
+        for address in addresses:
+            ready = asyncio.Event()
+            streams.append(asyncio.create_task(trivial_stream(address, token, cycles, ready)))
+            await asyncio.wait_for(ready.wait(), 30)
+    print("ready", flush=True)
+    loop = asyncio.get_running_loop()
+    while await loop.run_in_executor(None, sys.stdin.readline):
+        print(json.dumps(cycles.report()), flush=True)
+    for stream in streams:
+        stream.cancel()
+
+
+# ----------------------------------------------------------------------------- driver
+async def phase(directory: FleetDirectory, stubs: dict[str, arena_pb2_grpc.ArenaServiceStub], only: str | None,
+                bots: list[str], concurrency: int, seconds: float) -> dict[str, float]:
+    """Keep ``concurrency`` matches running for ``seconds`` (those running at the deadline
+    finish); each placed through the directory, on ``only`` if given."""
+    metadata = (("authorization", f"Bearer {ADMIN}"),)
+    decisions = matches = 0
+    placing_s = 0.0
+    deadline = time.perf_counter() + seconds
+
+    async def loop() -> None:
+        nonlocal decisions, matches, placing_s
+        while time.perf_counter() < deadline:
+            match_id = uuid.uuid4().hex
+            began = time.perf_counter()
+            placed: list[RefereeEntry] = await asyncio.to_thread(directory.place, match_id, bots)
+            placing_s += time.perf_counter() - began
+            address = next(e.address for e in placed if only is None or e.address == only)
+            result = (await stubs[address].RunMatch(arena_pb2.RunMatchRequest(
+                preset="partnership", seat_bot_ids=bots, seed=matches + 1, options_json=OPTIONS, match_id=match_id),
+                metadata=metadata)).result
+            decisions += sum(s.decisions for s in result.seats)
+            matches += 1
+
+    start = time.perf_counter()
+    await asyncio.gather(*(loop() for _ in range(concurrency)))
+    elapsed = time.perf_counter() - start
+    return {"decisions": decisions, "elapsed": elapsed, "matches": matches,
+            "placement_us": placing_s / max(1, matches) * 1e6}
+
+
+def measure(name: str, directory: FleetDirectory, addresses: list[str], referees: list[subprocess.Popen[bytes]],
+            host: subprocess.Popen[str], bots: list[str], args: argparse.Namespace) -> dict[str, float]:
+    """One phase with its CPU and latency figures."""
+    before = [cpu_seconds(p.pid) for p in referees], cpu_seconds(host.pid), time.process_time()
+
+    async def run() -> dict[str, float]:
+        channels = {a: grpc.aio.insecure_channel(a) for a in addresses}
+        try:
+            stubs = {a: arena_pb2_grpc.ArenaServiceStub(c) for a, c in channels.items()}
+            return await phase(directory, stubs, addresses[0] if name == "one" else None, bots,
+                               args.concurrency, args.seconds)
+        finally:
+            for channel in channels.values():
+                await channel.close()
+
+    figures = asyncio.run(run())
+    assert host.stdin is not None and host.stdout is not None
+    host.stdin.write("report\n")
+    host.stdin.flush()
+    latency = json.loads(host.stdout.readline())
+    decisions = figures["decisions"]
+    referee_cpu = sum(cpu_seconds(p.pid) for p in referees) - sum(before[0])
+    return {"rate": decisions / figures["elapsed"], **latency,
+            "referee_us": referee_cpu / decisions * 1e6,
+            "bots_us": (cpu_seconds(host.pid) - before[1]) / decisions * 1e6,
+            "driver_us": (time.process_time() - before[2]) / decisions * 1e6,
+            "placement_us": figures["placement_us"], "matches": figures["matches"]}
+
+
+def summary(rounds: list[dict[str, dict[str, float]]]) -> dict[str, Any]:
+    """Medians with their ranges, and the ratio two/one within each round."""
+
+    def spread(phase_name: str, key: str, digits: int = 0) -> dict[str, float]:
+        values = [r[phase_name][key] for r in rounds]
+        return {"median": round(statistics.median(values), digits), "min": round(min(values), digits),
+                "max": round(max(values), digits)}
+
+    ratios = [round(r["two"]["rate"] / r["one"]["rate"], 3) for r in rounds]
+    report: dict[str, Any] = {"rounds": len(rounds), "ratio_two_over_one": statistics.median(ratios),
+                              "ratios": ratios}
+    for phase_name in ("one", "two"):
+        report[phase_name] = {
+            "decisions_per_s": spread(phase_name, "rate"), "latency_p50_ms": spread(phase_name, "p50_ms", 3),
+            "latency_p99_ms": spread(phase_name, "p99_ms", 3),
+            "cpu_us_per_decision": {"referees": spread(phase_name, "referee_us"), "bots": spread(phase_name, "bots_us"),
+                                    "driver": spread(phase_name, "driver_us")},
+            "placement_us_per_match": spread(phase_name, "placement_us"),
+            "matches": sum(int(r[phase_name]["matches"]) for r in rounds)}
+    return report
+
+
+def timed(operation: Any, calls: int) -> float:
+    """Median microseconds of ``calls`` calls of ``operation``."""
+    samples = []
+    for _ in range(calls):
+        began = time.perf_counter()
+        operation()
+        samples.append(time.perf_counter() - began)
+    return round(statistics.median(samples) * 1e6, 1)
+
+
+def directory_costs(redis_url: str, sizes: list[int], calls: int = 200) -> list[dict[str, float]]:
+    """Median microseconds of the directory's operations (one client, no other load on
+    Redis than the machine's) with fleets of ``sizes`` referees, each listing the match's
+    four bots among 100 others: a placement read (what a worker pays per match), a
+    heartbeat (what each referee pays every third of the TTL) and a claim plus release
+    (what a referee pays per match)."""
+    bots = [f"bot-{n}" for n in range(BOTS)]
+    others = [f"other-{n}" for n in range(100)]
+    costs = []
+    for size in sizes:
+        directory = FleetDirectory(Store.from_url(redis_url, f"fleet-costs-{size}:"))
+        for index in range(size):
+            directory.announce(f"referee-{index}", f"10.0.0.{index % 250}:50051", 256, index % 7, bots + others)
+
+        def claim_and_release(fleet: FleetDirectory = directory) -> None:
+            match_id = uuid.uuid4().hex
+            fleet.release(match_id, fleet.claim(match_id, "referee-0"))
+
+        costs.append({
+            "referees": size,
+            "place_us": timed(lambda fleet=directory: fleet.place(uuid.uuid4().hex, bots), calls),
+            "heartbeat_us": timed(lambda fleet=directory: fleet.announce(
+                "referee-0", "10.0.0.0:50051", 256, 3, None, []), calls),
+            "claim_release_us": timed(claim_and_release, calls)})
+    return costs
+
+
+def resident_kb(pid: int) -> int:
+    """A process's resident memory (``VmRSS``), in kB."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+    raise RuntimeError(f"no VmRSS for process {pid}")
+
+
+async def idle_streams(address: str, count: int, referee: subprocess.Popen[bytes]) -> dict[str, float]:
+    """The referee's resident memory per idle bot stream: ``count`` registered bots each
+    open a stream (hello, welcome, then nothing), and the growth is divided among them:
+    what a referee pays per connected bot when every bot keeps a stream on every referee."""
+    metadata = (("authorization", f"Bearer {ADMIN}"),)
+    async with grpc.aio.insecure_channel(address) as channel:
+        admin = arena_pb2_grpc.ArenaServiceStub(channel)
+        tokens = [(await admin.RegisterBot(arena_pb2.RegisterBotRequest(name=f"idle-{uuid.uuid4().hex[:10]}"),
+                                           metadata=metadata)).token for _ in range(count)]
+        before = resident_kb(referee.pid)
+        bots = grpc.aio.insecure_channel(address)
+        calls = []
+        for token in tokens:
+            call = bot_pb2_grpc.BotServiceStub(bots).Connect(metadata=(("authorization", f"Bearer {token}"),))
+            await call.write(bot_pb2.BotMessage(hello=bot_pb2.Hello(
+                bot_name="idle", protocol_versions=["pitch.v1"], capacity=4, batching=True, fleet_updates=True)))
+            await call.read()  # the welcome
+            calls.append(call)
+        await asyncio.sleep(1.0)
+        after = resident_kb(referee.pid)
+        for call in calls:
+            call.cancel()
+        await bots.close()
+    return {"streams": count, "referee_rss_before_mb": round(before / 1024, 1),
+            "referee_rss_after_mb": round(after / 1024, 1), "kb_per_stream": round((after - before) / count, 1)}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--concurrency", type=int, default=8, help="matches kept running")
+    parser.add_argument("--seconds", type=float, default=5.0, help="length of each phase")
+    parser.add_argument("--rounds", type=int, default=3, help="rounds of the two phases")
+    parser.add_argument("--directory-sizes", type=int, nargs="*", default=[1, 10, 100],
+                        help="fleet sizes at which to time the directory's operations")
+    parser.add_argument("--idle-streams", type=int, default=500,
+                        help="idle bot streams opened at the end to measure the referee's memory per stream")
+    parser.add_argument("--host-bots", nargs=2, metavar=("ADDRESSES", "TOKENS"), help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.host_bots:
+        uvloop.run(host_bots(args.host_bots[0].split(","), args.host_bots[1].split(",")))
+        return
+    with RedisServer() as redis_server:
+        env = {"REDIS_URL": redis_server.url, "PITCH_ADMIN_TOKEN": ADMIN, "PITCH_STORE_PREFIX": PREFIX}
+        ports = [free_port(), free_port()]
+        referees = [spawn(["-m", "referee", "--address", f"127.0.0.1:{port}"], env, port) for port in ports]
+        addresses = [f"127.0.0.1:{port}" for port in ports]
+        store = Store.from_url(redis_server.url, PREFIX)
+        directory = FleetDirectory(store)
+        host = None
+        try:
+            with grpc.insecure_channel(addresses[0]) as channel:
+                admin = arena_pb2_grpc.ArenaServiceStub(channel)
+                registered = [admin.RegisterBot(arena_pb2.RegisterBotRequest(name=f"trivial-{n}"),
+                                                metadata=(("authorization", f"Bearer {ADMIN}"),)) for n in range(BOTS)]
+            bots = [r.bot_id for r in registered]
+            host = subprocess.Popen([sys.executable, __file__, "--host-bots", ",".join(addresses),
+                                     ",".join(r.token for r in registered)], stdin=subprocess.PIPE,
+                                    stdout=subprocess.PIPE, text=True)
+            assert host.stdout is not None
+            if host.stdout.readline().strip() != "ready":
+                raise RuntimeError("the bot host did not connect its bots")
+            deadline = time.monotonic() + 30
+            while len(directory.placements(bots)) < 2:
+                if time.monotonic() > deadline:
+                    raise RuntimeError("the directory never listed the bots on both referees")
+                time.sleep(0.1)
+            rounds = []
+            for index in range(args.rounds):
+                order = ("one", "two") if index % 2 == 0 else ("two", "one")
+                rounds.append({name: measure(name, directory, addresses, referees, host, bots, args)
+                               for name in order})
+            report = {"concurrency": args.concurrency, "seconds": args.seconds, "cpus": os.cpu_count(),
+                      "load_average_1min_at_end": round(os.getloadavg()[0], 2), **summary(rounds),
+                      "directory_costs": directory_costs(redis_server.url, args.directory_sizes),
+                      "idle_streams": asyncio.run(idle_streams(addresses[1], args.idle_streams, referees[1]))}
+        finally:
+            if host is not None:
+                host.kill()
+                host.wait()
+            for process in referees:
+                process.terminate()
+                process.wait(timeout=15)
+    print(json.dumps(report, indent=2))
+
+
+if __name__ == "__main__":
+    main()

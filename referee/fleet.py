@@ -1,0 +1,143 @@
+"""This referee as a member of the arena's fleet: its entry in the Redis directory
+(:mod:`workers.storage.fleet`), kept alive by a heartbeat, the bots connected to it, and
+the fleet-wide claims of the matches it runs.
+
+Redis is written off the event loop, one write at a time in the order they were made (a
+bot that connects and disconnects at once must not end up listed), and never on the
+decision path: a referee writes to the directory when a bot connects or disconnects, when
+a match starts or ends, and every third of the TTL.  A write that fails (Redis is down) is
+dropped, and the next heartbeat rewrites the whole entry.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import socket
+import uuid
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+import redis
+
+from pitch_sdk.proto.pitch.v1 import bot_pb2
+from referee.config import RefereeConfig
+from workers.storage.fleet import FleetDirectory
+from workers.storage.store import Store
+
+if TYPE_CHECKING:
+    from referee.arena import Arena
+
+log = logging.getLogger("pitch.referee.fleet")
+
+def advertised_address(config: RefereeConfig, port: int) -> str:
+    """Where bots and workers reach this referee: the configured advertise address, else
+    the listen address with the bound port (this host's name for a wildcard host)."""
+    if config.advertise_address:
+        return config.advertise_address
+    host = config.address.rsplit(":", 1)[0]
+    if host in ("0.0.0.0", "[::]", "::", ""):
+        host = socket.gethostname()
+    return f"{host}:{port}"
+
+
+class FleetMember:
+    """The directory entry of one running referee, and its match claims."""
+
+    def __init__(self, config: RefereeConfig, store: Store, arena: Arena, port: int) -> None:
+        self.referee_id = uuid.uuid4().hex[:12]
+        self.directory = FleetDirectory(store, config.fleet_ttl_s)
+        self.address = advertised_address(config, port)
+        self.capacity = config.max_matches
+        self.arena = arena
+        self.addresses: list[str] = [self.address]
+        """Every live referee's address (this one included), as of the last heartbeat."""
+        self.claimed: set[str] = set()
+        """Match ids this referee holds the fleet-wide claim of."""
+        self._resync = True
+        self._writes: asyncio.Queue[Callable[[], object]] = asyncio.Queue()
+        self._tasks: list[asyncio.Task[None]] = []
+
+    async def start(self) -> None:
+        """Announce this referee and keep its entry alive until :meth:`stop`."""
+        await self.beat()
+        self._tasks = [asyncio.create_task(self._beating(), name="fleet-heartbeat"),
+                       asyncio.create_task(self._writing(), name="fleet-writes")]
+        log.info("referee %s in the fleet at %s (%d referee(s) live)", self.referee_id, self.address,
+                 len(self.addresses))
+
+    async def stop(self) -> None:
+        """Leave the directory at once (the other referees and the workers stop placing
+        matches here) and drop this referee's claims."""
+        for task in self._tasks:
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+        try:
+            await asyncio.to_thread(self.directory.withdraw, self.referee_id)
+            for match_id in list(self.claimed):
+                await self.release(match_id)
+        except redis.RedisError as exc:
+            log.warning("referee %s could not leave the fleet directory (%s); it expires", self.referee_id, exc)
+
+    async def beat(self) -> None:
+        """One heartbeat: renew the entry and the claims, read the fleet, and tell the bots
+        that asked when referees joined or left."""
+        registry = self.arena.registry
+        bots = [p.bot.bot_id for p in registry.connected()] if self._resync else None
+        try:
+            await asyncio.to_thread(self.directory.announce, self.referee_id, self.address, self.capacity,
+                                    len(self.arena.tasks), bots, sorted(self.claimed))
+            live = await asyncio.to_thread(self.directory.live)
+        except redis.RedisError as exc:
+            self._resync = True
+            log.warning("fleet heartbeat failed (%s); retrying", exc)
+            return
+        self._resync = False
+        addresses = sorted({entry.address for entry in live} | {self.address})
+        if addresses != self.addresses:
+            log.info("fleet changed: %s", addresses)
+            self.addresses = addresses
+            update = bot_pb2.RefereeMessage(fleet_update=bot_pb2.FleetUpdate(addresses=addresses))
+            for presence in registry.connected():
+                if presence.session is not None and presence.session.hello.fleet_updates:
+                    presence.send(update)
+
+    async def _beating(self) -> None:
+        while True:
+            await asyncio.sleep(self.directory.ttl_s / 3)
+            await self.beat()
+
+    async def _writing(self) -> None:
+        while True:
+            write = await self._writes.get()
+            try:
+                await asyncio.to_thread(write)
+            except redis.RedisError as exc:
+                self._resync = True  # the next heartbeat rewrites the entry
+                log.warning("fleet directory write failed (%s)", exc)
+
+    def bot_connected(self, bot_id: str) -> None:
+        """A bot opened a stream here: list it (matches it plays may be placed here)."""
+        self._writes.put_nowait(lambda: self.directory.bot_connected(self.referee_id, bot_id))
+
+    def bot_disconnected(self, bot_id: str) -> None:
+        """A bot's last stream here ended."""
+        self._writes.put_nowait(lambda: self.directory.bot_disconnected(self.referee_id, bot_id))
+
+    def running_changed(self) -> None:
+        """A match started or ended: the count placement reads."""
+        self._writes.put_nowait(lambda: self.directory.set_running(self.referee_id, len(self.arena.tasks)))
+
+    async def claim(self, match_id: str) -> bool:
+        """Claim ``match_id`` fleet-wide; ``False`` while another referee holds it."""
+        holder = await asyncio.to_thread(self.directory.claim, match_id, self.referee_id)
+        if holder != self.referee_id:
+            return False
+        self.claimed.add(match_id)
+        return True
+
+    async def release(self, match_id: str) -> None:
+        """Give up the claim of ``match_id`` (it ended, or it never started)."""
+        if match_id in self.claimed:
+            self.claimed.discard(match_id)
+            await asyncio.to_thread(self.directory.release, match_id, self.referee_id)

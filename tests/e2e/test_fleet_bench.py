@@ -1,0 +1,38 @@
+"""The fleet benchmark still runs and reports what docs/fleet.md quotes.
+
+A short run of ``bench/fleet_throughput.py`` (one round of half-second phases, two
+matches at once, directories of one and two referees): a Redis, two referee processes and
+a bot host as processes.  The figures are machine-dependent and are not asserted; that
+both phases made progress and the ratio is the round's quotient is.  Slow (four processes
+start), so marked ``slow``; CI runs it."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.slow
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_fleet_bench_reports_one_and_two_referees_the_directory_costs_and_stream_memory() -> None:
+    run = subprocess.run(
+        [sys.executable, "bench/fleet_throughput.py", "--rounds", "1", "--seconds", "0.5", "--concurrency", "2",
+         "--directory-sizes", "1", "2", "--idle-streams", "20"],
+        cwd=ROOT, capture_output=True, text=True, timeout=120, check=True)
+    report = json.loads(run.stdout)
+    one, two = report["one"], report["two"]
+    assert one["matches"] > 0 and two["matches"] > 0
+    assert report["ratios"] == [pytest.approx(two["decisions_per_s"]["median"] / one["decisions_per_s"]["median"],
+                                              rel=0.01)]
+    for phase in (one, two):
+        assert 0 < phase["latency_p50_ms"]["median"] <= phase["latency_p99_ms"]["median"]
+        assert all(cpu["median"] > 0 for cpu in phase["cpu_us_per_decision"].values())
+    assert [cost["referees"] for cost in report["directory_costs"]] == [1, 2]
+    assert all(cost["place_us"] > 0 and cost["claim_release_us"] > 0 for cost in report["directory_costs"])
+    assert report["idle_streams"]["streams"] == 20 and report["idle_streams"]["referee_rss_after_mb"] > 0

@@ -1,0 +1,112 @@
+"""The workers' placement of matches on a referee fleet: two real referees on one Redis
+(each on its own event loop), SDK bots, and the synchronous fleet client the Celery task
+uses."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+
+import grpc
+import pytest
+
+from tests.workers.celery_harness import ArenaThread, wait_until
+from workers.referee_client import FleetReferees, NoRefereeFits
+from workers.storage.fleet import FleetDirectory
+from workers.storage.store import Store
+from workers.tournaments.schedule import round_robin
+
+
+@pytest.fixture()
+def fleet(redis_url: str) -> Iterator[tuple[ArenaThread, ArenaThread]]:
+    """Two referees sharing one key prefix: one arena, two referee processes' worth."""
+    prefix = f"fleet-{uuid.uuid4().hex[:8]}:"
+    first = ArenaThread(redis_url, prefix=prefix)
+    second = ArenaThread(redis_url, prefix=prefix)
+    try:
+        yield first, second
+    finally:
+        second.close()
+        first.close()
+
+
+def client(redis_url: str, first: ArenaThread) -> FleetReferees:
+    directory = FleetDirectory(Store.from_url(redis_url, first.prefix))
+    return FleetReferees(first.arena.address, "test-admin", 60, directory)
+
+
+def ran_on(arena: ArenaThread, match_id: str) -> bool:
+    """Whether the referee ran ``match_id`` itself (the start counters are per process, and
+    both referees of these tests share one)."""
+    state = arena.arena.server.arena
+    return match_id in state.finished or match_id in state.matches
+
+
+def test_a_match_goes_where_every_seat_is_connected_and_the_least_busy_referee(
+        redis_url: str, fleet: tuple[ArenaThread, ArenaThread]) -> None:
+    """A bot that connects to one referee only (here the second) has its matches placed
+    there; bots connected to both referees play on either; placement never picks a
+    referee a seat's bot is missing from."""
+    first, second = fleet
+    both = [first.register() for _ in range(3)]
+    for _, token in both:
+        first.connect_registered(token, "random")
+        second.connect_registered(token, "random")
+    lonely_id, lonely_token = second.register()
+    second.connect_registered(lonely_token, "random")
+    referees = client(redis_url, first)
+    wait_until(lambda: len(referees.directory.placements([lonely_id, *(b for b, _ in both)])) == 1, 10,
+               "the directory to list the bots")
+    schedule = round_robin(uuid.uuid4().hex[:8], [lonely_id, *(b for b, _ in both)], "cutthroat", games=1)
+    with_lonely = next(m for m in schedule.matches if lonely_id in m.seats)
+    without = next(m for m in schedule.matches if lonely_id not in m.seats)
+    assert referees.addresses_for(with_lonely) == [second.arena.address]
+    assert set(referees.addresses_for(without)) == {first.arena.address, second.arena.address}
+    result = referees.run_match(schedule, with_lonely)
+    assert result["completed"] and ran_on(second, with_lonely.match_id) and not ran_on(first, with_lonely.match_id)
+    assert set(referees.connected_bots()) == {lonely_id, *(b for b, _ in both)}
+
+
+def test_a_full_referee_refuses_and_the_match_goes_to_the_next(
+        redis_url: str, fleet: tuple[ArenaThread, ArenaThread]) -> None:
+    """When the directory is behind (it shows room on a referee that has none), that
+    referee refuses with RESOURCE_EXHAUSTED and the same call offers the match to the next
+    referee, which plays it."""
+    first, second = fleet
+    bots = [first.register() for _ in range(3)]
+    for _, token in bots:
+        first.connect_registered(token, "random")
+        second.connect_registered(token, "random")
+    first.arena.server.arena.config = first.arena.server.arena.config.__class__(
+        **{**first.arena.server.arena.config.__dict__, "max_matches": 0})  # full from now on
+    referees = client(redis_url, first)
+    seats = [b for b, _ in bots]
+    wait_until(lambda: len(referees.directory.placements(seats)) == 2, 10, "both referees listed")
+    first_id = first.arena.server.fleet.referee_id
+    referees.directory.client.hset(f"{first.prefix}fleet:referee:{first_id}", mapping={"capacity": 9999})
+    schedule = round_robin(uuid.uuid4().hex[:8], seats, "cutthroat", games=1)
+    match = schedule.matches[0]
+    assert referees.addresses_for(match)[0] == first.arena.address  # most room, so offered first
+    result = referees.run_match(schedule, match)
+    assert result["completed"] and ran_on(second, match.match_id) and not ran_on(first, match.match_id)
+
+
+def test_no_referee_with_every_seat_is_a_transient_refusal(
+        redis_url: str, fleet: tuple[ArenaThread, ArenaThread]) -> None:
+    """Two bots that each connected to a different referee only cannot be seated together
+    (no referee relays): the match is refused with FAILED_PRECONDITION, which the worker
+    retries like an offline bot, naming why."""
+    first, second = fleet
+    one_id, one_token = first.register()
+    first.connect_registered(one_token, "random")
+    other_id, other_token = second.register()
+    second.connect_registered(other_token, "random")
+    third_id, third_token = first.register()
+    first.connect_registered(third_token, "random")
+    referees = client(redis_url, first)
+    wait_until(lambda: referees.directory.connected_bots() == {one_id, other_id, third_id}, 10, "bots listed")
+    schedule = round_robin(uuid.uuid4().hex[:8], [one_id, other_id, third_id], "cutthroat", games=1)
+    with pytest.raises(NoRefereeFits) as refused:
+        referees.run_match(schedule, schedule.matches[0])
+    assert refused.value.code() == grpc.StatusCode.FAILED_PRECONDITION
+    assert "different referees" in refused.value.details()
