@@ -21,9 +21,22 @@ from __future__ import annotations
 import dataclasses
 import random
 from collections import Counter
+from collections.abc import Callable
 from typing import Any
 
-from pitch_sdk.rules import BIG_JOKER, CARDS, LITTLE_JOKER, PASS, Bid, Card, DecisionKind, GameState, Suit, Trick
+from pitch_sdk.rules import (
+    BIG_JOKER,
+    CARDS,
+    LITTLE_JOKER,
+    PASS,
+    Bid,
+    Card,
+    DecisionKind,
+    GameState,
+    Suit,
+    Trick,
+    preset,
+)
 from pitch_sdk.rules.events import BidMade, Burned, Dealt, Exchanged, HandScored, TrumpSet
 
 #: Same colour, other suit: the off-cards' suit (seed 003: "jack of same color as trump").
@@ -176,6 +189,24 @@ def play_checked(state: GameState, rng: random.Random, checker: Any, max_steps: 
         checker.decision(state, legal, stats)
         state.apply(checker.choose(legal, rng))
     raise AssertionError("game does not end")
+
+
+def play_games(name: str, games: int, first_seed: int, max_hands: int,
+               oracle: Callable[[random.Random], HandTracker]) -> OracleStats:
+    """Play ``games`` seeded games of preset ``name``, each capped at a random number of
+    hands, summing what the oracle checked."""
+    total = OracleStats()
+    for seed in range(first_seed, first_seed + games):
+        rng = random.Random(seed)
+        rules = preset(name).with_options(max_hands=rng.randint(1, max_hands))
+        try:
+            stats = play_checked(GameState.new(rules, seed=seed, dealer=seed % 4), rng, oracle(rng))
+        except AssertionError as exc:
+            raise AssertionError(f"{name}, seed {seed}: {exc}") from exc
+        for field in dataclasses.fields(OracleStats):
+            setattr(total, field.name, getattr(total, field.name) + getattr(stats, field.name))
+    return total
+
 
 
 class HandTracker:

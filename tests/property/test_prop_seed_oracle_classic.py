@@ -1,0 +1,31 @@
+"""Random games of seed 004's Contway 6-point, Kentucky 7-point, its South-East Missouri
+form and the three teams of three, checked at every decision and every hand by
+``seed_oracle_classic`` (each paragraph's rules as constants, never the ruleset's
+options).  One ``random.Random(seed)`` per game, so a failure names the seed that
+replays it."""
+
+from __future__ import annotations
+
+import pytest
+from seed_oracle import OracleStats, play_games
+from seed_oracle_classic import CLASSIC_GAMES, Classic, ClassicOracle
+
+#: Games per preset in the default run, and in the ``slow`` run.
+GAMES = 80
+SLOW_GAMES = 150
+
+
+def _classic_games(game: Classic, games: int, first_seed: int, max_hands: int) -> OracleStats:
+    return play_games(game.name, games, first_seed, max_hands, lambda rng: ClassicOracle(game))
+
+
+@pytest.mark.parametrize("game", CLASSIC_GAMES, ids=lambda g: g.name)
+def test_classic_games_against_the_seed(game: Classic) -> None:
+    stats = _classic_games(game, GAMES, 0, 20)
+    assert stats.hands >= GAMES and stats.plays_checked > 10 * GAMES and stats.games_won
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("game", CLASSIC_GAMES, ids=lambda g: g.name)
+def test_classic_games_against_the_seed_long(game: Classic) -> None:
+    _classic_games(game, SLOW_GAMES, 10_000, 60)
