@@ -69,6 +69,8 @@ class Classic:
     """Only a pitching party that made its bid may reach the target (bid to go out)."""
     pookie: bool = False
     """A set party "give[s] back any points ... and receive[s] 1 negative point"."""
+    counting_cards: tuple[tuple[str, int, int], ...] = ()
+    """Trumps worth points to their capturer: (category, rank, value)."""
 
     def deck(self) -> int:
         suited = (int(Card.of(r, s)) for s in Suit for r in range(2, 15) if r not in self.removed_ranks)
@@ -178,8 +180,7 @@ class ClassicOracle(HandTracker):
         """"the highest bidder pitches"; "the winner of each trick leads to the next"."""
         if trick:
             return (trick[-1][0] + 1) % self.players
-        assert self.high is not None
-        return self.tricks[-1].winner if self.tricks else self.high.seat
+        return self.tricks[-1].winner if self.tricks else self.first_leader()
 
     def event(self, event: Any) -> None:
         super().event(event)
@@ -232,14 +233,40 @@ class ClassicOracle(HandTracker):
         led = CARDS[plays[0][1]].suit
         return max((rank_of(c), seat) for seat, c in plays if CARDS[c].suit == led)[1]
 
+    def first_leader(self) -> int:
+        """"the highest bidder pitches"."""
+        assert self.high is not None
+        return self.high.seat
+
     def scored(self, state: GameState, result: Any, stats: OracleStats) -> None:
+        expected = self.played_awards(result)
+        assert self.high is not None
+        bid, bidder = self.high, self.high.seat
+        g = self.game
+        party = [seat % g.parties for seat in range(g.players)]
+        won = [sum(a[1] for a in expected if a[2] == p) for p in range(g.parties)]
+        assert list(result.points_won) == won
+        team = party[bidder]
+        made = won[team] >= bid.amount
+        assert result.made == made and not result.moon
+        before = list(self.scores)
+        changes = list(won)
+        if not made:
+            changes[team] = min(before[team], 0) - 1 - before[team] if g.pookie else -bid.amount
+        assert list(result.score_changes) == changes, f"changes {result.score_changes} != {changes} (bid {bid})"
+        self.scores = [b + c for b, c in zip(before, changes, strict=True)]
+        assert list(result.scores) == self.scores
+        check_end(state, result, self.game_winner(before, changes, team, made, expected), stats)
+
+    def played_awards(self, result: Any) -> list[Award]:
+        """Checks the tricks, the pips and the awards of the hand; returns the seed's awards."""
         g = self.game
         assert self.high is not None and self.trump is not None
         bid, bidder = self.high, self.high.seat
         self.apply_exchange()
         assert not any(self.hands), "cards in play were not played"
         assert result.pitcher == bidder and result.trump == self.trump and result.bid == bid.amount
-        assert self.tricks[0].plays[0][0] == bidder
+        assert self.tricks[0].plays[0][0] == self.first_leader()
         if not g.declared:  # "establishes the trump suit (as the suit of the card led)"
             assert self.trump == CARDS[self.tricks[0].plays[0][1]].suit
         party = [seat % g.parties for seat in range(g.players)]
@@ -267,22 +294,14 @@ class ClassicOracle(HandTracker):
             found["joker"] = [("joker", 1, capturer[j], j) for j in JOKER_IDS if j in capturer]
         if pips.count(max(pips)) == 1:
             found["game"] = [("game", 1, pips.index(max(pips)), None)]
+        for name, rank, value in g.counting_cards:
+            card = int(Card.of(rank, self.trump))
+            if card in capturer:
+                found[name] = [(name, value, capturer[card], card)]
         expected = [award for name in g.points for award in found[name]]
         got = [(str(a.category), a.value, a.party, None if a.card is None else int(a.card)) for a in result.awards]
         assert Counter(got) == Counter(expected), f"awards {sorted(got, key=str)} != {sorted(expected, key=str)}"
-        won = [sum(a[1] for a in expected if a[2] == p) for p in range(g.parties)]
-        assert list(result.points_won) == won
-        team = party[bidder]
-        made = won[team] >= bid.amount
-        assert result.made == made and not result.moon
-        before = list(self.scores)
-        changes = list(won)
-        if not made:
-            changes[team] = min(before[team], 0) - 1 - before[team] if g.pookie else -bid.amount
-        assert list(result.score_changes) == changes, f"changes {result.score_changes} != {changes} (bid {bid})"
-        self.scores = [b + c for b, c in zip(before, changes, strict=True)]
-        assert list(result.scores) == self.scores
-        check_end(state, result, self.game_winner(before, changes, team, made, expected), stats)
+        return expected
 
     def game_winner(self, before: list[int], changes: list[int], team: int, made: bool,
                     awards: list[Award]) -> int | None:

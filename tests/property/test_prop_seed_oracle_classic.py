@@ -9,6 +9,7 @@ from __future__ import annotations
 import pytest
 from seed_oracle import OracleStats, play_games
 from seed_oracle_classic import CLASSIC_GAMES, Classic, ClassicOracle
+from seed_oracle_nine_five import NineFiveOracle
 
 #: Games per preset in the default run, and in the ``slow`` run.
 GAMES = 80
@@ -29,3 +30,20 @@ def test_classic_games_against_the_seed(game: Classic) -> None:
 @pytest.mark.parametrize("game", CLASSIC_GAMES, ids=lambda g: g.name)
 def test_classic_games_against_the_seed_long(game: Classic) -> None:
     _classic_games(game, SLOW_GAMES, 10_000, 60)
+
+
+def _nine_five_games(hotshot: bool, games: int, first_seed: int) -> OracleStats:
+    return play_games("hotshot" if hotshot else "nine-five", games, first_seed, 30,
+                      lambda rng: NineFiveOracle(hotshot))
+
+
+@pytest.mark.parametrize("hotshot", [False, True], ids=["nine-five", "hotshot"])
+def test_nine_five_against_the_seed(hotshot: bool) -> None:
+    stats = _nine_five_games(hotshot, GAMES, 0)
+    assert stats.hands >= GAMES and stats.plays_checked > 10 * GAMES and stats.games_won and stats.moons
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("hotshot", [False, True], ids=["nine-five", "hotshot"])
+def test_nine_five_against_the_seed_long(hotshot: bool) -> None:
+    _nine_five_games(hotshot, SLOW_GAMES, 10_000)
