@@ -1,5 +1,7 @@
 """A second, preset-specific oracle for seed 003's ten-point family and seed 004's
-two-trump pitch, written from the seed texts alone.
+two-trump pitch, written from the seed texts alone (``seed_oracle_five_handed``,
+``seed_oracle_classic`` and ``seed_oracle_nine_five`` build on it for five-handed, seed
+004's six-card named games, and nine-five/hotshot).
 
 ``pitch_props``'s oracle reads the ruleset's option fields, so a preset that sets an
 option the seed does not ask for would pass it.  This oracle never reads the ruleset:
