@@ -17,7 +17,11 @@ trumps": "For the determination of the low point it is ignored"), and Low goes t
 its original holder ("the point for low is often awarded to the player who won the trick
 containing the lowest trump, rather than the original owner" - capture is the option);
 jokers rank "just below the jack" (below the off-jack where there is one, as in seed 003)
-and "are not allowed to be led in the first trick"; the pitcher's party scores what it
+and "are not allowed to be led in the first trick"; Contway's and Kentucky's jokers carry no
+pips: their off-jack-then-joker order is the seed's "Off-jack, jokers and odd trumps" ("one
+can rank the joker between the off-jack and the ten of trumps ... one can play with the
+off-jack and more than one joker"), which gives jokers no pips, not auction pitch's
+two-joker variation ("Jokers are worth half a pip"); the pitcher's party scores what it
 took if that reaches the bid, else is set back by the bid, and the other parties score
 what they took ("Players may receive points even if they did not win the auction").
 """
@@ -202,8 +206,11 @@ class ClassicOracle(HandTracker):
 
     def apply_exchange(self) -> None:
         """Kentucky: "players discard non-trump cards face up in the center of the table. The
-        dealer then distributes 6 cards to each player" (each player back up to six, from
-        eldest, in the stock's order); the others have no exchange ("no discarding")."""
+        dealer then distributes 6 cards to each player in batches of 1" (each player back up
+        to six, from eldest, in the stock's order: dealing "in batches of 1" round the table
+        would hand out the same shuffled stock in another order, so the engine's fill-each-in-
+        turn is accepted); the others have no exchange ("no discarding").  That the discards
+        lie "face up" is pinned in tests/rules/test_oracle_findings.py."""
         if self.exchanged:
             return
         self.exchanged = True

@@ -55,6 +55,7 @@ class NineFiveOracle(ClassicOracle):
     def __init__(self, hotshot: bool) -> None:
         self.hotshot = hotshot
         super().__init__(HOTSHOT if hotshot else NINE_FIVE)
+        self.passed_in = False
         self.kinds = {DecisionKind.BID, DecisionKind.DECLARE_TRUMP, DecisionKind.CHOOSE_CARDS, DecisionKind.PLAY}
         if not hotshot:  # "A 'blind smudge' bid must be made before the player looks at their hand"
             self.kinds.add(DecisionKind.CHOICE)
@@ -73,6 +74,7 @@ class NineFiveOracle(ClassicOracle):
             assert self.hotshot and len(self.bids) == 4 and self.high is None
             assert list(event.shown) == list(self.dealt.hands)
             assert not any(self.forced(seat) for seat in range(4)), "all passed, but one held a forcing 9"
+            self.passed_in = True
         super().event(event)
 
     def forced(self, seat: int) -> bool:

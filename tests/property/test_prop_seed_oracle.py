@@ -1,7 +1,6 @@
 """Random games of seed 003's ten-point family (five-handed included) and seed 004's
-two-trump pitch, checked at
-every decision and every hand by ``seed_oracle`` (the seeds' rules as constants, never
-the ruleset's options).  Seeded random games, one ``random.Random(seed)`` each for the
+two-trump pitch, checked at every decision and every hand by ``seed_oracle`` (the seeds'
+rules as constants, never the ruleset's options).  Seeded random games, one ``random.Random(seed)`` each for the
 hand cap, the moon rate and every action, so a failure names the seed that replays it.
 """
 
