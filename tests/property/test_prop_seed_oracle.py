@@ -37,8 +37,8 @@ def test_ten_point_family_against_the_seed(variant: TenPoint) -> None:
 
 
 def test_five_handed_against_the_seed() -> None:
-    stats = _five_handed_games(2 * GAMES, 0)
-    assert stats.hands >= 2 * GAMES and stats.plays_checked > 10 * GAMES and stats.games_won
+    stats = _five_handed_games(4 * GAMES, 0)
+    assert stats.hands >= 4 * GAMES and stats.plays_checked > 10 * GAMES and stats.games_won
 
 
 def test_two_trump_against_the_seed() -> None:

@@ -17,8 +17,8 @@ from seed_oracle_nine_five import NineFiveOracle
 from pitch_sdk.rules import PASS, Card, Deal, GameState, Suit, preset
 
 #: Games per preset in the default run, and in the ``slow`` run.
-GAMES = 80
-SLOW_GAMES = 150
+GAMES = 150
+SLOW_GAMES = 350
 
 
 def _classic_games(game: Classic, games: int, first_seed: int, max_hands: int) -> OracleStats:
