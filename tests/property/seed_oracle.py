@@ -1,5 +1,7 @@
 """A second, preset-specific oracle for seed 003's ten-point family and seed 004's
-two-trump pitch, written from the seed texts alone.
+two-trump pitch, written from the seed texts alone (``seed_oracle_five_handed``,
+``seed_oracle_classic`` and ``seed_oracle_nine_five`` build on it for five-handed, seed
+004's six-card named games, and nine-five/hotshot).
 
 ``pitch_props``'s oracle reads the ruleset's option fields, so a preset that sets an
 option the seed does not ask for would pass it.  This oracle never reads the ruleset:
@@ -21,9 +23,22 @@ from __future__ import annotations
 import dataclasses
 import random
 from collections import Counter
+from collections.abc import Callable
 from typing import Any
 
-from pitch_sdk.rules import BIG_JOKER, CARDS, LITTLE_JOKER, PASS, Bid, Card, DecisionKind, GameState, Suit, Trick
+from pitch_sdk.rules import (
+    BIG_JOKER,
+    CARDS,
+    LITTLE_JOKER,
+    PASS,
+    Bid,
+    Card,
+    DecisionKind,
+    GameState,
+    Suit,
+    Trick,
+    preset,
+)
 from pitch_sdk.rules.events import AllPassed, BidMade, Burned, Dealt, Exchanged, HandScored, TrumpSet
 
 #: Same colour, other suit: the off-cards' suit (seed 003: "jack of same color as trump").
@@ -85,6 +100,8 @@ class TenPoint:
     seed 003's ("advances their score to 52 ... Failure ... constitutes loss of game")."""
     burned_to_opponents: bool = False
     double_bids: bool = False
+    refill: bool = True
+    """"Each player, in turn, then asks for a number of cards to fill their hand to six"."""
 
     @property
     def total(self) -> int:
@@ -176,6 +193,24 @@ def play_checked(state: GameState, rng: random.Random, checker: Any, max_steps: 
         checker.decision(state, legal, stats)
         state.apply(checker.choose(legal, rng))
     raise AssertionError("game does not end")
+
+
+def play_games(name: str, games: int, first_seed: int, max_hands: int,
+               oracle: Callable[[random.Random], HandTracker]) -> OracleStats:
+    """Play ``games`` seeded games of preset ``name``, each capped at a random number of
+    hands, summing what the oracle checked."""
+    total = OracleStats()
+    for seed in range(first_seed, first_seed + games):
+        rng = random.Random(seed)
+        rules = preset(name).with_options(max_hands=rng.randint(1, max_hands))
+        try:
+            stats = play_checked(GameState.new(rules, seed=seed, dealer=seed % 4), rng, oracle(rng))
+        except AssertionError as exc:
+            raise AssertionError(f"{name}, seed {seed}: {exc}") from exc
+        for field in dataclasses.fields(OracleStats):
+            setattr(total, field.name, getattr(total, field.name) + getattr(stats, field.name))
+    return total
+
 
 
 class HandTracker:
@@ -275,9 +310,14 @@ class TenPointOracle(HandTracker):
         plain = [a for a in legal if not (isinstance(a, Bid) and a.amount > self.variant.top_bid)]
         return rng.choice(plain if plain and rng.random() >= self.moon_rate else legal)
 
+    #: The decisions seed 003's hand asks: bid, name trump, pass the leftovers or not, burn, play.
+    kinds = frozenset({DecisionKind.BID, DecisionKind.DECLARE_TRUMP, DecisionKind.CHOICE, DecisionKind.CHOOSE_CARDS,
+                       DecisionKind.PLAY})
+
     def decision(self, state: GameState, legal: list[Any], stats: OracleStats) -> None:
         kind = state.decision().kind
         v = self.variant
+        assert kind in self.kinds, f"{v.name} asks a {kind} decision, which its seed does not know"
         if kind is DecisionKind.BID:
             # "The minimum bid is four ... If no one bids ... the dealer MUST take the bid for four"
             self.check_bids(state, legal, v.minimum_bid, v.top_bid, (v.top_bid + 1,), [Bid(v.minimum_bid)])
@@ -285,6 +325,10 @@ class TenPointOracle(HandTracker):
                 doubles = sorted(a.amount for a in legal if isinstance(a, Bid) and a.double)
                 assert set(doubles) <= set(range(v.minimum_bid, v.top_bid + 1))
             stats.bids_checked += 1
+        elif kind is DecisionKind.CHOICE:  # the only yes/no the seed asks, and only of the bidder:
+            # "If the bidder so choses he/she can pass those cards to his/her partner"
+            assert self.parties == 2 and self.trump is not None and self.high is not None and not self.tricks \
+                and state.to_move == self.high.seat, f"{v.name} asks a yes/no question its seed does not ask"
         elif kind is DecisionKind.PLAY:
             self.check_preparation()
             trumps = mask(self.order())
@@ -331,7 +375,7 @@ class TenPointOracle(HandTracker):
         expected: list[Any] = []
         seats = [(self.eldest + k) % self.players for k in range(self.players)]
         for seat in seats:
-            need = max(0, 6 - (hands[seat] & trumps).bit_count())
+            need = max(0, 6 - (hands[seat] & trumps).bit_count()) if self.variant.refill else 0
             drawn = mask(stock[:need])
             del stock[:need]
             if hands[seat] & ~trumps or drawn:
@@ -339,7 +383,8 @@ class TenPointOracle(HandTracker):
             hands[seat] = hands[seat] & trumps | drawn
         if stock:
             given = events[len(expected)] if len(events) > len(expected) else None
-            receiver = given.seat if isinstance(given, Exchanged) and given.seat == (bidder + 2) % 4 else bidder
+            partner = (bidder + 2) % 4 if self.parties == 2 else None
+            receiver = given.seat if isinstance(given, Exchanged) and given.seat == partner else bidder
             expected.append(Exchanged(receiver, 0, mask(stock)))
             hands[receiver] |= mask(stock)
         for seat in seats:  # the leftovers' non-trumps: "Only ... the trump suit are ... legal plays"
@@ -356,7 +401,9 @@ class TenPointOracle(HandTracker):
             self.burned[burn.seat] |= burn.cards
         self.hands, self.stock, self.preparation = hands, [], []
 
-    def scored(self, state: GameState, result: Any, stats: OracleStats) -> None:
+    def played_awards(self, result: Any, party_of: list[int]) -> list[Award]:
+        """Checks the hand's tricks and awards, ``party_of`` mapping each seat to the party
+        that scores for it; returns the seed's awards."""
         v = self.variant
         assert self.high is not None and self.trump is not None
         bid, bidder = self.high, self.high.seat
@@ -373,14 +420,21 @@ class TenPointOracle(HandTracker):
                 point = ten_point_category(v, self.trump, card)
                 if point is not None:  # "The two goes to the person who plays it"
                     owner = seat if point[0] == "two" and v.two_to_player else taker
-                    expected.append((*point, owner % 2, card))
+                    expected.append((*point, party_of[owner], card))
         for seat, cards in enumerate(self.burned):  # "Burned cards are removed from play"
             for card in bits(cards):
                 point = ten_point_category(v, self.trump, card)
                 if point is not None and v.burned_to_opponents:
-                    expected.append((*point, (seat + 1) % 2, card))
+                    expected.append((*point, party_of[(seat + 1) % self.players], card))
         got = [(str(a.category), a.value, a.party, None if a.card is None else int(a.card)) for a in result.awards]
         assert Counter(got) == Counter(expected), f"awards {sorted(got, key=str)} != {sorted(expected, key=str)}"
+        return expected
+
+    def scored(self, state: GameState, result: Any, stats: OracleStats) -> None:
+        v = self.variant
+        expected = self.played_awards(result, [seat % 2 for seat in range(4)])
+        assert self.high is not None
+        bid, bidder = self.high, self.high.seat
         won = [sum(a[1] for a in expected if a[2] == party) for party in (0, 1)]
         assert list(result.points_won) == won
         team, other = bidder % 2, (bidder + 1) % 2
