@@ -13,9 +13,11 @@ import sys
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import IO, Any
+
+import pytest
 
 from pitch_sdk.bots.loader import load_bot
 from pitch_sdk.client import BotClient
@@ -140,3 +142,15 @@ def wait_until(condition: Callable[[], bool], timeout: float, what: str) -> None
         if time.monotonic() > deadline:
             raise AssertionError(f"timed out after {timeout:.0f}s waiting for {what}")
         time.sleep(0.05)
+
+
+@pytest.fixture(name="arena")
+def arena_per_test(redis_url: str) -> Iterator[ArenaThread]:
+    """A referee of the test's own, 2 s per decision and a 5 s bank (a module that imports
+    this fixture gets it as ``arena`` instead of the shared module-wide one): for tests that
+    kill workers, lose queues or play long runs, whose leftovers must not reach the next test."""
+    thread = ArenaThread(redis_url, per_decision_ms=2000, bank_ms=5000)
+    try:
+        yield thread
+    finally:
+        thread.close()

@@ -4,7 +4,6 @@ gRPC and a real Celery worker, driven through ``pitch-arena ladder``."""
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 
@@ -20,7 +19,12 @@ from workers.tournaments.schedule import ScheduleError
 from workers.tournaments.store import TournamentStore
 from workers.tournaments.table import PLAYED
 
-from .celery_harness import ArenaThread, WorkerProcess, wait_until
+from .celery_harness import (
+    ArenaThread,
+    WorkerProcess,
+    arena_per_test,  # noqa: F401 (the fixture "arena": a referee of each test's own)
+    wait_until,
+)
 from .test_cli import invoke, line_of
 from .test_tournament import worker_config
 
@@ -42,13 +46,6 @@ def test_a_ladder_that_cannot_run_is_refused(redis_url: str) -> None:
     assert ladders.ladder_ids() == []
 
 
-@pytest.fixture()
-def arena(redis_url: str) -> Iterator[ArenaThread]:
-    thread = ArenaThread(redis_url, per_decision_ms=2000, bank_ms=5000)
-    try:
-        yield thread
-    finally:
-        thread.close()
 
 
 @pytest.mark.slow

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import io
 import uuid
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +22,11 @@ from workers.storage.store import Store
 from workers.tournaments.schedule import ScheduleError
 from workers.tournaments.table import NOT_PLAYED, PLAYED
 
-from .celery_harness import ArenaThread, WorkerProcess
+from .celery_harness import (
+    ArenaThread,
+    WorkerProcess,
+    arena_per_test,  # noqa: F401 (the fixture "arena": a referee of each test's own)
+)
 from .test_cli import invoke
 from .test_tournament import wipe_broker, worker_config
 
@@ -95,13 +98,6 @@ def test_evidence_is_read_pair_by_pair_from_the_first_and_stops_at_the_first_bou
     assert capped.stopped and capped.counted == 2 and capped.status.verdict is None  # the cap, no verdict
 
 
-@pytest.fixture()
-def arena(redis_url: str) -> Iterator[ArenaThread]:
-    thread = ArenaThread(redis_url, per_decision_ms=2000, bank_ms=5000)
-    try:
-        yield thread
-    finally:
-        thread.close()
 
 
 @pytest.mark.slow

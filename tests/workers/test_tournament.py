@@ -29,7 +29,12 @@ from workers.tournaments.schedule import Schedule, round_robin
 from workers.tournaments.store import TournamentError, TournamentStore
 from workers.tournaments.table import NOT_PLAYED, PLAYED, compute_table
 
-from .celery_harness import ArenaThread, WorkerProcess, wait_until
+from .celery_harness import (
+    ArenaThread,
+    WorkerProcess,
+    arena_per_test,  # noqa: F401 (the fixture "arena": a referee of each test's own)
+    wait_until,
+)
 
 SPECS = ("heuristic",) * 4  # random bots make games of hundreds of hands
 
@@ -188,14 +193,6 @@ def broker_args(raw: bytes) -> tuple[str, int]:
 
 
 # --------------------------------------------------------------------------- with workers
-@pytest.fixture()
-def arena(redis_url: str) -> Iterator[ArenaThread]:
-    """A referee with four connected SDK bots."""
-    thread = ArenaThread(redis_url, per_decision_ms=2000, bank_ms=5000)
-    try:
-        yield thread
-    finally:
-        thread.close()
 
 
 @dataclass
