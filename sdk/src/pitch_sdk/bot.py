@@ -39,6 +39,10 @@ class Bot:
 
     #: Short name shown in result tables and error messages.
     name: str = "bot"
+    #: Wall time a searching bot may spend per decision, in milliseconds (``None``: the
+    #: bot's own choice); the CLI's ``--budget-ms`` sets it.  Keep it well under the
+    #: referee's time per decision (2000 ms by default).
+    budget_ms: float | None = None
 
     def __init__(self) -> None:
         self.ruleset: Ruleset | None = None

@@ -32,8 +32,9 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from pitch_sdk.bots.cardsense import rules_sense
+from pitch_sdk.bots.cardsense import RulesSense, rules_sense
 from pitch_sdk.bots.heuristic import HeuristicBot
+from pitch_sdk.bots.rollout import play_hand_out
 from pitch_sdk.rules import Action, GameState, Observation, PlayCard, Ruleset
 from pitch_sdk.rules.cards import mask_of
 from pitch_sdk.rules.determinize import determinize
@@ -113,10 +114,11 @@ def sample_hands(known: Knowledge, rng: random.Random) -> list[int] | None:
     return None
 
 
-def outcome(state: GameState, party: int, rng: random.Random) -> float:
-    """Play the hand out at random; the score change of ``party`` minus the others'
-    average, plus the target score if the hand ends the game (minus it if lost)."""
-    state.playout(rng, hands=1)
+def outcome(state: GameState, party: int, rules: RulesSense) -> float:
+    """Play the hand out (:mod:`~pitch_sdk.bots.rollout`); the score change of ``party``
+    minus the others' average, plus the target score if the hand ends the game (minus it
+    if lost)."""
+    play_hand_out(state, rules)
     result = state.results[-1]
     changes = result.score_changes
     value = changes[party] - (sum(changes) - changes[party]) / (len(changes) - 1)
@@ -154,7 +156,7 @@ class PimcBot(HeuristicBot):
         rules = self.sense.ruleset
         known = knowledge(rules, observation)
         party = observation.viewer % observation.parties
-        deadline = time.perf_counter() + self.budget_ms / 1000
+        deadline = time.perf_counter() + (self.budget_ms or DEFAULT_BUDGET_MS) / 1000
         totals = [0.0] * len(cards)
         samples = tries = 0
         while samples < self.max_samples and tries < 4 * self.max_samples and time.perf_counter() < deadline:
@@ -170,6 +172,6 @@ class PimcBot(HeuristicBot):
             for i, card in enumerate(cards):
                 branch = state.clone()
                 branch.apply(card)
-                totals[i] += outcome(branch, party, self.rng)
+                totals[i] += outcome(branch, party, self.sense)
         self.last_samples = samples
         return totals
