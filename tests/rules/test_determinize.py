@@ -8,8 +8,10 @@ import random
 
 import pytest
 
-from pitch_sdk.rules import GameState, IllegalActionError, Phase, observe, preset
-from pitch_sdk.rules.determinize import determinize
+from pitch_sdk.rules import CARDS, Deal, GameState, IllegalActionError, Phase, observe, preset
+from pitch_sdk.rules.cards import cards_of
+from pitch_sdk.rules.determinize import determinize, determinize_auction
+from pitch_sdk.rules.events import Dealt
 
 
 def mid_hand(name: str, seed: int, tricks: int) -> GameState:
@@ -75,3 +77,36 @@ def test_outside_trick_play_it_refuses():
     state = GameState.new(preset("partnership"), seed=1)
     with pytest.raises(ValueError, match="trick-play"):
         determinize(state.rules, observe(state, state.to_move), list(state.hands))
+
+
+@pytest.mark.parametrize("name", ["partnership", "cutthroat", "ten-point", "oklahoma-ten", "abacos"])
+def test_the_real_deal_rebuilds_the_auction(name: str):
+    """``determinize_auction`` on the deal that was dealt: the same decision, the same
+    legal answers, and the same game from there on whatever is played."""
+    rules = preset(name)
+    rebuilt_any = False
+    for seed in range(6):
+        real = GameState.new(rules, seed=seed)
+        rng = random.Random(seed)
+        while not (real.phase in (Phase.BIDDING, Phase.DECLARE_TRUMP) and real.bids and real.looked[real.to_move]):
+            if real.phase is Phase.PLAY:
+                break
+            real.apply(rng.choice(real.legal_actions()))
+        if real.phase not in (Phase.BIDDING, Phase.DECLARE_TRUMP):
+            continue
+        dealt = next(e for e in reversed(real.history) if isinstance(e, Dealt))
+        deal = Deal(tuple(cards_of(h) for h in dealt.hands), tuple(CARDS[c] for c in dealt.stock))
+        rebuilt = determinize_auction(rules, observe(real, real.to_move), deal)
+        assert (rebuilt.phase, rebuilt.to_move, rebuilt.legal_actions()) == \
+            (real.phase, real.to_move, real.legal_actions())
+        assert (rebuilt.hands, rebuilt.bids, rebuilt.scores) == (real.hands, real.bids, real.scores)
+        rebuilt_any = True
+    assert rebuilt_any
+
+
+def test_a_deal_that_does_not_give_the_viewer_its_hand_is_refused():
+    real = GameState.new(preset("partnership"), seed=2)
+    hands = [cards_of(h) for h in real.hands]
+    hands[real.to_move], hands[(real.to_move + 1) % 4] = hands[(real.to_move + 1) % 4], hands[real.to_move]
+    with pytest.raises(ValueError, match="does not lead"):
+        determinize_auction(real.rules, observe(real, real.to_move), Deal(tuple(hands), tuple(real.stock)))

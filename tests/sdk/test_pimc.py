@@ -21,15 +21,16 @@ from pitch_sdk.rules.determinize import determinize
 
 
 def tiny(seat: int) -> PimcBot:
-    """A PIMC bot that stops after three guesses: fast, and deterministic from its seed."""
-    return PimcBot(budget_ms=60_000, max_samples=3)
+    """A PIMC bot that stops after two guesses: fast, and deterministic from its seed."""
+    return PimcBot(budget_ms=60_000, max_samples=2)
 
 
 @pytest.mark.parametrize("name", sorted(PRESETS))
 def test_pimc_plays_every_preset_legally_to_the_end(name: str):
-    """The local harness stops on any illegal answer; pimc in every seat, a short game."""
-    rules = preset(name, max_hands=3)
-    state = play_game(rules, [tiny(seat) for seat in range(rules.players)], seed=5)
+    """The local harness stops on any illegal answer; pimc in every seat (one guess per
+    decision), a two-hand game."""
+    rules = preset(name, max_hands=2)
+    state = play_game(rules, [PimcBot(budget_ms=60_000, max_samples=1) for _ in range(rules.players)], seed=5)
     assert state.is_over and state.results, name
 
 
@@ -51,7 +52,7 @@ def test_pimc_searches_rather_than_falling_back():
 
 
 def test_pimc_is_deterministic_from_its_seed():
-    rules = preset("partnership", max_hands=3)
+    rules = preset("partnership", max_hands=2)
     games = [play_game(rules, [tiny(seat) for seat in range(4)], seed=9) for _ in range(2)]
     assert games[0].moves == games[1].moves
     other = play_game(rules, [tiny(seat) for seat in range(4)], seed=9, bot_seed=10)
@@ -152,8 +153,8 @@ def test_budget_flag_reaches_the_bot_from_the_loader_and_the_cli():
     assert load_bot("pimc").budget_ms == pimc_module.DEFAULT_BUDGET_MS
     assert load_bot("heuristic", 35).budget_ms == 35  # harmless: a bot that does not search ignores it
     result = CliRunner(env={"COLUMNS": "120"}).invoke(
-        app, ["play", "pimc", "heuristic", "pimc", "heuristic", "--games", "1", "-o", "max_hands=2",
-              "--budget-ms", "5"])
+        app, ["play", "pimc", "heuristic", "pimc", "heuristic", "--games", "1", "-o", "max_hands=1",
+              "--budget-ms", "1"])
     assert result.exit_code == 0, result.output
     assert "pimc + pimc" in result.output
     bad = CliRunner().invoke(app, ["play", "pimc", "heuristic", "pimc", "heuristic", "--budget-ms", "0"])

@@ -1,43 +1,49 @@
-"""The PIMC bot: perfect-information Monte Carlo card play on top of the heuristic bot.
+"""The PIMC bot: perfect-information Monte Carlo search on top of the heuristic bot.
 
-At each card it plays, the bot guesses the hidden hands many times over, each guess
-consistent with everything its seat has seen, and plays every legal card out on each
-guess with the engine's fast random rollout (:meth:`GameState.playout`).  It plays the
-card whose outcomes are best on average.  The method of choice for trick-taking games
-(bridge, skat); here in a few dozen lines, as an example of a search bot on the SDK:
+At each bid, trump and card decision the bot guesses the hidden cards many times over,
+each guess consistent with everything its seat has seen, and plays every legal answer
+out on each guess (:mod:`~pitch_sdk.bots.rollout`).  It answers what did best on
+average.  The method of choice for trick-taking games (bridge, skat); here in about a
+hundred lines, as an example of a search bot on the SDK:
 
-1. :func:`knowledge` - what the seat knows: the cards it cannot see (the *pool*: other
-   hands, or never dealt, discarded or lost unseen), how many cards each seat holds, and
-   the suits a seat has shown it lacks by failing to follow.
+1. :func:`knowledge` - in trick play, what the seat knows: the cards it cannot see (the
+   *pool*: other hands, or never dealt, discarded or lost unseen), how many cards each
+   seat holds, and the suits a seat has shown it lacks by failing to follow.
 2. :func:`sample_hands` - one guess: each other seat's hand drawn from the pool, never a
-   card it has shown it cannot hold; the seat's own hand exact.
-3. :func:`~pitch_sdk.rules.determinize.determinize` - the engine builds the state of the
-   guess and replays the hand's tricks on it; a guess the tricks contradict is rejected.
-4. :func:`outcome` - a guess played out after one candidate card: the hand's score change
-   for the seat's party against the others' average, plus the game itself when the hand
-   ends it (a win is worth the target score).
+   card it has shown it cannot hold; the seat's own hand exact.  In the auction a guess
+   is a whole deal (:func:`random_deal`): the seat's hand, the rest shuffled.
+3. :func:`~pitch_sdk.rules.determinize.determinize` (trick play) and
+   :func:`~pitch_sdk.rules.determinize.determinize_auction` (bids, trump) - the engine
+   builds the state of the guess and replays the hand so far on it; it refuses a guess
+   that contradicts what was played.
+4. :func:`value` - one answer played out on one guess: the hand's score change for the
+   seat's party against the others' average, plus the game itself when the hand ends
+   it (a win is worth the target score).  The rest of the auction, trump, exchanges and
+   the pitch are played by heuristic stand-ins, the cards by a greedy policy.
 
-Every candidate is played out on the same guesses (their differences then come from the
-card, not from the luck of the guess).  The search stops at ``budget_ms`` of wall time or
-``max_samples`` guesses, whichever comes first: with only a sample limit the bot is
-deterministic from its seed; with a time limit it plays as many guesses as the machine
-allows.  Bidding, trump, calls, exchanges and burns are the heuristic bot's: before the
-first lead the hidden cards depend on exchanges and draws the seat did not see.
+Every answer is played out on the same guesses (their differences then come from the
+answer, not from the luck of the guess).  The search stops at ``budget_ms`` of wall time
+(checked before each playout; a guess cut short is dropped) or ``max_samples`` guesses,
+whichever comes first: with only a sample limit the bot is deterministic from its seed;
+with a time limit it plays as many guesses as the machine allows.  Partner calls,
+exchanges, burns and yes/no questions are the heuristic bot's (card sets have too many
+answers to play each out), and so is trump named after a widow or lost cards, and a bid
+made blind or after a coke, which the auction replay cannot rebuild.
 """
 
 from __future__ import annotations
 
 import random
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from pitch_sdk.bots.cardsense import RulesSense, rules_sense
+from pitch_sdk.bots.cardsense import rules_sense
 from pitch_sdk.bots.heuristic import HeuristicBot
-from pitch_sdk.bots.rollout import play_hand_out
-from pitch_sdk.rules import Action, GameState, Observation, PlayCard, Ruleset
-from pitch_sdk.rules.cards import mask_of
-from pitch_sdk.rules.determinize import determinize
+from pitch_sdk.bots.rollout import finish_hand
+from pitch_sdk.rules import Action, Bid, Deal, GameState, HandResult, Observation, Phase, Ruleset
+from pitch_sdk.rules.cards import CARDS, mask_of
+from pitch_sdk.rules.determinize import determinize, determinize_auction
 from pitch_sdk.rules.ruleset import Follow, JokerRank
 from pitch_sdk.rules.tables import deck_cards
 
@@ -114,22 +120,39 @@ def sample_hands(known: Knowledge, rng: random.Random) -> list[int] | None:
     return None
 
 
-def outcome(state: GameState, party: int, rules: RulesSense) -> float:
-    """Play the hand out (:mod:`~pitch_sdk.bots.rollout`); the score change of ``party``
-    minus the others' average, plus the target score if the hand ends the game (minus it
-    if lost)."""
-    play_hand_out(state, rules)
-    result = state.results[-1]
+def value(result: HandResult | None, party: int, target: int) -> float:
+    """What a played-out hand is worth to ``party``: its score change minus the others'
+    average, plus ``target`` if the hand ends the game in its favour (minus it if not); 0
+    for a deal thrown in."""
+    if result is None:
+        return 0.0
     changes = result.score_changes
-    value = changes[party] - (sum(changes) - changes[party]) / (len(changes) - 1)
+    worth = changes[party] - (sum(changes) - changes[party]) / (len(changes) - 1)
     if result.game_over and result.winner is not None:
-        value += state.rules.win.target * (1 if result.winner == party else -1)
-    return value
+        worth += target * (1 if result.winner == party else -1)
+    return worth
+
+
+def random_deal(rules: Ruleset, observation: Observation, rng: random.Random) -> Deal:
+    """A deal that gives the viewer its hand and everyone else, and the stock, a shuffle of
+    the rest (nothing else is known before the first lead, bids aside)."""
+    own = set(observation.hand)
+    rest = [card for card in deck_cards(rules.deck) if card not in own]
+    rng.shuffle(rest)
+    size = rules.deal.hand_size
+    hands = []
+    for seat in range(rules.players):
+        if seat == observation.viewer:
+            hands.append(tuple(observation.hand))
+        else:
+            hands.append(tuple(CARDS[card] for card in rest[:size]))
+            del rest[:size]
+    return Deal(tuple(hands), tuple(CARDS[card] for card in rest))
 
 
 class PimcBot(HeuristicBot):
-    """Plays its cards by perfect-information Monte Carlo; decides the rest like
-    :class:`HeuristicBot`."""
+    """Bids, names trump and plays its cards by perfect-information Monte Carlo; decides
+    the rest (calls, exchanges, burns, yes/no questions) like :class:`HeuristicBot`."""
 
     name = "pimc"
 
@@ -139,39 +162,82 @@ class PimcBot(HeuristicBot):
         self.max_samples = max_samples
         self.last_samples = 0
         """Guesses the last search played out (for tests and benchmarks)."""
+        self.stand_ins: list[HeuristicBot] = []
+
+    def start_game(self, ruleset: Ruleset, seat: int, rng: random.Random) -> None:
+        """Also seats a heuristic stand-in for every player, who makes the rollouts'
+        decisions before the first lead."""
+        super().start_game(ruleset, seat, rng)
+        self.stand_ins = [HeuristicBot() for _ in range(ruleset.players)]
+        for other, stand_in in enumerate(self.stand_ins):
+            stand_in.start_game(ruleset, other, random.Random(other))
+
+    def bid(self, observation: Observation, legal_actions: Sequence[Action]) -> Action:
+        """The bid (or pass) whose hands play out best; the heuristic's if the auction
+        cannot be rebuilt (a blind bid, a coke).  Shooting the moon above the numbered bids
+        stays the heuristic's call: it needs every point, and the rollouts' defence, which
+        plays greedily, lets it through too often."""
+        heuristic = super().bid(observation, legal_actions)
+        top = self.sense.ruleset.bidding.maximum_bid
+        numbered = [a for a in legal_actions if not (isinstance(a, Bid) and a.amount > top)]
+        if heuristic not in numbered:
+            return heuristic
+        return self.best(observation, numbered) or heuristic
+
+    def declare_trump(self, observation: Observation, legal_actions: Sequence[Action]) -> Action:
+        """The trump whose hands play out best (straight after the auction only)."""
+        return self.best(observation, legal_actions) or super().declare_trump(observation, legal_actions)
 
     def play(self, observation: Observation, legal_actions: Sequence[Action]) -> Action:
-        """The card whose playouts score best on average over the sampled guesses."""
-        if len(legal_actions) == 1:
-            self.last_samples = 0
-            return legal_actions[0]
-        cards = [a for a in legal_actions if isinstance(a, PlayCard)]
-        totals = self.search(observation, cards)
-        if self.last_samples == 0:  # no guess survived: the heuristic's card
-            return super().play(observation, legal_actions)
-        return cards[max(range(len(cards)), key=lambda i: totals[i])]
+        """The card whose hands play out best."""
+        return self.best(observation, legal_actions) or super().play(observation, legal_actions)
 
-    def search(self, observation: Observation, cards: Sequence[PlayCard]) -> list[float]:
-        """Each card's total outcome over the guesses the budget allows (``last_samples``)."""
-        rules = self.sense.ruleset
-        known = knowledge(rules, observation)
-        party = observation.viewer % observation.parties
+    def best(self, observation: Observation, actions: Sequence[Action]) -> Action | None:
+        """The action with the best total over the guesses, ``None`` if no guess could be
+        rebuilt."""
+        self.last_samples = 0
+        if len(actions) == 1:
+            return actions[0]
+        totals = self.search(observation, actions)
+        return actions[max(range(len(actions)), key=totals.__getitem__)] if self.last_samples else None
+
+    def search(self, observation: Observation, actions: Sequence[Action]) -> list[float]:
+        """Each action's total outcome over the guesses the budget allows (``last_samples``)."""
+        guess = self.guesser(observation)
+        party, target = observation.viewer % observation.parties, self.sense.ruleset.win.target
         deadline = time.perf_counter() + (self.budget_ms or DEFAULT_BUDGET_MS) / 1000
-        totals = [0.0] * len(cards)
+        totals = [0.0] * len(actions)
         samples = tries = 0
         while samples < self.max_samples and tries < 4 * self.max_samples and time.perf_counter() < deadline:
             tries += 1
-            hands = sample_hands(known, self.rng)
-            if hands is None:
-                continue
             try:
-                state = determinize(rules, observation, hands)
-            except ValueError:  # the tricks contradict this guess: draw another
+                state = guess()
+            except ValueError:  # the guess contradicts what was seen: draw another
                 continue
-            samples += 1
-            for i, card in enumerate(cards):
+            outcomes: list[float] = []
+            for action in actions:
+                if samples and time.perf_counter() > deadline:
+                    break  # out of time within a guess: drop it rather than overrun
                 branch = state.clone()
-                branch.apply(card)
-                totals[i] += outcome(branch, party, self.sense)
+                branch.apply(action)
+                outcomes.append(value(finish_hand(branch, self.stand_ins, self.sense), party, target))
+            else:
+                samples += 1
+                totals = [total + outcome for total, outcome in zip(totals, outcomes, strict=True)]
         self.last_samples = samples
         return totals
+
+    def guesser(self, observation: Observation) -> Callable[[], GameState]:
+        """A function that draws one guess of the state, consistent with ``observation``
+        (or raises ``ValueError``)."""
+        rules = self.sense.ruleset
+        if observation.phase is not Phase.PLAY:
+            return lambda: determinize_auction(rules, observation, random_deal(rules, observation, self.rng))
+        known = knowledge(rules, observation)
+
+        def guess() -> GameState:
+            hands = sample_hands(known, self.rng)
+            if hands is None:
+                raise ValueError("the voids left no room")
+            return determinize(rules, observation, hands)
+        return guess

@@ -1,5 +1,9 @@
 """The PIMC bot's rollout policy: play a guessed hand out fast, greedily and sensibly.
 
+:func:`finish_hand` plays a guessed state to the end of its hand: what comes before the
+first lead (the rest of the auction, trump, exchanges, the pitch) by stand-in heuristic
+bots, the cards by :func:`play_hand_out`.
+
 Uniformly random playouts make a poor judge of a card: they throw the jack under an
 opponent's ace as often as they capture it, so the card that looks best against random
 play is not the card that is best against real players.  This policy is what every seat
@@ -14,13 +18,31 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from pitch_sdk.bot import Bot
 from pitch_sdk.bots.cardsense import RulesSense, TrumpSense
-from pitch_sdk.rules import GameState, Phase, PlayCard
+from pitch_sdk.rules import GameState, HandResult, Phase, PlayCard, observe
 from pitch_sdk.rules.actions import PLAYS
 from pitch_sdk.rules.tables import PIPS2
 
 #: What a pip is worth against a point card, for choosing which card to give or keep.
 PIP_VALUE = 0.02
+
+
+def finish_hand(state: GameState, stand_ins: Sequence[Bot], rules: RulesSense) -> HandResult | None:
+    """Play the hand of ``state`` to its scoring and return its result: the decisions up
+    to and including the pitch by ``stand_ins`` (one bot per seat), the cards by
+    :func:`play_hand_out`.  ``None`` if the deal is thrown in (everyone passed) or the
+    game ends at its hand limit first."""
+    deal, scored = state.deal_number, len(state.results)
+    while state.phase is not Phase.PLAY or state.trump < 0:
+        if state.is_over or state.deal_number != deal:
+            return None
+        seat = state.to_move
+        observation = observe(state, seat)
+        legal = observation.legal_actions
+        state.apply(stand_ins[seat].act(observation, legal) if legal else state.default_action())
+    play_hand_out(state, rules)
+    return state.results[-1] if len(state.results) > scored else None
 
 
 def play_hand_out(state: GameState, rules: RulesSense) -> None:

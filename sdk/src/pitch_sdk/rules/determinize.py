@@ -8,18 +8,18 @@ observation, the hands from the guess, then every card played this hand replayed
 :meth:`GameState.apply`.  The replay is the consistency check: a guess that gives a seat a
 card it could not have held when it failed to follow raises
 :class:`~pitch_sdk.rules.errors.IllegalActionError`, so the engine, not the bot, decides
-what the tricks prove.  Trick play only: before the first lead, what the others hold
-depends on exchanges and draws the seat did not see.
+what the tricks prove.  :func:`determinize_auction` does the same during the auction, from
+a guessed deal: nothing but the bids has happened, so the bids are replayed.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from pitch_sdk.rules.actions import PLAYS
+from pitch_sdk.rules.actions import NO, PASS, PLAYS, YES, bid
 from pitch_sdk.rules.observation import Observation
 from pitch_sdk.rules.ruleset import Ruleset, TrumpSelection
-from pitch_sdk.rules.state import GameState, Phase
+from pitch_sdk.rules.state import Deal, GameState, Phase
 
 
 def determinize(rules: Ruleset, observation: Observation, hands: Sequence[int]) -> GameState:
@@ -68,4 +68,31 @@ def determinize(rules: Ruleset, observation: Observation, hands: Sequence[int]) 
         state.apply(PLAYS[card])
     if state.to_move != obs.to_move:  # e.g. the called card's holder, who leads, is not the seat that led
         raise ValueError(f"these hands put seat {state.to_move} to move, not seat {obs.to_move}")
+    return state
+
+
+def determinize_auction(rules: Ruleset, observation: Observation, deal: Deal) -> GameState:
+    """The state of ``observation`` (a bid, or naming trump straight after the auction) had
+    ``deal`` been dealt: the game's scores, then the looks and bids so far replayed.
+
+    Raises ``ValueError`` when the deal does not lead there: it was thrown in or mucked
+    (seed 004's muck), a coke drew a fresh hand, the viewer's hand is not its own, or the
+    decision comes after more than the auction (a widow, lost cards)."""
+    obs = observation
+    if obs.cokes or obs.hand_hidden or obs.phase not in (Phase.BIDDING, Phase.DECLARE_TRUMP):
+        raise ValueError(f"determinize_auction cannot rebuild a {obs.phase} decision from its deal")
+    state = GameState.from_deals(rules, [deal], dealer=obs.dealer)
+    state.scores = list(obs.scores)
+    doubles = obs.bid_doubles or (False,) * len(obs.bids)
+    for (seat, amount), double in zip(obs.bids, doubles, strict=True):
+        if state.phase is Phase.LOOK:
+            state.apply(YES if obs.looked[seat] else NO)
+        if state.to_move != seat or state.phase is not Phase.BIDDING:
+            raise ValueError(f"the replayed auction has seat {state.to_move} to bid where seat {seat} bid")
+        state.apply(bid(amount, double) if amount else PASS)
+    if state.phase is Phase.LOOK:
+        state.apply(YES if obs.looked[state.to_move] else NO)
+    if (state.phase, state.to_move) != (obs.phase, obs.viewer) or \
+            state.hands[obs.viewer] != sum(1 << card for card in obs.hand):
+        raise ValueError("this deal does not lead to the observed decision")
     return state
