@@ -14,6 +14,7 @@ from pitch_sdk.bots import pimc as pimc_module
 from pitch_sdk.bots.cardsense import rules_sense
 from pitch_sdk.bots.pimc import PimcBot, knowledge, sample_hands
 from pitch_sdk.cli import app
+from pitch_sdk.client import capped_budget
 from pitch_sdk.local import play_game
 from pitch_sdk.rules import PRESETS, GameState, Observation, Phase, observe, preset
 from pitch_sdk.rules.cards import mask_of
@@ -159,3 +160,10 @@ def test_budget_flag_reaches_the_bot_from_the_loader_and_the_cli():
     assert "pimc + pimc" in result.output
     bad = CliRunner().invoke(app, ["play", "pimc", "heuristic", "pimc", "heuristic", "--budget-ms", "0"])
     assert bad.exit_code == 2
+
+
+def test_the_referee_runner_caps_the_budget_at_half_the_decisions_time():
+    assert capped_budget(60_000, 2000) == 1000
+    assert capped_budget(200, 2000) == 200
+    assert capped_budget(200, 0) == 200  # the referee did not say
+    assert capped_budget(None, 2000) is None  # a bot that does not search
