@@ -42,10 +42,10 @@ def test_pimc_searches_rather_than_falling_back():
     searched: list[int] = []
     search = bot.search
 
-    def counting(observation: Observation, cards: list) -> list[float]:  # type: ignore[type-arg]
-        totals = search(observation, cards)
-        searched.append(bot.last_samples)
-        return totals
+    def counting(observation: Observation, actions: list) -> list[list[float]]:  # type: ignore[type-arg]
+        guesses = search(observation, actions)
+        searched.append(len(guesses))
+        return guesses
 
     bot.search = counting  # type: ignore[method-assign]
     play_game(rules, [bot, HeuristicBot(), HeuristicBot(), HeuristicBot()], seed=2)

@@ -34,6 +34,7 @@ made blind or after a coke, which the auction replay cannot rebuild.
 from __future__ import annotations
 
 import random
+import statistics
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -173,42 +174,55 @@ class PimcBot(HeuristicBot):
             stand_in.start_game(ruleset, other, random.Random(other))
 
     def bid(self, observation: Observation, legal_actions: Sequence[Action]) -> Action:
-        """The bid (or pass) whose hands play out best; the heuristic's if the auction
-        cannot be rebuilt (a blind bid, a coke).  Shooting the moon above the numbered bids
-        stays the heuristic's call: it needs every point, and the rollouts' defence, which
-        plays greedily, lets it through too often."""
+        """The bid (or pass) whose hands play out clearly better than the heuristic's bid
+        (:meth:`best`).  Shooting the moon above the numbered bids stays the heuristic's
+        call: it needs every point, and the rollouts' greedy defence lets it through too
+        often."""
         heuristic = super().bid(observation, legal_actions)
         top = self.sense.ruleset.bidding.maximum_bid
         numbered = [a for a in legal_actions if not (isinstance(a, Bid) and a.amount > top)]
         if heuristic not in numbered:
             return heuristic
-        return self.best(observation, numbered) or heuristic
+        return self.best(observation, numbered, heuristic) or heuristic
 
     def declare_trump(self, observation: Observation, legal_actions: Sequence[Action]) -> Action:
-        """The trump whose hands play out best (straight after the auction only)."""
-        return self.best(observation, legal_actions) or super().declare_trump(observation, legal_actions)
+        """The trump whose hands play out clearly better than the heuristic's suit."""
+        heuristic = super().declare_trump(observation, legal_actions)
+        return self.best(observation, legal_actions, heuristic) or heuristic
 
     def play(self, observation: Observation, legal_actions: Sequence[Action]) -> Action:
         """The card whose hands play out best."""
         return self.best(observation, legal_actions) or super().play(observation, legal_actions)
 
-    def best(self, observation: Observation, actions: Sequence[Action]) -> Action | None:
-        """The action with the best total over the guesses, ``None`` if no guess could be
-        rebuilt."""
+    def best(self, observation: Observation, actions: Sequence[Action],
+             default: Action | None = None) -> Action | None:
+        """The action whose playouts score best on average (``None`` if no guess could be
+        rebuilt).  Given a ``default`` (the heuristic's answer), the best replaces it only
+        when it beats it by more than two standard errors of their paired difference: a
+        whole hand played out varies by several points, so a bid or trump chosen on a few
+        guesses would otherwise follow the luck of the guesses."""
         self.last_samples = 0
         if len(actions) == 1:
             return actions[0]
-        totals = self.search(observation, actions)
-        return actions[max(range(len(actions)), key=totals.__getitem__)] if self.last_samples else None
+        guesses = self.search(observation, actions)
+        if not guesses:
+            return default
+        means = [statistics.fmean(outcomes[i] for outcomes in guesses) for i in range(len(actions))]
+        top = max(range(len(actions)), key=means.__getitem__)
+        if default is None or default not in actions:
+            return actions[top]
+        gains = [outcomes[top] - outcomes[actions.index(default)] for outcomes in guesses]
+        clear = len(gains) > 1 and statistics.fmean(gains) > 2 * statistics.stdev(gains) / len(gains) ** 0.5
+        return actions[top] if clear else default
 
-    def search(self, observation: Observation, actions: Sequence[Action]) -> list[float]:
-        """Each action's total outcome over the guesses the budget allows (``last_samples``)."""
+    def search(self, observation: Observation, actions: Sequence[Action]) -> list[list[float]]:
+        """Per guess the budget allows, each action's outcome (``last_samples`` guesses)."""
         guess = self.guesser(observation)
         party, target = observation.viewer % observation.parties, self.sense.ruleset.win.target
         deadline = time.perf_counter() + (self.budget_ms or DEFAULT_BUDGET_MS) / 1000
-        totals = [0.0] * len(actions)
-        samples = tries = 0
-        while samples < self.max_samples and tries < 4 * self.max_samples and time.perf_counter() < deadline:
+        guesses: list[list[float]] = []
+        tries = 0
+        while len(guesses) < self.max_samples and tries < 4 * self.max_samples and time.perf_counter() < deadline:
             tries += 1
             try:
                 state = guess()
@@ -216,16 +230,15 @@ class PimcBot(HeuristicBot):
                 continue
             outcomes: list[float] = []
             for action in actions:
-                if samples and time.perf_counter() > deadline:
+                if guesses and time.perf_counter() > deadline:
                     break  # out of time within a guess: drop it rather than overrun
                 branch = state.clone()
                 branch.apply(action)
                 outcomes.append(value(finish_hand(branch, self.stand_ins, self.sense), party, target))
             else:
-                samples += 1
-                totals = [total + outcome for total, outcome in zip(totals, outcomes, strict=True)]
-        self.last_samples = samples
-        return totals
+                guesses.append(outcomes)
+        self.last_samples = len(guesses)
+        return guesses
 
     def guesser(self, observation: Observation) -> Callable[[], GameState]:
         """A function that draws one guess of the state, consistent with ``observation``
