@@ -12,8 +12,9 @@ the preset's own target.  The bot under test sits at the even seats of game 0 (i
 cutthroat, seat 0 against two opponents), and its every decision is timed (wall clock).
 
 Run: ``.venv/bin/python bench/bot_strength.py [--bot heuristic] [--opponent random]
-[--games 2000] [--seed 1] [--preset partnership] [--budget-ms MS] [--samples N]``, e.g.
-``--bot pimc --opponent heuristic --games 200 --budget-ms 200 --samples 30``.
+[--games 2000] [--seed 1] [--preset partnership] [--budget-ms MS] [--samples N] [--jobs 1]``,
+e.g. ``--bot pimc --opponent heuristic --games 160 --seed 11 --jobs 4 --budget-ms 200
+--samples 10`` (four processes of 40 games, seeds 11 to 14).
 Prints one JSON object: games, wins, win rate, 95% interval, points per hand, mean and
 slowest milliseconds per decision of the bot under test, seconds.
 """
@@ -24,12 +25,14 @@ import argparse
 import json
 import time
 from collections.abc import Sequence
+from concurrent.futures import ProcessPoolExecutor
 
 from pitch_sdk.bot import Bot
 from pitch_sdk.bots import load_bot
 from pitch_sdk.bots.pimc import PimcBot
 from pitch_sdk.local import MatchResult, play_match
 from pitch_sdk.rules import Action, Observation, preset
+from pitch_sdk.stats import wilson_interval
 
 
 class Timed:
@@ -71,6 +74,13 @@ def strength(spec: str, opponent: str, games: int, seed: int, preset_name: str =
     return play_match(rules, bots, games, seed), timer
 
 
+def chunk(job: tuple[str, str, int, int, str, float | None, int | None]) -> tuple[MatchResult, list[float]]:
+    """One process's share of the games (``--jobs``): its match and decision times."""
+    spec, opponent, games, seed, preset_name, budget_ms, samples = job
+    result, timer = strength(spec, opponent, games, seed, preset_name, budget_ms, samples)
+    return result, timer.times_ms
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--bot", default="heuristic", help="the built-in bot under test")
@@ -80,21 +90,34 @@ def main() -> None:
     parser.add_argument("--preset", default="partnership")
     parser.add_argument("--budget-ms", type=float, default=None, help="per-decision time of a searching bot")
     parser.add_argument("--samples", type=int, default=None, help="most guesses per decision (pimc)")
+    parser.add_argument("--jobs", type=int, default=1,
+                        help="processes; job i plays games/jobs games with seed+i, and the tables are added up")
     args = parser.parse_args()
     start = time.perf_counter()
-    result, timer = strength(args.bot, args.opponent, args.games, args.seed, args.preset, args.budget_ms,
-                             args.samples)
+    jobs = [(args.bot, args.opponent, args.games // args.jobs, args.seed + i, args.preset, args.budget_ms,
+             args.samples) for i in range(args.jobs)]
+    if args.jobs == 1:
+        chunks = [chunk(jobs[0])]
+    else:
+        with ProcessPoolExecutor(args.jobs) as pool:
+            chunks = list(pool.map(chunk, jobs))
     seconds = time.perf_counter() - start
-    side = result.sides[0]
-    low, high = side.interval
-    times = timer.times_ms
+    results = [result for result, _ in chunks]
+    times = [ms for _, chunk_times in chunks for ms in chunk_times]
+    games = sum(r.games for r in results)
+    wins = sum(r.sides[0].wins for r in results)
+    hands = sum(r.sides[0].hands for r in results)
+
+    def per_hand(side: int) -> float:
+        return round(sum(r.sides[side].points for r in results) / max(1, hands), 3)
+
+    low, high = wilson_interval(wins, games)
     print(json.dumps({
-        "preset": args.preset, "games": result.games, "seed": args.seed, "side": side.label,
-        "budget_ms": args.budget_ms, "samples": args.samples,
-        "wins": side.wins, "draws": result.draws, "win_rate": round(side.win_rate, 4),
-        "ci95": [round(low, 4), round(high, 4)], "hands": result.hands,
-        "points_per_hand": round(side.points_per_hand, 3),
-        "opponents_points_per_hand": [round(s.points_per_hand, 3) for s in result.sides[1:]],
+        "preset": args.preset, "games": games, "seed": args.seed, "jobs": args.jobs,
+        "side": results[0].sides[0].label, "budget_ms": args.budget_ms, "samples": args.samples,
+        "wins": wins, "draws": sum(r.draws for r in results), "win_rate": round(wins / games, 4),
+        "ci95": [round(low, 4), round(high, 4)], "hands": hands, "points_per_hand": per_hand(0),
+        "opponents_points_per_hand": [per_hand(side) for side in range(1, len(results[0].sides))],
         "decisions": len(times), "ms_per_decision_mean": round(sum(times) / max(1, len(times)), 2),
         "ms_per_decision_max": round(max(times, default=0.0), 1), "seconds": round(seconds, 1),
     }, indent=2))

@@ -48,7 +48,7 @@ from pitch_sdk.rules.determinize import determinize, determinize_auction
 from pitch_sdk.rules.ruleset import Follow, JokerRank
 from pitch_sdk.rules.tables import deck_cards
 
-#: Default wall time per card decision: a tenth of the referee's default 2 s per decision.
+#: Default wall time per decision: a tenth of the referee's default 2 s per decision.
 DEFAULT_BUDGET_MS = 200.0
 #: Guesses at most per decision (the search also stops at the time budget).
 DEFAULT_MAX_SAMPLES = 10_000
