@@ -135,6 +135,9 @@ def test_pimc_guesses_are_consistent_with_what_the_seat_has_seen(name: str):
             assert hands is not None
             assert hands[observation.viewer] == mask_of(observation.hand)
             assert [h.bit_count() for h in hands] == list(observation.hand_sizes)
+            if rules.play.trumps_only:  # seed 003: "Only those cards belonging to the trump suit are allowed"
+                trumps = rules_sense(rules).of(observation).table.trump_mask
+                assert all(hand & ~trumps == 0 for hand in hands)
             everything = 0
             for seat, hand in enumerate(hands):
                 assert hand & gone == 0

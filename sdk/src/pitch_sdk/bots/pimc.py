@@ -73,11 +73,15 @@ class Knowledge:
 
 def knowledge(rules: Ruleset, obs: Observation) -> Knowledge:
     """What ``obs``'s seat has seen: its hand, the cards played, burned, shown by a coke or
-    discarded by itself, and the voids the tricks reveal."""
+    discarded by itself, and the voids the tricks reveal; where only trumps are played,
+    that the others hold nothing else."""
     played = [card for trick in obs.tricks for _, card in trick.plays] + [c for _, c in obs.current_trick]
     seen = mask_of([*obs.hand, *played, *obs.my_discards,
                     *(c for _, cards in obs.burned for c in cards), *(c for _, cards in obs.cokes for c in cards)])
     barred = [0] * obs.players
+    deck = mask_of(deck_cards(rules.deck))
+    if obs.trump is not None and rules.play.trumps_only:  # seed 003: non-trumps left every hand before play
+        deck &= rules_sense(rules).of(obs).table.trump_mask
     if obs.trump is not None and not _odd_following(rules):
         table = rules_sense(rules).of(obs).table
         tricks = [trick.plays for trick in obs.tricks] + [obs.current_trick]
@@ -90,7 +94,6 @@ def knowledge(rules: Ruleset, obs: Observation) -> Knowledge:
                 trumped = table.trump_mask >> card & 1 and rules.play.follow is not Follow.MUST_FOLLOW
                 if suit != lead_suit and not trumped:  # could not follow: holds none of the suit
                     barred[seat] |= table.suit_masks[lead_suit]
-    deck = mask_of(deck_cards(rules.deck))
     return Knowledge(obs.viewer, mask_of(obs.hand), deck & ~seen, obs.hand_sizes, tuple(barred))
 
 
