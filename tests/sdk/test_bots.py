@@ -380,7 +380,7 @@ def test_heuristic_declares_its_best_suit_in_the_ten_point_family():
 
 # --------------------------------------------------------------------------- loader
 def test_builtin_bots_load_by_name():
-    assert set(BUILTIN_BOTS) == {"random", "heuristic"}
+    assert set(BUILTIN_BOTS) == {"random", "heuristic", "pimc"}
     assert isinstance(load_bot("heuristic"), HeuristicBot)
     assert load_bot("random").name == "random"
     assert load_bot("random") is not load_bot("random")  # a fresh bot per seat
@@ -401,7 +401,7 @@ def test_bots_load_from_a_file_and_from_a_module(tmp_path: Path):
 
 
 @pytest.mark.parametrize(("spec", "message"), [
-    ("clever", r"unknown bot 'clever': use a built-in bot \(heuristic, random\)"),
+    ("clever", r"unknown bot 'clever': use a built-in bot \(heuristic, pimc, random\)"),
     ("no/such/file.py:Bot", r"bot file 'no/such/file.py' does not exist"),
     ("pitch_sdk.bots.heuristic:Nope", r"no Bot subclass named 'Nope'; Bot subclasses there: HeuristicBot"),
     ("pitch_sdk.rules:Card", r"no Bot subclass named 'Card'"),

@@ -82,7 +82,7 @@ def test_play_input_errors_exit_2_with_the_reason():
     assert wrong_count.exit_code == 2
     assert "partnership is played by 4: give 4 bots, got 2" in wrong_count.output
     unknown = runner.invoke(app, ["play", "random", "random", "random", "genius"])
-    assert unknown.exit_code == 2 and "use a built-in bot (heuristic, random)" in unknown.output
+    assert unknown.exit_code == 2 and "use a built-in bot (heuristic, pimc, random)" in unknown.output
     bad_option = runner.invoke(app, ["play", "random", "random", "random", "random", "-o", "colour=blue"])
     assert bad_option.exit_code == 2 and "unknown ruleset option 'colour'" in bad_option.output
     bad_preset = runner.invoke(app, ["play", "-r", "bridge", "random", "random", "random", "random"])

@@ -45,6 +45,11 @@ class Bot:
 
     #: Short name shown in result tables and error messages.
     name: str = "bot"
+    #: Wall time a searching bot may spend per decision, in milliseconds (``None``: the
+    #: bot's own choice); the CLI's ``--budget-ms`` sets it.  Playing on a referee, the SDK
+    #: lowers it for each decision to half the time the referee allows it (2000 ms by
+    #: default), so a search never runs into the time control.
+    budget_ms: float | None = None
 
     def __init__(self) -> None:
         self.ruleset: Ruleset | None = None

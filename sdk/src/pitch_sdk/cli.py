@@ -39,6 +39,9 @@ RulesetOption = Annotated[str, typer.Option("--ruleset", "-r", help="Preset name
 OptionsOption = Annotated[list[str] | None, typer.Option(
     "--option", "-o", help="Ruleset option key=value (value as JSON, else text); repeatable.")]
 SeedOption = Annotated[int, typer.Option(help="Seed: the same seed replays the same games.")]
+BudgetOption = Annotated[float | None, typer.Option(
+    "--budget-ms", min=1, help="Milliseconds a searching bot (pimc) may think per decision; keep it well "
+                               "under the referee's time per decision (2000 ms by default).")]
 
 
 def _console() -> Console:
@@ -66,11 +69,11 @@ def _ruleset(name: str, options: list[str] | None) -> Ruleset:
         _fail(str(exc))
 
 
-def _bots(specs: list[str], rules: Ruleset) -> list[Bot]:
+def _bots(specs: list[str], rules: Ruleset, budget_ms: float | None = None) -> list[Bot]:
     if len(specs) != rules.players:
         _fail(f"{rules.name} is played by {rules.players}: give {rules.players} bots, got {len(specs)}")
     try:
-        return [load_bot(spec) for spec in specs]
+        return [load_bot(spec, budget_ms) for spec in specs]
     except BotLoadError as exc:
         _fail(str(exc))
 
@@ -82,10 +85,11 @@ def play(
     games: Annotated[int, typer.Option(min=1, help="Number of games.")] = 200,
     seed: SeedOption = 1,
     option: OptionsOption = None,
+    budget_ms: BudgetOption = None,
 ) -> None:
     """Play a match and print the results table (seats rotate every game)."""
     rules = _ruleset(ruleset, option)
-    players = _bots(bots, rules)
+    players = _bots(bots, rules, budget_ms)
     console = _console()
     try:
         if console.is_terminal:
@@ -106,10 +110,11 @@ def watch(
     ruleset: RulesetOption = "partnership",
     seed: SeedOption = 1,
     option: OptionsOption = None,
+    budget_ms: BudgetOption = None,
 ) -> None:
     """Play one game and print it hand by hand: deal, bids, trump, tricks, points, scores."""
     rules = _ruleset(ruleset, option)
-    players = _bots(bots or ["heuristic"] * rules.players, rules)
+    players = _bots(bots or ["heuristic"] * rules.players, rules, budget_ms)
     try:
         state = play_game(rules, players, seed)
     except BotError as exc:
@@ -152,6 +157,7 @@ def run(
     tensor: Annotated[bool, typer.Option(help="Ask for the dense observation tensor too.")] = False,
     seed: SeedOption = 0,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Log every match and reconnection.")] = False,
+    budget_ms: BudgetOption = None,
 ) -> None:
     """Connect a bot to the arena's referees and play until Ctrl-C, reconnecting when a stream
     drops (one stream per live referee, found through the one address given)."""
@@ -162,7 +168,8 @@ def run(
     except BotLoadError as exc:
         _fail(str(exc))
     try:
-        run_fleet_bot(lambda: load_bot(bot), referee, token, capacity=capacity, observation_tensor=tensor, seed=seed)
+        run_fleet_bot(lambda: load_bot(bot, budget_ms), referee, token, capacity=capacity, observation_tensor=tensor,
+                      seed=seed)
     except ConnectionRefused as exc:
         _fail(str(exc))
 
@@ -184,6 +191,7 @@ def check(
     rulesets: Annotated[list[str] | None, typer.Option(
         "--ruleset", "-r", help="Check only these presets (repeatable); default: a set covering every "
                                 "decision any preset asks.")] = None,
+    budget_ms: BudgetOption = None,
 ) -> None:
     """Play the bot through every decision kind and report what it did wrong (exit 1 if anything)."""
     if (bot is None) == (command is None):
@@ -198,7 +206,7 @@ def check(
             preset(name)
     except (BotLoadError, RulesError) as exc:
         _fail(str(exc))
-    factory = lambda: load_bot(bot or "")  # noqa: E731 - one fresh bot per seat
+    factory = lambda: load_bot(bot or "", budget_ms)  # noqa: E731 - one fresh bot per seat
     if referee is None:
         report = check_locally(factory, games=games, seed=seed, presets=presets)
     else:

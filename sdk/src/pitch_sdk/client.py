@@ -70,6 +70,17 @@ class _Seat:
     bot: Bot
     game: int = 0
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    budget_ms: float | None = None
+    """The bot's own ``budget_ms``, before :func:`capped_budget` fits it to a decision."""
+
+
+def capped_budget(wanted_ms: float | None, decision_ms: int) -> float | None:
+    """A searching bot's time for one decision: its own budget, but at most half the time
+    the referee gives the decision (``time_budget_ms``; 0: not said), so that its answer,
+    the thread hop and the network fit well inside the time control."""
+    if wanted_ms is None or decision_ms <= 0:
+        return wanted_ms
+    return min(wanted_ms, decision_ms / 2)
 
 
 class BotClient:
@@ -210,7 +221,8 @@ class BotClient:
         if key in self.seats:  # re-sent after a reconnection: keep the bot's memory
             return
         ruleset = wire.ruleset_from_pb(started.ruleset)
-        self.seats[key] = _Seat(ruleset, self.bot_factory())
+        bot = self.bot_factory()
+        self.seats[key] = _Seat(ruleset, bot, budget_ms=bot.budget_ms)
         log.info("match %s: playing seat %d of %s", started.match_id, started.seat, ruleset.name)
 
     async def _decide(self, request: bot_pb2.DecisionRequest, outbox: asyncio.Queue[bot_pb2.BotMessage | None]
@@ -239,6 +251,7 @@ class BotClient:
                                 random.Random(self._game_seed(request)))
         legal = ([wire.action_from_pb(a) for a in request.legal_actions] if request.legal_actions
                  else wire.card_set_actions(request.card_set))
+        seat.bot.budget_ms = capped_budget(seat.budget_ms, request.time_budget_ms)
         return wire.observation_from_pb(request.observation, seat.ruleset, legal), legal
 
     def _ask(self, seat: _Seat, request: bot_pb2.DecisionRequest, clock: Clock) -> bot_pb2.Decision:

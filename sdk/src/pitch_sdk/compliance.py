@@ -167,6 +167,15 @@ class _CountingBot(Bot):
     def start_game(self, ruleset: object, seat: int, rng: object) -> None:
         self.inner.start_game(ruleset, seat, rng)  # type: ignore[arg-type]
 
+    @property
+    def budget_ms(self) -> float | None:
+        """The wrapped bot's search budget, which the client fits to each decision."""
+        return self.inner.budget_ms
+
+    @budget_ms.setter
+    def budget_ms(self, value: float | None) -> None:
+        self.inner.budget_ms = value
+
     def act(self, observation: Observation, legal_actions: Sequence[Action]) -> Action:
         entry = self.report.kinds[legal_actions[0].kind]
         entry.asked += 1

@@ -131,9 +131,13 @@ class RulesSense:
         pitch) when the observation says which it is."""
         assert observation.trump is not None, "no trump yet"
         sub = getattr(observation, "sub_trump", None)
-        if sub is None or sub < 0:
-            return self.trumps[observation.trump]
-        return _trump_sense(self.ruleset, observation.trump, int(sub))
+        return self.under(observation.trump, -1 if sub is None else int(sub))
+
+    def under(self, trump: int, sub_trump: int = -1) -> TrumpSense:
+        """The trump facts of ``trump`` (a suit index) with ``sub_trump`` (-1: none)."""
+        if sub_trump < 0:
+            return self.trumps[trump]
+        return _trump_sense(self.ruleset, Suit(trump), sub_trump)
 
     def unseen(self, seen: Iterable[int]) -> int:
         """The cards of the pack not in ``seen``: held by others, or never dealt."""

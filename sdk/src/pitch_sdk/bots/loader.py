@@ -11,18 +11,28 @@ from types import ModuleType
 
 from pitch_sdk.bot import Bot
 from pitch_sdk.bots.heuristic import HeuristicBot
+from pitch_sdk.bots.pimc import PimcBot
 from pitch_sdk.bots.random_bot import RandomBot
 
 #: Built-in bots by name.
-BUILTIN_BOTS: dict[str, type[Bot]] = {"random": RandomBot, "heuristic": HeuristicBot}
+BUILTIN_BOTS: dict[str, type[Bot]] = {"random": RandomBot, "heuristic": HeuristicBot, "pimc": PimcBot}
 
 
 class BotLoadError(ValueError):
     """A bot spec that names no bot; the message says what was tried and what exists."""
 
 
-def load_bot(spec: str) -> Bot:
-    """A new bot from ``spec``: a built-in name, ``file.py:Class`` or ``module:Class``."""
+def load_bot(spec: str, budget_ms: float | None = None) -> Bot:
+    """A new bot from ``spec``: a built-in name, ``file.py:Class`` or ``module:Class``;
+    ``budget_ms``, when given, becomes its :attr:`Bot.budget_ms` (bots that do not search
+    ignore it)."""
+    bot = _new_bot(spec)
+    if budget_ms is not None:
+        bot.budget_ms = budget_ms
+    return bot
+
+
+def _new_bot(spec: str) -> Bot:
     if spec in BUILTIN_BOTS:
         return BUILTIN_BOTS[spec]()
     where, colon, class_name = spec.rpartition(":")

@@ -60,18 +60,24 @@ class Preparation(StateFields):
         """Seed 003: "Whoever has that card in their hand is the bidder's partner against
         the other three ... In the event the card is in the blind, the bidder has no partner
         ... AND is required to lead the card that was called." """
-        self.called = card
-        self.partner = next((s for s in range(self.players) if self.hands[s] >> card & 1), -1)
-        team = {self.party_of(seat), self.party_of(self.partner) if self.partner >= 0 else -1}
-        self._sides = tuple(0 if party in team else 1 for party in range(self.parties))
+        self._seat_partner(seat, card)
         leads_it = self.rules.seating.partner_call is PartnerCall.LEAD
-        if self.partner < 0 or leads_it:
-            self._must_lead = card
         self.history.append(PartnerCalled(seat, card))
         if leads_it:
             self._start_play()
         else:
             self._prepare_hands()
+
+    def _seat_partner(self, seat: int, card: int) -> None:
+        """The called card's holder becomes ``seat``'s partner: the sides of the hand, and
+        the card the first leader must lead (the called card, when nobody holds it or when
+        it sets trump)."""
+        self.called = card
+        self.partner = next((s for s in range(self.players) if self.hands[s] >> card & 1), -1)
+        team = {self.party_of(seat), self.party_of(self.partner) if self.partner >= 0 else -1}
+        self._sides = tuple(0 if party in team else 1 for party in range(self.parties))
+        if self.partner < 0 or self.rules.seating.partner_call is PartnerCall.LEAD:
+            self._must_lead = card
 
     def _fixed_partner(self, seat: int) -> int:
         """The next seat clockwise of ``seat``'s own team (partners sit alternately)."""
