@@ -348,15 +348,21 @@ def _observation_list(field: str, values: tuple[Any, ...]) -> bytes:
     return message.SerializeToString()
 
 
+def exchange_records_to_pb(exchanged: Sequence[tuple[int, int]],
+                           face_up: Sequence[tuple[Card, ...]]) -> list[pb.ExchangeRecord]:
+    """``Observation.exchanged`` as messages, each with its discards where they lie face up
+    (``face_up`` is ``Observation.face_up_discards``: empty, or parallel)."""
+    shown = face_up or ((),) * len(exchanged)
+    return [pb.ExchangeRecord(seat=seat, count=count, discarded=cards_to_pb(cards))
+            for (seat, count), cards in zip(exchanged, shown, strict=True)]
+
+
 @lru_cache(maxsize=4096)
 def _observation_exchanged(exchanged: tuple[tuple[int, int], ...],
                            face_up: tuple[tuple[Card, ...], ...]) -> bytes:
-    """A serialized ``Observation`` with only ``exchanged`` set: the counts, and each
-    exchange's discards where they lie face up (``face_up`` is empty, or parallel)."""
-    shown = face_up or ((),) * len(exchanged)
-    return pb.Observation(exchanged=[pb.ExchangeRecord(seat=seat, count=count, discarded=cards_to_pb(cards))
-                                     for (seat, count), cards in zip(exchanged, shown, strict=True)]
-                          ).SerializeToString()
+    """A serialized ``Observation`` with only ``exchanged`` set: kept out of the lists above
+    because its records join two of the observation's fields."""
+    return pb.Observation(exchanged=exchange_records_to_pb(exchanged, face_up)).SerializeToString()
 
 
 @lru_cache(maxsize=4096)
