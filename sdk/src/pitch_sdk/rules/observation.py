@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from pitch_sdk.rules.actions import Action
@@ -101,6 +102,9 @@ class Observation:
 
 _SUMMARISED = frozenset({BidMade, Exchanged, Burned, Coked})
 """The event types an observation gathers from the current hand."""
+_face_up_cards = lru_cache(maxsize=1024)(cards_of)
+"""``cards_of`` for face-up discards: a hand's few discard masks recur in every observation
+until the next deal, so each is decoded once rather than at every decision."""
 
 
 def observe(state: GameState, viewer: int, legal_actions: tuple[Action, ...] | None = None) -> Observation:
@@ -124,7 +128,7 @@ def observe(state: GameState, viewer: int, legal_actions: tuple[Action, ...] | N
             doubles.append(event.double)
         elif isinstance(event, Exchanged):
             exchanged.append((event.seat, event.discarded.bit_count()))
-            face_up.append(cards_of(event.discarded) if event.face_up else ())
+            face_up.append(_face_up_cards(event.discarded) if event.face_up else ())
             if event.seat == viewer:
                 my_discards |= event.discarded
                 my_draws |= event.drawn
