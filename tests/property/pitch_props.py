@@ -217,6 +217,7 @@ def random_rulesets(draw: Callable[..., Any]) -> Ruleset:
         "refill_to": draw(st.integers(0, hand_size)) if discarding else 0,
         "burn_to": draw(st.sampled_from([0, 0, 1, 3, 6])),
         "leftovers_to_bidder": False, "pass_leftovers": False, "sub_trump": False, "dealer_picks": False,
+        "discards_face_up": exchange != "none" and draw(st.booleans()),
         "low_goes_to": draw(st.sampled_from(["capturer", "player"])),
         "two_goes_to": draw(st.sampled_from(["capturer", "player"])),
         "no_junk_points": draw(st.booleans()),
@@ -840,7 +841,7 @@ def check_preparation(rules: Ruleset, events: list[Any], facts: dict[str, Any], 
         del stock[:need]
         hands[seat] = hands[seat] & trumps | drawn
         if discarded or drawn:
-            expected.append(Exchanged(seat, discarded, drawn))
+            expected.append(Exchanged(seat, discarded, drawn, rules.trump.discards_face_up))
     if rules.trump.leftovers_to_bidder and stock:
         got = actual[len(expected)] if len(actual) > len(expected) else None
         partner = (pitcher + rules.parties) % n

@@ -35,7 +35,7 @@ from typing import Any
 
 from seed_oracle import JOKER_IDS, SAME_COLOUR, Award, HandTracker, OracleStats, bits, check_end, mask, rank_of
 
-from pitch_sdk.rules import CARDS, Bid, Card, DecisionKind, DeclareTrump, GameState, Suit
+from pitch_sdk.rules import CARDS, SPECTATOR, Bid, Card, DecisionKind, DeclareTrump, GameState, Suit, observe
 from pitch_sdk.rules.events import Dealt, Exchanged, TrumpSet
 
 #: Each suit's thirteen cards, as a bit mask.
@@ -67,6 +67,9 @@ class Classic:
     """The bidder names trump before play (else the pitcher's first lead sets it)."""
     refill: bool = False
     """Everyone discards the non-trumps and is dealt back up to six."""
+    face_up: bool = False
+    """The discards lie "face up in the center of the table" (Kentucky): every seat and a
+    spectator see them; the cards dealt back stay their receiver's."""
     joker_pip: float = 0.0
     target: int = 21
     bid_made_to_win: bool = True
@@ -106,7 +109,8 @@ CLASSIC_GAMES: tuple[Classic, ...] = (
     # "seven possible points: high, low, jack, off-jack, big joker, little joker, and game. The game is played to
     # 21 points. Bids between 3 and 7 are allowed. The highest bidder calls trumps, and players discard non-trump
     # cards face up in the center of the table. The dealer then distributes 6 cards to each player"
-    Classic("kentucky-seven", _SIX, 3, 7, jokers=2, off_jack=True, declared=True, refill=True),
+    Classic("kentucky-seven", _SIX, 3, 7, jokers=2, off_jack=True, declared=True, refill=True,
+            face_up=True),
     # "played with a 34 card deck (2s-6s removed with a 10 card blind, no discarding). Points and bids are the
     # same as described above"
     Classic("missouri-seven", _SIX, 3, 7, jokers=2, off_jack=True, removed_ranks=(2, 3, 4, 5, 6), declared=True),
@@ -171,7 +175,9 @@ class ClassicOracle(HandTracker):
             assert state.to_move == self.high.seat, "someone other than the high bidder names trump"
             assert legal == [DeclareTrump(s) for s in Suit]
         else:
-            self.apply_exchange()
+            if not self.exchanged:
+                self.apply_exchange()
+                self.check_discards_seen(state)
             trick = self.current_trick(state)
             seat = self.seat_to_play(trick)
             assert state.to_move == seat, f"seat {state.to_move} plays, expected {seat}"
@@ -209,8 +215,7 @@ class ClassicOracle(HandTracker):
         dealer then distributes 6 cards to each player in batches of 1" (each player back up
         to six, from eldest, in the stock's order: dealing "in batches of 1" round the table
         would hand out the same shuffled stock in another order, so the engine's fill-each-in-
-        turn is accepted); the others have no exchange ("no discarding").  That the discards
-        lie "face up" is pinned in tests/rules/test_oracle_findings.py."""
+        turn is accepted); the others have no exchange ("no discarding")."""
         if self.exchanged:
             return
         self.exchanged = True
@@ -225,11 +230,21 @@ class ClassicOracle(HandTracker):
             kept = self.hands[seat] & trumps
             drawn = stock[:6 - kept.bit_count()]
             del stock[:len(drawn)]
-            expected.append(Exchanged(seat, self.hands[seat] & ~trumps, mask(drawn)))
+            expected.append(Exchanged(seat, self.hands[seat] & ~trumps, mask(drawn), self.game.face_up))
             self.hands[seat] = kept | mask(drawn)
         got = [e for e in self.preparation if isinstance(e, Exchanged) and (e.discarded or e.drawn)]
         assert got == [e for e in expected if e.discarded or e.drawn], f"exchange {got} != the seed's {expected}"
         assert len(got) == len(self.preparation)
+
+    def check_discards_seen(self, state: GameState) -> None:
+        """Kentucky's "players discard non-trump cards face up in the center of the table":
+        each seat and a spectator see every exchange's discards (which the hidden-card
+        property, tests/property/test_prop_visibility.py, lets through); elsewhere none."""
+        discards = [e.discarded for e in self.preparation if isinstance(e, Exchanged)]
+        want = discards if self.game.face_up and any(discards) else []
+        for viewer in (*range(self.players), SPECTATOR):
+            seen = observe(state, viewer).face_up_discards
+            assert [mask(shown) for shown in seen] == want, f"seat {viewer} sees discards {seen}, not {want}"
 
     # ------------------------------------------------------------------ scoring
     def winner_of(self, plays: tuple[tuple[int, int], ...]) -> int:

@@ -2,9 +2,10 @@
 
 Every ``Card`` found anywhere in ``observe(state, seat)`` (walking dataclasses, tuples and
 tricks recursively) must be the seat's own (current hand, own discards and draws) or a
-card played publicly in the current or last scored hand; spectators see no hidden card at
-all; ``FULL_VIEW`` sees every hand.  ``visible_event(event, seat)`` is checked over the
-whole history against what the seat could know at that event.
+card played publicly in the current or last scored hand (or a discard laid face up, in
+Kentucky seven-point); spectators see no hidden card at all; ``FULL_VIEW`` sees every
+hand.  ``visible_event(event, seat)`` is checked over the whole history against what the
+seat could know at that event.
 """
 
 from __future__ import annotations
@@ -97,6 +98,8 @@ def public_cards(state: GameState) -> set[int]:
             public.update(card for _, card in trick.plays)
         elif isinstance(event, (Burned, Coked, PartnerCalled)):
             public.update(shown_cards(event))
+        elif face_up(state, event):
+            public.update(c for c in range(54) if event.discarded >> c & 1)
         elif type(event).__name__ == "CardPlayed":
             public.add(event.card)
     return public
@@ -110,6 +113,13 @@ def shown_cards(event) -> set[int]:
     if isinstance(event, PartnerCalled):
         return {event.card}
     return {c for c in range(54) if event.cards >> c & 1}
+
+
+def face_up(state: GameState, event) -> bool:
+    """An exchange whose discards lie face up for everyone (seed 004's Kentucky: "players
+    discard non-trump cards face up in the center of the table"); only where the ruleset
+    says so, whatever the event claims."""
+    return isinstance(event, Exchanged) and event.face_up and state.rules.trump.discards_face_up
 
 
 def names(cards) -> list[str]:
@@ -161,6 +171,8 @@ def check_log_visibility(state: GameState) -> None:
                 known = set() if viewer < 0 else {c for c in range(54) if event.hands[viewer] >> c & 1}
             elif isinstance(event, Exchanged) and event.seat == viewer:
                 known |= {c for c in range(54) if (event.discarded | event.drawn) >> c & 1}
+            elif face_up(state, event):  # the discards only: the cards drawn stay hidden
+                known |= {c for c in range(54) if event.discarded >> c & 1}
             elif (trick := trick_of(event)) is not None:
                 known |= {card for _, card in trick.plays}
             elif type(event).__name__ == "CardPlayed":

@@ -21,14 +21,15 @@ from referee.sessions import Presence, Session
 from workers.storage.store import BotRecord
 
 
-@pytest.mark.parametrize("name", COVERAGE)
+@pytest.mark.parametrize("name", [*COVERAGE, "kentucky-seven"])  # with its face-up discards
 def test_observation_lists_merged_from_cached_parts_are_the_direct_encoding(name: str) -> None:
     """Every list field of every seat's observation, at every step of random games (short
     ones: to 5 points), is what converting and setting that list directly gives, and the
     last hand's result is its message: the cached parts (whole lists, or items) merge into
     the same message."""
     repeated = {f.name for f in pb.Observation.DESCRIPTOR.fields if f.is_repeated}
-    assert repeated == set(wire._OBSERVATION_LISTS) | set(wire._OBSERVATION_ITEMS), "a list the referee never sends"
+    sent = {*wire._OBSERVATION_LISTS, *wire._OBSERVATION_ITEMS, "exchanged"}
+    assert repeated == sent, "a list the referee never sends"
     rules = preset(name, {**COVERAGE_OPTIONS.get(name, {}), "target": 5})
     for seed in range(2):
         rng = random.Random(seed)
@@ -47,6 +48,8 @@ def test_observation_lists_merged_from_cached_parts_are_the_direct_encoding(name
                     direct = pb.Observation()
                     getattr(direct, field).extend(convert_item(item) for item in getattr(observation, field))
                     assert getattr(message, field) == getattr(direct, field), field
+                assert list(message.exchanged) == wire.exchange_records_to_pb(
+                    observation.exchanged, observation.face_up_discards)
                 if observation.last_result is None:
                     assert not message.HasField("last_result")
                 else:

@@ -43,7 +43,9 @@ from helpers import (
     winner_of_trick,
 )
 
-from pitch_sdk.rules import CARDS, GameState, Phase, WinReason, preset
+from pitch_sdk.rules import CARDS, PRESETS, SPECTATOR, GameState, Phase, WinReason, observe, preset
+from pitch_sdk.rules.events import Exchanged
+from pitch_sdk.rules.observation import visible_event
 
 MOON_BIDS_11 = ("bid 11", "pass", "pass", "pass", "trump H")
 
@@ -421,6 +423,47 @@ def test_kentucky_seven_discard_non_trumps_then_dealt_back_to_six():
     assert names(state.hand(0)) == names(cards("JD 7S 8S 9S 10S JS"))
     assert state.phase is Phase.PLAY and state.to_move == 1
     assert "play 6C" in legal(state)  # a drawn non-trump may be played
+
+
+KENTUCKY_DEAL = deal("JD 2D 3D 4D 5D 6D", "AH KH 2C 3C 4C 5C", "QH 2S 3S 4S 5S 6S", "BJ LJ 10H 9H 8H 7H",
+                     stock="6C 7C 8C 9C 10C JC QC KC AC 7S 8S 9S 10S JS")
+"""Seat 1 bids and names hearts: seats 1, 2 and 0 discard their non-trumps (the JD is the
+off-jack), seat 3 holds only trumps and discards nothing."""
+
+
+def test_kentucky_seven_discards_lie_face_up_for_every_seat_draws_stay_secret():
+    """Seed 004: "players discard non-trump cards face up in the center of the table. The
+    dealer then distributes 6 cards to each player": every seat (and a spectator) sees which
+    cards each seat laid down; the cards dealt back stay their receiver's."""
+    state = game(preset("kentucky-seven"), KENTUCKY_DEAL)
+    act(state, "bid 3", "pass", "pass", "pass", "trump H")
+    laid_down = [(1, "2C 3C 4C 5C"), (2, "2S 3S 4S 5S 6S"), (0, "2D 3D 4D 5D 6D")]
+    drawn = set(cards("6C 7C 8C 9C 10C JC QC KC AC 7S 8S 9S 10S JS"))
+    exchanges = [e for e in state.history if isinstance(e, Exchanged)]
+    for viewer in (3, 1, SPECTATOR):
+        seen = observe(state, viewer)
+        assert seen.exchanged == ((1, 4), (2, 5), (0, 5))
+        assert [names(shown) for shown in seen.face_up_discards] == [names(cards(c)) for _, c in laid_down]
+        assert not drawn & {c for shown in seen.face_up_discards for c in shown}
+        for event, (seat, text) in zip(exchanges, laid_down, strict=True):
+            if event.seat != viewer:  # the seat's own exchange shows it everything, as before
+                assert visible_event(event, viewer) == {"event": "exchanged", "seat": seat,
+                                                        "discarded": text, "drawn": len(cards(text))}
+    assert observe(state, 3).my_draws == () and observe(state, 3).hand == cards("7H 8H 9H 10H LJ BJ")
+    assert names(observe(state, 1).my_draws) == names(cards("6C 7C 8C 9C"))
+
+
+def test_discards_stay_face_down_without_the_option():
+    """Every other exchange discards face down (seeds 002, 003 and the other seed 004
+    variants say nothing of showing them): other seats learn only how many cards went."""
+    assert [name for name in PRESETS if preset(name).trump.discards_face_up] == ["kentucky-seven"]
+    state = game(preset("kentucky-seven", discards_face_up=False), KENTUCKY_DEAL)
+    act(state, "bid 3", "pass", "pass", "pass", "trump H")
+    seen = observe(state, 3)
+    assert seen.exchanged == ((1, 4), (2, 5), (0, 5)) and seen.face_up_discards == ()
+    first = next(e for e in state.history if isinstance(e, Exchanged))
+    assert visible_event(first, 3) == {"event": "exchanged", "seat": 1, "discarded": 4, "drawn": 4}
+    assert visible_event(first, 1) == first.to_dict()
 
 
 # ======================================================= Missouri seven-point (seed 004)

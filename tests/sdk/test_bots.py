@@ -14,18 +14,22 @@ from pitch_sdk.bots import BUILTIN_BOTS, BotLoadError, HeuristicBot, RandomBot, 
 from pitch_sdk.bots.cardsense import rules_sense
 from pitch_sdk.bots.heuristic import DOUBLE_MARGIN
 from pitch_sdk.bots.strength import best_suit
+from pitch_sdk.bots.trickplay import _View
 from pitch_sdk.local import Standing, play_game, play_match
 from pitch_sdk.rules import (
     PRESETS,
     Action,
     Bid,
+    Deal,
     GameState,
     Observation,
     WinReason,
     observe,
     parse_action,
+    parse_cards,
     preset,
 )
+from pitch_sdk.rules.cards import mask_of
 
 from .positions import decide, position
 
@@ -418,3 +422,18 @@ def test_a_bot_file_that_fails_to_import_is_reported(tmp_path: Path):
     with pytest.raises(BotLoadError, match=r"failed to import: RuntimeError\('oops'\)"):
         load_bot(f"{source}:Anything")
 
+
+
+def test_trick_play_counts_kentuckys_face_up_discards_as_out_of_play():
+    """Seed 004's Kentucky seven-point: "players discard non-trump cards face up in the
+    center of the table", so the heuristic's trick-play sense counts every seat's discards
+    as seen (out of play), while the cards dealt back to the others stay unseen."""
+    hands = ("JD 2D 3D 4D 5D 6D", "AH KH 2C 3C 4C 5C", "QH 2S 3S 4S 5S 6S", "BJ LJ 10H 9H 8H 7H")
+    stock = tuple(parse_cards("6C 7C 8C 9C 10C JC QC KC AC 7S 8S 9S 10S JS"))
+    deal = Deal(tuple(tuple(parse_cards(h)) for h in hands), stock)
+    state = GameState.from_deals(preset("kentucky-seven"), [deal])
+    for text in ("bid 3", "pass", "pass", "pass", "trump H"):
+        state.apply(parse_action(text))
+    unseen = _View.of(rules_sense(state.rules), observe(state, 3)).unseen
+    assert not unseen & mask_of(parse_cards("2C 3C 4C 5C 2S 3S 4S 5S 6S 2D 3D 4D 5D 6D"))
+    assert unseen & mask_of(stock) == mask_of(stock)

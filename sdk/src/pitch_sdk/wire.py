@@ -326,7 +326,6 @@ _OBSERVATION_LISTS: dict[str, Callable[[Any], list[Any]]] = {
     "scores": list,
     "hand_sizes": list,
     "bids": lambda bids: [bid_to_pb(seat, amount or 0) for seat, amount in bids],
-    "exchanged": lambda exchanged: [pb.ExchangeRecord(seat=seat, count=count) for seat, count in exchanged],
     "looked": list,
     "burned": lambda shown: [seat_cards_to_pb(seat, cards) for seat, cards in shown],
     "cokes": lambda shown: [seat_cards_to_pb(seat, cards) for seat, cards in shown],
@@ -347,6 +346,23 @@ def _observation_list(field: str, values: tuple[Any, ...]) -> bytes:
     message = pb.Observation()
     getattr(message, field).extend(_OBSERVATION_LISTS[field](values))
     return message.SerializeToString()
+
+
+def exchange_records_to_pb(exchanged: Sequence[tuple[int, int]],
+                           face_up: Sequence[tuple[Card, ...]]) -> list[pb.ExchangeRecord]:
+    """``Observation.exchanged`` as messages, each with its discards where they lie face up
+    (``face_up`` is ``Observation.face_up_discards``: empty, or parallel)."""
+    shown = face_up or ((),) * len(exchanged)
+    return [pb.ExchangeRecord(seat=seat, count=count, discarded=cards_to_pb(cards))
+            for (seat, count), cards in zip(exchanged, shown, strict=True)]
+
+
+@lru_cache(maxsize=4096)
+def _observation_exchanged(exchanged: tuple[tuple[int, int], ...],
+                           face_up: tuple[tuple[Card, ...], ...]) -> bytes:
+    """A serialized ``Observation`` with only ``exchanged`` set: kept out of the lists above
+    because its records join two of the observation's fields."""
+    return pb.Observation(exchanged=exchange_records_to_pb(exchanged, face_up)).SerializeToString()
 
 
 @lru_cache(maxsize=4096)
@@ -394,6 +410,8 @@ def observation_bytes(observation: Observation, with_tensor: bool = True) -> byt
     # burns, cokes...), and skipping them saves a cache look-up each.
     parts += [_observation_list(field, values) for field in _OBSERVATION_LISTS
               if (values := getattr(observation, field))]
+    if observation.exchanged:  # with Kentucky's face-up discards beside the counts
+        parts.append(_observation_exchanged(observation.exchanged, observation.face_up_discards))
     parts += [_observation_item(field, value) for field in _OBSERVATION_ITEMS for value in getattr(observation, field)]
     if observation.last_result is not None:
         parts.append(_observation_last_result(observation.last_result))
@@ -451,7 +469,16 @@ def observation_from_pb(message: pb.Observation, ruleset: Ruleset,
         cokes=tuple((s.seat, cards_from_pb(s.cards)) for s in message.cokes),
         offered=card_from_pb(message.offered) if message.HasField("offered") else None,
         bid_doubles=tuple(message.bid_doubles),
+        face_up_discards=_face_up_discards(message.exchanged),
     )
+
+
+def _face_up_discards(exchanged: Sequence[pb.ExchangeRecord]) -> tuple[tuple[Card, ...], ...]:
+    """``Observation.face_up_discards`` from the exchange records: empty while none shows a
+    card, as :func:`~pitch_sdk.rules.observation.observe` builds it."""
+    if not any(record.discarded for record in exchanged):
+        return ()
+    return tuple(cards_from_pb(record.discarded) for record in exchanged)
 
 
 _last_result_seen: list[tuple[pb.HandResult, bool, HandResult]] = []
@@ -476,8 +503,9 @@ def _last_result(message: pb.HandResult, auction: bool) -> HandResult:
 def event_to_pb(item: Event | tuple[int, Action], viewer: int, game: int) -> bot_pb2.MatchEvent:
     """One engine event (or a card play, as ``(seat, PlayCard)``) as ``viewer`` (a seat, or
     a negative id for a spectator) may see it: a deal shows only the viewer's own hand, and
-    none in a blind deal; an exchange shows counts only (a seat's own cards reach it in its
-    observation); everything else is public."""
+    none in a blind deal; an exchange shows counts, and its discards only where they lie
+    face up (seed 004's Kentucky; a seat's own cards reach it in its observation);
+    everything else is public."""
     number = game + 1
     if isinstance(item, Dealt):
         hand = cards_to_pb(cards_of(item.hands[viewer])) if viewer >= 0 and not item.blind else []
@@ -496,7 +524,8 @@ def event_to_pb(item: Event | tuple[int, Action], viewer: int, game: int) -> bot
             seat=item.seat, suit=suit_to_pb(item.suit), pitched=item.pitched, sub=item.sub))
     if isinstance(item, Exchanged):
         return bot_pb2.MatchEvent(game=number, exchange=pb.ExchangeRecord(
-            seat=item.seat, count=item.discarded.bit_count(), drawn=item.drawn.bit_count()))
+            seat=item.seat, count=item.discarded.bit_count(), drawn=item.drawn.bit_count(),
+            discarded=cards_to_pb(cards_of(item.discarded)) if item.face_up else []))
     if isinstance(item, Looked):
         return bot_pb2.MatchEvent(game=number, looked=bot_pb2.SeatLooked(seat=item.seat, looked=item.looked))
     if isinstance(item, Coked):

@@ -67,6 +67,7 @@ class _View:
     def of(cls, rules: RulesSense, observation: Observation) -> _View:
         assert observation.trump is not None
         seen = [*observation.hand, *observation.my_discards,
+                *(card for shown in observation.face_up_discards for card in shown),  # Kentucky
                 *(card for trick in observation.tricks for _, card in trick.plays),
                 *(card for _, card in observation.current_trick)]
         return cls(rules.of(observation), observation, rules.unseen(seen))

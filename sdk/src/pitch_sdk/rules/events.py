@@ -79,11 +79,16 @@ class TrumpSet(NamedTuple):
 
 
 class Exchanged(NamedTuple):
-    """A seat discarded ``discarded`` and drew ``drawn`` (bit masks, hidden from others)."""
+    """A seat discarded ``discarded`` and drew ``drawn`` (bit masks, hidden from others,
+    except the discards where ``face_up``: the ruleset's ``discards_face_up``, seed 004's
+    Kentucky seven-point).  The flag rides on the event so that everything that shows an
+    event (:func:`~pitch_sdk.rules.observation.visible_event`, the wire's event stream and
+    its per-event caches) decides from the event alone."""
 
     seat: int
     discarded: int
     drawn: int
+    face_up: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         return {"event": "exchanged", "seat": self.seat,

@@ -4,7 +4,8 @@ Everything sent to a bot (and shown to a spectator) is built here from the state
 leak can only come from this module, and the property tests check it.  A seat sees its
 own hand (once it has looked at it, where players may bid blind) and its own exchanged,
 drawn or lost cards, everything public (bids, trump, plays, tricks, scores, burned cards,
-a coke hand shown, the called card, how many cards each seat holds or exchanged); a
+a coke hand shown, the called card, how many cards each seat holds or exchanged, the
+discards themselves where the ruleset lays them face up); a
 spectator sees only the public part; the full view (``FULL_VIEW``) sees every hand and
 the stock, for logs and referees.  Who holds a called card stays hidden until it is
 played, except from its holder.
@@ -14,10 +15,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from pitch_sdk.rules.actions import Action
-from pitch_sdk.rules.cards import CARDS, Card, Suit, cards_of
+from pitch_sdk.rules.cards import CARDS, Card, Suit, cards_of, format_cards
 from pitch_sdk.rules.events import BidMade, Burned, Coked, Dealt, Event, Exchanged
 from pitch_sdk.rules.records import HandResult, Trick
 from pitch_sdk.rules.state import GameState, Phase
@@ -85,6 +87,12 @@ class Observation:
     """The lost card the viewer (the high bidder) is offered now (man-o-war)."""
     bid_doubles: tuple[bool, ...] = ()
     """Parallel to ``bids``: which were double bids ("6 for 12")."""
+    face_up_discards: tuple[tuple[Card, ...], ...] = ()
+    """Parallel to ``exchanged`` where the ruleset lays discards face up (``discards_face_up``,
+    seed 004's Kentucky seven-point: "players discard non-trump cards face up in the center
+    of the table"): the cards each exchange laid down, seen by every viewer (an exchange
+    not laid face up shows ``()``).  Empty while no card lies face up.  The cards drawn
+    stay the drawer's own (``my_draws``)."""
 
     @property
     def party(self) -> int | None:
@@ -94,6 +102,9 @@ class Observation:
 
 _SUMMARISED = frozenset({BidMade, Exchanged, Burned, Coked})
 """The event types an observation gathers from the current hand."""
+_face_up_cards = lru_cache(maxsize=1024)(cards_of)
+"""``cards_of`` for face-up discards: a hand's few discard masks recur in every observation
+until the next deal, so each is decoded once rather than at every decision."""
 
 
 def observe(state: GameState, viewer: int, legal_actions: tuple[Action, ...] | None = None) -> Observation:
@@ -105,6 +116,7 @@ def observe(state: GameState, viewer: int, legal_actions: tuple[Action, ...] | N
     if viewer not in (SPECTATOR, FULL_VIEW) and not 0 <= viewer < state.players:
         raise ValueError(f"viewer {viewer} is not a seat, SPECTATOR or FULL_VIEW")
     exchanged: list[tuple[int, int]] = []
+    face_up: list[tuple[Card, ...]] = []
     my_discards = my_draws = 0
     burned: list[tuple[int, tuple[Card, ...]]] = []
     cokes: list[tuple[int, tuple[Card, ...]]] = []
@@ -116,6 +128,7 @@ def observe(state: GameState, viewer: int, legal_actions: tuple[Action, ...] | N
             doubles.append(event.double)
         elif isinstance(event, Exchanged):
             exchanged.append((event.seat, event.discarded.bit_count()))
+            face_up.append(_face_up_cards(event.discarded) if event.face_up else ())
             if event.seat == viewer:
                 my_discards |= event.discarded
                 my_draws |= event.drawn
@@ -162,6 +175,7 @@ def observe(state: GameState, viewer: int, legal_actions: tuple[Action, ...] | N
         cokes=tuple(cokes),
         offered=CARDS[state.offered] if state.offered >= 0 and viewer == state.to_move else None,
         bid_doubles=tuple(doubles),
+        face_up_discards=tuple(face_up) if any(face_up) else (),
     )
 
 
@@ -188,8 +202,9 @@ def visible_event(event: Event, viewer: int) -> dict[str, Any] | None:
             data["hand"] = " ".join(c.name for c in cards_of(event.hands[viewer]))
         return data
     if isinstance(event, Exchanged) and event.seat != viewer:
-        return {"event": "exchanged", "seat": event.seat, "discarded": event.discarded.bit_count(),
-                "drawn": event.drawn.bit_count()}
+        # the discards are named where laid face up (seed 004's Kentucky), else counted
+        discarded = format_cards(cards_of(event.discarded)) if event.face_up else event.discarded.bit_count()
+        return {"event": "exchanged", "seat": event.seat, "discarded": discarded, "drawn": event.drawn.bit_count()}
     return event.to_dict()
 
 

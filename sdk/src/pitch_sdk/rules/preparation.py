@@ -104,7 +104,7 @@ class Preparation(StateFields):
         drawn = mask_of(self.stock[:draw_count])
         del self.stock[:draw_count]
         self.hands[seat] = self.hands[seat] & ~discarded | drawn
-        self.history.append(Exchanged(seat, discarded, drawn))
+        self.history.append(Exchanged(seat, discarded, drawn, self.rules.trump.discards_face_up))
         self._exchanges_left -= 1
         if self._exchanges_left:
             self.to_move = (seat + 1) % self.players
@@ -117,7 +117,7 @@ class Preparation(StateFields):
         to six cards. Any cards remaining are given to the bidder." """
         assert self._table is not None
         trumps, refill_to, stock = self._table.trump_mask, self.rules.deal.refill_to, self.stock
-        picks = self.rules.trump.dealer_picks
+        picks, face_up = self.rules.trump.dealer_picks, self.rules.trump.discards_face_up
         for seat in self._from_eldest():
             hand = self.hands[seat]
             discarded = hand & ~trumps
@@ -126,7 +126,7 @@ class Preparation(StateFields):
             del stock[:need]
             self.hands[seat] = hand ^ discarded | drawn
             if discarded or drawn:
-                self.history.append(Exchanged(seat, discarded, drawn))
+                self.history.append(Exchanged(seat, discarded, drawn, face_up))
         if picks and stock and self.hands[self.dealer].bit_count() < refill_to:
             self.phase = Phase.DEALER_PICK
             self.to_move = self.dealer

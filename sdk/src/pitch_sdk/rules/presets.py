@@ -411,14 +411,18 @@ def _kentucky_seven() -> Ruleset:
     non-trump cards face up in the center of the table. The dealer then distributes 6 cards
     to each player".  Readings: four players in two teams (as the ten-point family), six
     dealt, the refill may bring non-trumps, which are played normally; Low goes to its
-    original holder, seed 004's basic rule (the paragraph says nothing of it)."""
+    original holder, seed 004's basic rule (the paragraph says nothing of it).  "Face up in
+    the center" makes the discards public (``discards_face_up``): every seat and spectator
+    sees which cards each seat laid down; the cards the dealer then distributes stay
+    secret, as any dealt card."""
     return Ruleset(
         name="kentucky-seven",
         seating=Seating(players=4, team_size=2),
         deck=DeckRules(jokers=2, off_jack=True, joker_half_pip=False),
         deal=DealRules(hand_size=6, refill_to=6),
         bidding=BiddingRules(minimum_bid=3, maximum_bid=7, dealer_steal=False),
-        trump=TrumpRules(trump_selection=TrumpSelection.DECLARE, exchange=Exchange.DISCARD_NON_TRUMPS),
+        trump=TrumpRules(trump_selection=TrumpSelection.DECLARE, exchange=Exchange.DISCARD_NON_TRUMPS,
+                         discards_face_up=True),
         scoring=ScoringRules(points=_SEVEN_POINTS, low_goes_to=LowGoesTo.PLAYER),
         win=WinRules(target=21, who_may_win=WhoMayWin.BID_MADE),
     )
@@ -428,9 +432,11 @@ def _missouri_seven() -> Ruleset:
     """Seed 004, "In Southeast Missouri this version, called 7-point pitch, is played with a
     34 card deck (2s-6s removed with a 10 card blind, no discarding). Points and bids are
     the same as described above, and cards are dealt singly or 3 at a time."  The blind
-    stays undealt; Low to its original holder, as in Kentucky seven-point."""
+    stays undealt; Low to its original holder, as in Kentucky seven-point.  "No discarding"
+    leaves Kentucky's face-up discards nothing to show: off here."""
     return _kentucky_seven().with_options(
-        name="missouri-seven", removed_ranks=(2, 3, 4, 5, 6), exchange=Exchange.NONE, refill_to=0)
+        name="missouri-seven", removed_ranks=(2, 3, 4, 5, 6), exchange=Exchange.NONE, refill_to=0,
+        discards_face_up=False)
 
 
 def _three_teams() -> Ruleset:

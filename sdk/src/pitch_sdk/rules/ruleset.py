@@ -492,6 +492,11 @@ class TrumpRules:
     dealer_picks: bool = False
     """Seed 004, nine-five: after refilling the others, "the dealer brings their own hand to
     six cards, and is allowed to look at remaining cards when doing so"."""
+    discards_face_up: bool = False
+    """The exchange's discards are laid face up for the whole table to see (the cards drawn
+    stay secret): seed 004's Kentucky seven-point, "players discard non-trump cards face up
+    in the center of the table".  Other exchanges discard face down (seed 002 and 003 say
+    nothing of showing them), so only their number is public.  Needs an exchange."""
 
 
 @dataclass(frozen=True)
@@ -945,6 +950,8 @@ def _validate_hand_preparation(rules: Ruleset, fail: Callable[[str], None]) -> N
             fail("blind_moon_bid needs look_option=true: it is bid before looking")
         if moon.blind_moon_bid <= max(moon.moon_bid, bidding.maximum_bid):
             fail(f"blind_moon_bid {moon.blind_moon_bid} must be above moon_bid {moon.moon_bid} and maximum_bid")
+    if trump.discards_face_up and trump.exchange is Exchange.NONE:
+        fail("discards_face_up needs an exchange: there is no discard to lay face up")
     if trump.dealer_picks and (not discarding or not deal.refill_to):
         fail("dealer_picks needs exchange=discard-non-trumps and refill_to")
     if play.first_lead_trump and not declared:

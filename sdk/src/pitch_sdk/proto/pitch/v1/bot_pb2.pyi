@@ -921,7 +921,9 @@ class MatchEvent(_message.Message):
 
     @_builtins.property
     def exchange(self) -> _game_pb2.ExchangeRecord:
-        """A seat exchanged cards (count only, unless it is this seat)."""
+        """A seat exchanged cards: counts, and the discarded cards where the ruleset lays
+        them face up (see `ExchangeRecord.discarded`).
+        """
 
     @_builtins.property
     def play(self) -> _game_pb2.PlayRecord:

@@ -546,7 +546,8 @@ Global___Trick: _TypeAlias = Trick  # noqa: Y015
 @_typing.final
 class ExchangeRecord(_message.Message):
     """How many cards a seat discarded (and drew) in the exchange; the cards themselves are
-    secret except to that seat.
+    secret except to that seat (which finds them in `Observation.my_discards` and
+    `my_draws`), unless the ruleset lays the discards face up (`discarded`).
     """
 
     DESCRIPTOR: _descriptor.Descriptor
@@ -554,22 +555,32 @@ class ExchangeRecord(_message.Message):
     SEAT_FIELD_NUMBER: _builtins.int
     COUNT_FIELD_NUMBER: _builtins.int
     DRAWN_FIELD_NUMBER: _builtins.int
+    DISCARDED_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
     """The seat that exchanged."""
     count: _builtins.int
     """How many cards it discarded."""
     drawn: _builtins.int
     """How many cards it drew or was given (refills, leftovers, a taken card)."""
+    @_builtins.property
+    def discarded(self) -> _containers.RepeatedCompositeFieldContainer[Global___Card]:
+        """The discarded cards, set only where the ruleset lays discards face up
+        (`discards_face_up` in the ruleset JSON: seed 004's Kentucky seven-point, "players
+        discard non-trump cards face up in the center of the table"), for every viewer alike;
+        otherwise empty, also for the seat's own exchange. The cards drawn are never shown.
+        """
+
     def __init__(
         self,
         *,
         seat: _builtins.int = ...,
         count: _builtins.int = ...,
         drawn: _builtins.int = ...,
+        discarded: _abc.Iterable[Global___Card] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["count", b"count", "drawn", b"drawn", "seat", b"seat"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["count", b"count", "discarded", b"discarded", "drawn", b"drawn", "seat", b"seat"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
