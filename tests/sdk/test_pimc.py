@@ -19,6 +19,7 @@ from pitch_sdk.local import play_game
 from pitch_sdk.rules import PRESETS, GameState, Observation, Phase, observe, preset
 from pitch_sdk.rules.cards import mask_of
 from pitch_sdk.rules.determinize import determinize
+from pitch_sdk.rules.ruleset import AllPass
 
 
 def tiny(seat: int) -> PimcBot:
@@ -29,8 +30,10 @@ def tiny(seat: int) -> PimcBot:
 @pytest.mark.parametrize("name", sorted(PRESETS))
 def test_pimc_plays_every_preset_legally_to_the_end(name: str):
     """The local harness stops on any illegal answer; pimc in every seat (one guess per
-    decision), a two-hand game."""
-    rules = preset(name, max_hands=2)
+    decision), a two-hand game (four deals where a passed-out deal is dealt again, as in
+    two-trump, so that a hand is played and scored)."""
+    redeals = preset(name).bidding.all_pass is not AllPass.FORCE_DEALER
+    rules = preset(name, max_hands=4 if redeals else 2)
     state = play_game(rules, [PimcBot(budget_ms=60_000, max_samples=1) for _ in range(rules.players)], seed=5)
     assert state.is_over and state.results, name
 
