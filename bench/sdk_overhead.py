@@ -24,6 +24,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import signal
 import statistics
 import subprocess
@@ -116,10 +117,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--seconds", type=float, default=3.0, help="length of each phase")
-    parser.add_argument("--serve-bot", nargs=3, metavar=("KIND", "ADDRESS", "TOKEN"), help=argparse.SUPPRESS)
+    # the child's token comes through the environment: a token may start with "-", which
+    # argparse would take for an option (the bench then failed at random)
+    parser.add_argument("--serve-bot", nargs=2, metavar=("KIND", "ADDRESS"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.serve_bot:
-        serve_bot(*args.serve_bot)
+        serve_bot(*args.serve_bot, os.environ["PITCH_BOT_TOKEN"])
         return
     with RedisServer() as redis_server:
         port = free_port()
@@ -131,7 +134,8 @@ def main() -> None:
         try:
             for kind in ("raw", "sdk"):
                 bot_id, token = asyncio.run(register(address))
-                process = subprocess.Popen([sys.executable, __file__, "--serve-bot", kind, address, token])
+                process = subprocess.Popen([sys.executable, __file__, "--serve-bot", kind, address],
+                                           env={**os.environ, "PITCH_BOT_TOKEN": token})
                 bots[kind] = (bot_id, process)
                 asyncio.run(connected(address, bot_id))
             rounds: list[dict[str, float]] = []

@@ -94,7 +94,7 @@ def configure_logging(json_logs: bool, level: str = "INFO") -> None:
 async def serve(config: RefereeConfig, store: Store) -> None:
     """Run a referee until SIGINT/SIGTERM, then shut it down cleanly."""
     if not config.admin_token:
-        token = secrets.token_urlsafe(24)
+        token = secrets.token_hex(24)  # hex: never starts with "-", which a command line takes for an option
         log.warning("no admin token configured; generated one for this run: %s", token)
         config = RefereeConfig(**{**config.__dict__, "admin_token": token})
     server = RefereeServer(config, store)

@@ -51,3 +51,20 @@ def test_a_match_is_recorded_by_one_atomic_command_with_every_index(server: Redi
     assert store.bot_conduct("d").matches == 1
     assert not store.record_match("m1", result, [])  # once only: nothing counted twice
     assert store.bot_conduct("d").matches == 1 and store.match_logs("m1") == ['{"moves": []}']
+
+
+def test_registered_tokens_are_hex_so_no_command_line_takes_one_for_an_option(redis_url: str) -> None:
+    """A token went into ``--token TOKEN`` on every bot's command line; urlsafe base64 tokens
+    start with "-" one time in 64, and argparse (the SDK bench's child bots) and Node's
+    parseArgs (the Node kit) then read them as an option and fail.  Tokens are hex now, and
+    still authenticate their bot."""
+    store = Store.from_url(redis_url, f"tokens-{uuid.uuid4().hex[:8]}:")
+    try:
+        for number in range(20):
+            record, token = store.register_bot(f"bot-{number}")
+            assert len(token) == 64 and set(token) <= set("0123456789abcdef"), token
+            found = store.bot_for_token(token)
+            assert found is not None and found.bot_id == record.bot_id
+    finally:
+        for key in store.client.scan_iter(f"{store.prefix}*"):
+            store.client.delete(key)

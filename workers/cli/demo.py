@@ -101,7 +101,7 @@ def run_demo(console: Console, preset: str, games: int, seed: int, entrants: Seq
     began = time.monotonic()
     console.print(f"[bold]Pitch Arena demo[/]: a {preset} round robin of {len(entrants)} bot processes, "
                   f"{matches} matches of {games} game{'s' if games != 1 else ''}, through a Celery worker")
-    prefix, admin_token = f"demo-{secrets.token_hex(4)}:", secrets.token_urlsafe(16)
+    prefix, admin_token = f"demo-{secrets.token_hex(4)}:", secrets.token_hex(16)
     with tempfile.TemporaryDirectory(prefix="pitch-demo-") as logs, LocalArena(Path(logs)) as arena:
         if redis_url is None:
             redis_url = arena.start_redis()

@@ -159,7 +159,9 @@ class Store:
         bot_id = uuid.uuid4().hex[:12]
         if not self.client.set(self._key("bot-name", name), bot_id, nx=True):
             raise StoreError(f"a bot named {name!r} is already registered")
-        token = secrets.token_urlsafe(32)
+        # hex, not urlsafe base64: one token in 64 of those starts with "-", which command lines
+        # (argparse, Node's parseArgs) take for an option in `--token TOKEN`
+        token = secrets.token_hex(32)
         record = BotRecord(bot_id, name, owner, description, time.time())
         pipe = self.client.pipeline()
         pipe.hset(self._key("bot", bot_id), mapping={
