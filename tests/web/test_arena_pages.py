@@ -107,6 +107,10 @@ def test_bot_page_shows_the_referees_facts_ratings_head_to_head_and_matches(aren
     row = board.row(bot_id)
     assert row is not None
     assert page.locator(f"#ratings tr[data-board={arena.preset}] .elo").inner_text().split()[0] == f"{row.rating:.0f}"
+    # the rank is the leaderboard's: by the order-independent Bradley-Terry rating, not the live Elo
+    bt_row = next(r for r in board.shown(board.fitted()) if r.bot_id == bot_id)
+    assert page.locator(f"#ratings tr[data-board={arena.preset}] .rank").inner_text() == str(bt_row.rank)
+    assert page.locator(f"#ratings tr[data-board={arena.preset}] .bt").inner_text() == f"{bt_row.rating:.0f}"
     opponents = page.locator(f"table.h2h[data-board={arena.preset}] tbody tr")
     assert opponents.evaluate_all("rows => rows.map(r => r.dataset.opponent)") == [
         o.opponent for o in board.opponents(bot_id)]

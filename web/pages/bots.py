@@ -78,7 +78,8 @@ def bot(request: Request) -> Response:
         live = board.row(rated)
         if live is None:
             continue
-        fitted = next((row for row in web.fitted_table(board_name) if row.bot_id == rated), None)
+        # ranked as the leaderboard ranks (Bradley-Terry, superseded versions left out)
+        fitted = next((row for row in board.shown(web.fitted_table(board_name)) if row.bot_id == rated), None)
         opponents = board.opponents(rated)
         shown = opponents if every_opponent else opponents[:OPPONENTS_SHOWN]
         standings.append(BoardStanding(board_name, live, fitted, shown, len(opponents)))
