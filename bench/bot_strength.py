@@ -30,9 +30,9 @@ from concurrent.futures import ProcessPoolExecutor
 from pitch_sdk.bot import Bot
 from pitch_sdk.bots import load_bot
 from pitch_sdk.bots.pimc import PimcBot
-from pitch_sdk.local import MatchResult, play_match
+from pitch_sdk.harness.local import MatchResult, play_match
+from pitch_sdk.harness.stats import wilson_interval
 from pitch_sdk.rules import Action, Observation, preset
-from pitch_sdk.stats import wilson_interval
 
 
 class Timed:

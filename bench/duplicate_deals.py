@@ -1,7 +1,7 @@
 """Duplicate deals measured: games needed to separate two bots at 95% when each pair of
 games replays the same deals with the seats swapped, against pairs of independent deals.
 
-Real games on the engine (no servers, :func:`pitch_sdk.pairs.play_pair`), each side one bot
+Real games on the engine (no servers, :func:`pitch_sdk.harness.pairs.play_pair`), each side one bot
 and its own copies as partners.  For every comparison the two modes are played in
 interleaved pairs (seed ``s`` duplicate, seed ``s`` independent, next seed), and from each
 mode's pairs:
@@ -37,7 +37,7 @@ import numpy as np
 from pitch_sdk.bot import Bot
 from pitch_sdk.bots import HeuristicBot, RandomBot
 from pitch_sdk.bots.noisy import NoisyHeuristicBot
-from pitch_sdk.pairs import play_pair
+from pitch_sdk.harness.pairs import play_pair
 from pitch_sdk.rules import Ruleset, preset
 from workers.ratings.model import Z95
 from workers.ratings.sprt import Pentanomial, simulate_sprt

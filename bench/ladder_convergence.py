@@ -7,7 +7,7 @@ partnership games for every method and seed would take hours on two shared cores
 bench is in two steps:
 
 1. *Strength from real games* (the engine, no servers): each noise level of a grid plays
-   ``--calibration-pairs`` duplicate pairs (:func:`pitch_sdk.pairs.play_pair`) against the
+   ``--calibration-pairs`` duplicate pairs (:func:`pitch_sdk.harness.pairs.play_pair`) against the
    reference noise level; its mean score gives its Elo against the reference.  A field
    bot's true Elo is interpolated from this curve.
 2. *Simulated matches*: a match is one game whose winner is drawn from the rating model
@@ -50,7 +50,7 @@ from collections.abc import Callable, Iterator
 import numpy as np
 
 from pitch_sdk.bots.noisy import NoisyHeuristicBot
-from pitch_sdk.pairs import play_pair
+from pitch_sdk.harness.pairs import play_pair
 from pitch_sdk.rules import preset
 from workers.ratings.matchmaking import next_lineup, ratings_from_rows
 from workers.ratings.model import RatedGame, RatedMatch, bradley_terry, expected_score

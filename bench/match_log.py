@@ -4,7 +4,7 @@ One stored game log of random bots at ``partnership`` (random bots bid and play 
 their games run to the hand limit: the long logs an operator meets), rendered the way the
 command renders it to an 80-column terminal, both ways:
 
-* ``full``    - ``--full``: every deal, bid, trick and point (``pitch_sdk.story``), which
+* ``full``    - ``--full``: every deal, bid, trick and point (``pitch_sdk.display.story``), which
                 is what ``match-log`` printed before;
 * ``summary`` - the default: one line per hand (``workers.cli.views.hand_lines``).
 
@@ -25,9 +25,9 @@ import time
 from rich.console import Console
 
 from pitch_sdk.bots import load_bot
-from pitch_sdk.local import play_game
+from pitch_sdk.display.story import game_story
+from pitch_sdk.harness.local import play_game
 from pitch_sdk.rules import GameLog, preset
-from pitch_sdk.story import game_story
 from workers.cli.views import hand_lines, replayed_games
 
 SEATS = ["random-1", "random-2", "random-3", "random-4"]

@@ -32,8 +32,8 @@ from typing import Any
 import grpc
 
 from pitch_sdk.bots import load_bot
-from pitch_sdk.client import BotClient
 from pitch_sdk.proto.pitch.v1 import arena_pb2, arena_pb2_grpc
+from pitch_sdk.remote.client import BotClient
 from workers.processes.services import LocalArena
 from workers.referee_client import RefereeClient
 

@@ -37,8 +37,8 @@ import grpc
 from referee_throughput import ADMIN, cpu_seconds, spawn, trivial_bot
 
 from pitch_sdk.bot import Bot
-from pitch_sdk.client import BotClient
 from pitch_sdk.proto.pitch.v1 import arena_pb2, arena_pb2_grpc
+from pitch_sdk.remote.client import BotClient
 from pitch_sdk.rules import Action, Observation
 from workers.processes.redis_server import RedisServer
 from workers.processes.services import free_port

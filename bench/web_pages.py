@@ -52,8 +52,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from pitch_sdk import wire  # noqa: E402
 from pitch_sdk.proto.pitch.v1 import bot_pb2, game_pb2  # noqa: E402
+from pitch_sdk.protocol import wire  # noqa: E402
 from pitch_sdk.rules.presets import preset  # noqa: E402
 from referee.match import result_to_dict  # noqa: E402
 from web.config import WebConfig  # noqa: E402

@@ -17,8 +17,8 @@ import grpc
 import redis
 from google.protobuf.message import DecodeError, Message
 
-from pitch_sdk import wire
 from pitch_sdk.proto.pitch.v1 import bot_pb2
+from pitch_sdk.protocol import wire
 from pitch_sdk.rules import Ruleset, preset
 from referee import config as bounds
 from referee.config import echo

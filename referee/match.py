@@ -20,10 +20,10 @@ from typing import Any
 
 from google.protobuf import json_format
 
-from pitch_sdk import wire
 from pitch_sdk.clock import bank_after
-from pitch_sdk.decision_times import add_time
 from pitch_sdk.proto.pitch.v1 import arena_pb2, bot_pb2, game_pb2
+from pitch_sdk.protocol import wire
+from pitch_sdk.protocol.decision_times import add_time
 from pitch_sdk.rules import (
     SPECTATOR,
     Action,
@@ -99,7 +99,7 @@ class SeatRunner:
     time_used_ms: float = 0.0
     """Time the bot took over the decisions it answered (referee's clock)."""
     decision_times: list[int] = field(default_factory=list)
-    """Answered decisions per time bucket (:mod:`pitch_sdk.decision_times`)."""
+    """Answered decisions per time bucket (:mod:`pitch_sdk.protocol.decision_times`)."""
     answer_ms: int | None = None
     """Milliseconds the seat's latest decision took its bot (``None``: no timed answer),
     for the game log."""

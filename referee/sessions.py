@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 
 import grpc
 
-from pitch_sdk import wire
 from pitch_sdk.proto.pitch.v1 import bot_pb2
+from pitch_sdk.protocol import wire
 from referee.protowire import field_tag, length_delimited
 from workers.storage.store import BotRecord
 

@@ -4,7 +4,7 @@
     .venv/bin/python scripts/gen_variants_doc.py --check    # exit 1 if the checked-in table is stale
 
 Only the text between ``<!-- variants:start -->`` and ``<!-- variants:end -->`` is
-rewritten; the rows come from :mod:`pitch_sdk.variants_doc`, which ``pitch-bot variants``
+rewritten; the rows come from :mod:`pitch_sdk.display.variants_doc`, which ``pitch-bot variants``
 uses too.
 """
 
@@ -14,7 +14,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from pitch_sdk.variants_doc import markdown_table, table_in, with_table
+from pitch_sdk.display.variants_doc import markdown_table, table_in, with_table
 
 ROOT = Path(__file__).resolve().parent.parent
 TARGET = ROOT / "docs" / "variants.md"

@@ -38,7 +38,7 @@ def when(stamp: float | None) -> str:
 
 
 def milliseconds(value: int | None) -> str:
-    """A decision time bound from :func:`pitch_sdk.decision_times.percentile_ms`."""
+    """A decision time bound from :func:`pitch_sdk.protocol.decision_times.percentile_ms`."""
     if value is None:
         return "—"
     if value < 0:

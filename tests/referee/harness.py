@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 import grpc
 
 from pitch_sdk.bot import Bot
-from pitch_sdk.client import BotClient
 from pitch_sdk.proto.pitch.v1 import arena_pb2, arena_pb2_grpc, bot_pb2, bot_pb2_grpc
+from pitch_sdk.remote.client import BotClient
 from referee.config import RefereeConfig
 from referee.server import RefereeServer
 from workers.storage.store import Store

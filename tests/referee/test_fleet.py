@@ -8,9 +8,9 @@ import socket
 import time
 import uuid
 
-from pitch_sdk.client import BotClient
-from pitch_sdk.fleet import FleetBot
 from pitch_sdk.proto.pitch.v1 import bot_pb2
+from pitch_sdk.remote.client import BotClient
+from pitch_sdk.remote.fleet import FleetBot
 from referee.arena import Arena
 from referee.config import RefereeConfig
 from referee.fleet import advertised_address

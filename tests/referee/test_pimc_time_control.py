@@ -9,7 +9,7 @@ import asyncio
 import pytest
 
 from pitch_sdk.bots.loader import load_bot
-from pitch_sdk.compliance import ComplianceReport, check_remote
+from pitch_sdk.checks.compliance import ComplianceReport, check_remote
 from tests.referee.harness import running_arena
 
 

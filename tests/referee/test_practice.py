@@ -11,10 +11,10 @@ from typer.testing import CliRunner
 
 from pitch_sdk.bots import HeuristicBot
 from pitch_sdk.bots.loader import load_bot
+from pitch_sdk.checks.compliance import COVERAGE, check_locally, check_options, check_remote
 from pitch_sdk.cli import app
-from pitch_sdk.client import BotClient
-from pitch_sdk.compliance import COVERAGE, check_locally, check_options, check_remote
 from pitch_sdk.proto.pitch.v1 import bot_pb2
+from pitch_sdk.remote.client import BotClient
 from pitch_sdk.rules import Action, Card, DecisionKind, GameLog, Observation, Phase, preset, replay
 from pitch_sdk.rules.actions import MUCK_HAND
 from pitch_sdk.rules.events import Exchanged

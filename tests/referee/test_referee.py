@@ -20,8 +20,8 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha.proto_reflection_descriptor_database import ProtoReflectionDescriptorDatabase
 
 from pitch_sdk.bots.loader import load_bot
-from pitch_sdk.decision_times import bucket_of
 from pitch_sdk.proto.pitch.v1 import arena_pb2, bot_pb2, bot_pb2_grpc, game_pb2
+from pitch_sdk.protocol.decision_times import bucket_of
 from pitch_sdk.rules import GameLog, replay
 from tests.referee.bots import FirstLegalBot, IllegalBot, SlowBot, SteadyBot
 from tests.referee.harness import ADMIN, RawBot, answer_first, running_arena

@@ -11,10 +11,10 @@ import random
 
 import pytest
 
-from pitch_sdk import wire
-from pitch_sdk.compliance import COVERAGE, COVERAGE_OPTIONS
+from pitch_sdk.checks.compliance import COVERAGE, COVERAGE_OPTIONS
 from pitch_sdk.proto.pitch.v1 import bot_pb2
 from pitch_sdk.proto.pitch.v1 import game_pb2 as pb
+from pitch_sdk.protocol import wire
 from pitch_sdk.rules import GameLog, GameState, MuckHand, observe, preset
 from referee.match import Match, MatchSpec
 from referee.sessions import Presence, Session

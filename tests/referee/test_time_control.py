@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from typing import ClassVar
 
 from pitch_sdk.bot import Bot
-from pitch_sdk.compliance import ComplianceReport, check_locally, check_remote
+from pitch_sdk.checks.compliance import ComplianceReport, check_locally, check_remote
 from pitch_sdk.proto.pitch.v1 import arena_pb2
 from pitch_sdk.rules import Action, Observation
 from tests.referee.bots import FirstLegalBot, SteadyBot

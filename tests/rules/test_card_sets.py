@@ -15,7 +15,7 @@ from itertools import combinations
 import pytest
 
 from pitch_sdk.bots.loader import load_bot
-from pitch_sdk.local import play_game
+from pitch_sdk.harness.local import play_game
 from pitch_sdk.rules import CardSetChoices, CardSetRule, ChooseCards, GameState, IllegalActionError, Ruleset, preset
 from pitch_sdk.rules.actions import choose_cards
 from pitch_sdk.rules.cards import CARDS

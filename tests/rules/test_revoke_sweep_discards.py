@@ -9,9 +9,9 @@ import pytest
 from helpers import act, awards, deal, deal_by_tricks, game, play_hand, play_tricks
 
 from pitch_sdk.bots import HeuristicBot, RandomBot
-from pitch_sdk.local import play_game
+from pitch_sdk.harness.local import play_game
+from pitch_sdk.protocol.wire import hand_result_from_pb, hand_result_to_pb
 from pitch_sdk.rules import GameState, IllegalActionError, InvalidRulesetError, Phase, Trick, parse_action, preset
-from pitch_sdk.wire import hand_result_from_pb, hand_result_to_pb
 
 PASS_TO_SEAT_1 = ["bid 2", "pass", "pass", "pass"]
 

@@ -23,11 +23,11 @@ from helpers import (
     play_out,
 )
 
+from pitch_sdk.display.variants_doc import options_in, options_table
 from pitch_sdk.rules import SPECTATOR, Deal, DecisionKind, InvalidRulesetError, Phase, Ruleset, preset
 from pitch_sdk.rules.cards import mask_of
 from pitch_sdk.rules.events import AllPassed, Dealt, Exchanged, HandScored, MuckShown
 from pitch_sdk.rules.observation import observe, visible_event
-from pitch_sdk.variants_doc import options_in, options_table
 
 
 # ------------------------------------------------------------------- target formula

@@ -15,7 +15,7 @@ from pitch_sdk.bots.cardsense import rules_sense
 from pitch_sdk.bots.heuristic import DOUBLE_MARGIN
 from pitch_sdk.bots.strength import best_suit
 from pitch_sdk.bots.trickplay import _View
-from pitch_sdk.local import Standing, play_game, play_match
+from pitch_sdk.harness.local import Standing, play_game, play_match
 from pitch_sdk.rules import (
     PRESETS,
     Action,

@@ -15,9 +15,9 @@ from typer.testing import CliRunner
 
 from pitch_sdk.bots import load_bot
 from pitch_sdk.cli import app
-from pitch_sdk.local import play_game
+from pitch_sdk.display.story import game_story
+from pitch_sdk.harness.local import play_game
 from pitch_sdk.rules import PRESETS, GameState, parse_action, preset
-from pitch_sdk.story import game_story
 
 ROOT = Path(__file__).parents[2]
 EXAMPLE = ROOT / "docs" / "scenarios" / "single-trump-high-and-low.json"

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import asyncio
 
-from pitch_sdk.answering import Took
-from pitch_sdk.client import QUICK_STREAK, _coalesced, _Pace
 from pitch_sdk.proto.pitch.v1 import bot_pb2
+from pitch_sdk.remote.answering import Took
+from pitch_sdk.remote.client import QUICK_STREAK, _coalesced, _Pace
 
 
 def decision(decision_id: str) -> bot_pb2.BotMessage:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from pitch_sdk.decision_times import DECISION_TIME_BUCKETS_MS, add_time, bucket_of, merged, percentile_ms
+from pitch_sdk.protocol.decision_times import DECISION_TIME_BUCKETS_MS, add_time, bucket_of, merged, percentile_ms
 
 
 def test_bucket_bounds_are_inclusive_and_slow_answers_overflow() -> None:

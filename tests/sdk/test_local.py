@@ -9,12 +9,12 @@ import pytest
 
 from pitch_sdk.bot import Bot
 from pitch_sdk.bots import HeuristicBot, RandomBot
-from pitch_sdk.local import BotError, play_game, play_match
+from pitch_sdk.harness.local import BotError, play_game, play_match
+from pitch_sdk.harness.stats import wilson_interval
 from pitch_sdk.rules import PASS, Action, Card, HandResult, Observation, PlayCard, Ruleset, preset, replay
 from pitch_sdk.rules.cards import cards_of
 from pitch_sdk.rules.events import MuckShown
 from pitch_sdk.rules.replay import GameLog
-from pitch_sdk.stats import wilson_interval
 
 PARTNERSHIP = preset("partnership")
 

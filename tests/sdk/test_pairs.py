@@ -7,8 +7,8 @@ import pytest
 
 from pitch_sdk.bots import HeuristicBot, RandomBot
 from pitch_sdk.bots.noisy import NoisyHeuristicBot
-from pitch_sdk.local import play_game
-from pitch_sdk.pairs import play_pair
+from pitch_sdk.harness.local import play_game
+from pitch_sdk.harness.pairs import play_pair
 from pitch_sdk.rules import preset
 
 

@@ -14,8 +14,8 @@ from pitch_sdk.bots import pimc as pimc_module
 from pitch_sdk.bots.cardsense import rules_sense
 from pitch_sdk.bots.pimc import PimcBot, knowledge, sample_hands
 from pitch_sdk.cli import app
-from pitch_sdk.client import capped_budget
-from pitch_sdk.local import play_game
+from pitch_sdk.harness.local import play_game
+from pitch_sdk.remote.client import capped_budget
 from pitch_sdk.rules import PRESETS, GameState, Observation, Phase, observe, preset
 from pitch_sdk.rules.cards import mask_of
 from pitch_sdk.rules.determinize import determinize

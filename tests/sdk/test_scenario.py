@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from pitch_sdk.scenario import ScenarioError, load_scenario, run_scenario
+from pitch_sdk.harness.scenario import ScenarioError, load_scenario, run_scenario
 
 EXAMPLES = Path(__file__).parents[2] / "docs" / "scenarios"
 

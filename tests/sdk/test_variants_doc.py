@@ -11,8 +11,8 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from pitch_sdk.cli import app
+from pitch_sdk.display.variants_doc import COLUMNS, markdown_table, table_in, variant_row, with_table
 from pitch_sdk.rules import PRESETS, preset
-from pitch_sdk.variants_doc import COLUMNS, markdown_table, table_in, variant_row, with_table
 
 ROOT = Path(__file__).parents[2]
 DOC = ROOT / "docs" / "variants.md"

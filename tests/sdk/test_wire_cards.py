@@ -1,4 +1,4 @@
-"""Reading a ``Card`` from the wire (pitch_sdk.wire, which the referee uses on every answer):
+"""Reading a ``Card`` from the wire (pitch_sdk.protocol.wire, which the referee uses on every answer):
 the id, the name, or both when they agree; a card whose id and name disagree is refused,
 never silently read as one of them."""
 
@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from pitch_sdk import wire
 from pitch_sdk.proto.pitch.v1 import game_pb2 as pb
+from pitch_sdk.protocol import wire
 from pitch_sdk.rules import CARDS, ActionParseError, Card, RulesError
 from pitch_sdk.rules.actions import PLAYS, choose_cards
 

@@ -6,7 +6,7 @@ and rulesets without the option send counts only, as before."""
 
 from __future__ import annotations
 
-from pitch_sdk import wire
+from pitch_sdk.protocol import wire
 from pitch_sdk.rules import SPECTATOR, Deal, GameState, Ruleset, observe, parse_cards, preset
 from pitch_sdk.rules.events import Exchanged
 

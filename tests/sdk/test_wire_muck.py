@@ -5,8 +5,8 @@ reaches every seat and spectators as a ``MatchEvent.muck_shown``."""
 
 from __future__ import annotations
 
-from pitch_sdk import wire
 from pitch_sdk.proto.pitch.v1 import game_pb2 as pb
+from pitch_sdk.protocol import wire
 from pitch_sdk.rules import SPECTATOR, Deal, DecisionKind, GameState, MuckHand, Phase, observe, parse_cards, preset
 from pitch_sdk.rules.actions import KEEP_HAND, MUCK_HAND
 from pitch_sdk.rules.events import MuckShown

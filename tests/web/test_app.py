@@ -10,7 +10,7 @@ from collections.abc import Iterator
 import pytest
 from starlette.testclient import TestClient
 
-from pitch_sdk.decision_times import add_time
+from pitch_sdk.protocol.decision_times import add_time
 from referee.match import result_to_dict
 from tests.workers.results import match_result
 from web.app import create_app

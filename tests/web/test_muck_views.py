@@ -15,7 +15,7 @@ import pytest
 from starlette.testclient import TestClient
 
 from pitch_sdk.bots import HeuristicBot, RandomBot
-from pitch_sdk.local import play_game
+from pitch_sdk.harness.local import play_game
 from pitch_sdk.rules import FULL_VIEW, GameLog, preset, replay
 from pitch_sdk.rules.cards import cards_of
 from pitch_sdk.rules.events import MuckShown

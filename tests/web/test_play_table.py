@@ -8,8 +8,8 @@ import asyncio
 
 import pytest
 
-from pitch_sdk import wire
 from pitch_sdk.proto.pitch.v1 import bot_pb2, game_pb2
+from pitch_sdk.protocol import wire
 from pitch_sdk.rules import Card, preset
 from pitch_sdk.rules.actions import PLAYS, choose_cards
 from pitch_sdk.rules.state import CardSetRule

@@ -9,7 +9,7 @@ from functools import cache
 import pytest
 
 from pitch_sdk.bots.loader import load_bot
-from pitch_sdk.local import play_game
+from pitch_sdk.harness.local import play_game
 from pitch_sdk.rules import FULL_VIEW, PRESETS, GameLog, GameState, PointCategory, preset, replay
 from pitch_sdk.rules.actions import ChooseCards
 from pitch_sdk.rules.cards import CARDS

@@ -11,10 +11,10 @@ from dataclasses import dataclass
 
 import pytest
 
-from pitch_sdk import wire
 from pitch_sdk.bots import HeuristicBot, RandomBot
-from pitch_sdk.local import play_game
+from pitch_sdk.harness.local import play_game
 from pitch_sdk.proto.pitch.v1 import arena_pb2, bot_pb2
+from pitch_sdk.protocol import wire
 from pitch_sdk.rules import SPECTATOR, GameLog, GameState, PlayCard, Ruleset, preset
 from pitch_sdk.rules.cards import CARDS, cards_of
 from pitch_sdk.rules.events import Burned, Dealt, Event, Exchanged

@@ -20,7 +20,7 @@ from typing import IO, Any
 import pytest
 
 from pitch_sdk.bots.loader import load_bot
-from pitch_sdk.client import BotClient
+from pitch_sdk.remote.client import BotClient
 from tests.referee.harness import Arena, running_arena
 from workers.config import WorkerConfig
 

@@ -12,8 +12,8 @@ import grpc
 
 from pitch_sdk.bot import Bot
 from pitch_sdk.bots.loader import load_bot
-from pitch_sdk.client import BotClient
 from pitch_sdk.proto.pitch.v1 import arena_pb2
+from pitch_sdk.remote.client import BotClient
 from tests.referee.test_hostile import hello_bytes, raw_connect
 from workers.ratings.leaderboard import Leaderboard, record_match
 from workers.storage.store import Store

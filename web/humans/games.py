@@ -25,8 +25,8 @@ from typing import Any
 
 import grpc
 
-from pitch_sdk.client import BotClient
 from pitch_sdk.proto.pitch.v1 import arena_pb2, bot_pb2
+from pitch_sdk.remote.client import BotClient
 from pitch_sdk.rules import RulesError, preset
 from pitch_sdk.rules.presets import PRESETS
 from web.arena import WebArena

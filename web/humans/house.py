@@ -1,12 +1,12 @@
 """The house bots: the SDK's built-in ``heuristic`` and ``random``, run by the web service
-itself as ordinary connected bot clients (the SDK's :class:`~pitch_sdk.client.BotClient`),
+itself as ordinary connected bot clients (the SDK's :class:`~pitch_sdk.remote.client.BotClient`),
 so a person can always fill the other seats even when no third-party bot is connected.
 Each is one registered identity that may hold several seats of several games at once."""
 
 from __future__ import annotations
 
 from pitch_sdk.bots.loader import load_bot
-from pitch_sdk.client import BotClient
+from pitch_sdk.remote.client import BotClient
 from web.humans.identities import Identity
 
 #: House bot name (what the form offers) -> identity role.

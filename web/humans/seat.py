@@ -22,10 +22,11 @@ from typing import Any
 
 import grpc
 
-from pitch_sdk import __version__, wire
-from pitch_sdk.batching import unbatched
+from pitch_sdk import __version__
 from pitch_sdk.proto.pitch.v1 import bot_pb2, bot_pb2_grpc
 from pitch_sdk.proto.pitch.v1 import game_pb2 as pb
+from pitch_sdk.protocol import wire
+from pitch_sdk.protocol.batching import unbatched
 from pitch_sdk.rules import ActionParseError, Card, Ruleset
 from pitch_sdk.rules.actions import choose_cards
 

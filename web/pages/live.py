@@ -25,8 +25,8 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
-from pitch_sdk import wire
 from pitch_sdk.proto.pitch.v1 import arena_pb2, bot_pb2
+from pitch_sdk.protocol import wire
 from pitch_sdk.rules import Ruleset, preset
 from pitch_sdk.rules.errors import RulesError
 from web.arena import WebArena

@@ -16,7 +16,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
-from pitch_sdk.display import party_labels
+from pitch_sdk.display.render import party_labels
 from pitch_sdk.proto.pitch.v1 import bot_pb2, game_pb2
 from pitch_sdk.rules import FULL_VIEW, GameLog, Ruleset
 from pitch_sdk.rules.errors import RulesError

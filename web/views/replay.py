@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from pitch_sdk.display import party_labels
+from pitch_sdk.display.render import party_labels
 from pitch_sdk.rules import (
     FULL_VIEW,
     GameLog,

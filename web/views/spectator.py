@@ -14,9 +14,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from pitch_sdk import wire
 from pitch_sdk.proto.pitch.v1 import bot_pb2
 from pitch_sdk.proto.pitch.v1 import game_pb2 as pb
+from pitch_sdk.protocol import wire
 from pitch_sdk.rules import Ruleset
 
 

@@ -17,11 +17,11 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from pitch_sdk import wire
-from pitch_sdk.display import SUIT_SYMBOLS, party_labels
+from pitch_sdk.display.render import SUIT_SYMBOLS, party_labels
+from pitch_sdk.display.story import game_story
 from pitch_sdk.proto.pitch.v1 import arena_pb2, bot_pb2, game_pb2
+from pitch_sdk.protocol import wire
 from pitch_sdk.rules import GameLog, GameState, replay
-from pitch_sdk.story import game_story
 from referee.match import result_from_dict
 from workers.ratings.model import RatingRow
 from workers.tournaments.schedule import Schedule

@@ -25,7 +25,7 @@ Layout::
     {p}bot-matches:{id}     sorted set of the bot's recorded match ids by finish time
     {p}bot-conduct:{id}     hash: the bot's totals over its recorded matches: matches, seats,
                             decisions, strikes, timeouts, time_used_ms, and bucket:{i}, answered
-                            decisions per time bucket i (``pitch_sdk.decision_times``)
+                            decisions per time bucket i (``pitch_sdk.protocol.decision_times``)
 
 Tournaments (``workers.tournaments.store``; Celery's own keys live under ``{p}celery:``)::
 
@@ -82,7 +82,7 @@ from typing import Any
 
 import redis
 
-from pitch_sdk.decision_times import percentile_ms
+from pitch_sdk.protocol.decision_times import percentile_ms
 
 DEFAULT_PREFIX = "pitch:"
 #: Seconds a store call may wait on Redis (no store call blocks on purpose).

@@ -20,15 +20,15 @@ from rich.text import Text
 
 from pitch_sdk.bot import Bot
 from pitch_sdk.bots import BUILTIN_BOTS, BotLoadError, load_bot
-from pitch_sdk.check_relay import check_process
-from pitch_sdk.client import ConnectionRefused
-from pitch_sdk.compliance import COVERAGE, RefereeUnreachable, check_locally, check_remote
-from pitch_sdk.display import compliance_table, match_table, variants_list, variants_table
-from pitch_sdk.fleet import run_fleet_bot
-from pitch_sdk.local import BotError, play_game, play_match
+from pitch_sdk.checks.compliance import COVERAGE, RefereeUnreachable, check_locally, check_remote
+from pitch_sdk.checks.relay import check_process
+from pitch_sdk.display.render import compliance_table, match_table, variants_list, variants_table
+from pitch_sdk.display.story import game_story
+from pitch_sdk.harness.local import BotError, play_game, play_match
+from pitch_sdk.harness.scenario import ScenarioError, load_scenario, run_scenario
+from pitch_sdk.remote.client import ConnectionRefused
+from pitch_sdk.remote.fleet import run_fleet_bot
 from pitch_sdk.rules import RulesError, Ruleset, preset
-from pitch_sdk.scenario import ScenarioError, load_scenario, run_scenario
-from pitch_sdk.story import game_story
 
 app = typer.Typer(
     help="Pitch Arena bot tools: play bots locally, run scenarios, watch a game.",

@@ -16,12 +16,12 @@ from typing import Any
 
 from pitch_sdk.bot import Bot
 from pitch_sdk.clock import Clock
+from pitch_sdk.harness.stats import wilson_interval
 from pitch_sdk.rules import Action, GameState, HandResult, Ruleset, observe
 from pitch_sdk.rules.cards import cards_of
 from pitch_sdk.rules.cardsets import CardSetChoices
 from pitch_sdk.rules.events import Event, MuckShown
 from pitch_sdk.rules.ruleset import Muck
-from pitch_sdk.stats import wilson_interval
 
 
 class BotError(RuntimeError):

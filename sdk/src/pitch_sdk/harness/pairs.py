@@ -16,7 +16,7 @@ import random
 from collections.abc import Callable
 
 from pitch_sdk.bot import Bot
-from pitch_sdk.local import play_game
+from pitch_sdk.harness.local import play_game
 from pitch_sdk.rules import Ruleset
 
 

@@ -12,9 +12,9 @@ from collections.abc import Callable, Iterable, Sequence
 from functools import lru_cache
 from typing import Any
 
-from pitch_sdk.encoding import DENSE_LAYOUT, encode_observation
 from pitch_sdk.proto.pitch.v1 import bot_pb2
 from pitch_sdk.proto.pitch.v1 import game_pb2 as pb
+from pitch_sdk.protocol.encoding import DENSE_LAYOUT, encode_observation
 from pitch_sdk.rules import (
     CARDS,
     Action,

@@ -3,7 +3,7 @@
 An arena may run several referee processes; a match is placed on a referee where every
 seat's bot has a stream open.  :class:`FleetBot` dials the one address it is given, learns
 the live referees from the welcome (``Welcome.fleet``) and from later fleet updates, and
-keeps one :class:`~pitch_sdk.client.BotClient` on each: a referee that joins gets a
+keeps one :class:`~pitch_sdk.remote.client.BotClient` on each: a referee that joins gets a
 stream, one that leaves (stopped, or dead past the directory's TTL) has its stream
 dropped.  When a referee dies, its matches are played again on another referee, where
 this bot is already connected: nothing to do but keep the other streams.
@@ -24,7 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from pitch_sdk.bot import Bot
-from pitch_sdk.client import BotClient, ConnectionRefused
+from pitch_sdk.remote.client import BotClient, ConnectionRefused
 
 log = logging.getLogger("pitch.bot.fleet")
 

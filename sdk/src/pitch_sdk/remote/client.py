@@ -20,11 +20,13 @@ from dataclasses import dataclass, field
 
 import grpc
 
-from pitch_sdk import __version__, answering, wire
-from pitch_sdk.batching import take_ready, unbatched
+from pitch_sdk import __version__
 from pitch_sdk.bot import Bot
 from pitch_sdk.clock import Clock
 from pitch_sdk.proto.pitch.v1 import bot_pb2, bot_pb2_grpc
+from pitch_sdk.protocol import wire
+from pitch_sdk.protocol.batching import take_ready, unbatched
+from pitch_sdk.remote import answering
 from pitch_sdk.rules import Action, Observation, Ruleset
 
 log = logging.getLogger("pitch.bot")
@@ -111,7 +113,7 @@ class BotClient:
         """The address the referee says it is reached at (its welcome's ``referee_address``)."""
         self.on_fleet: Callable[[BotClient, list[str]], None] | None = None
         """Told the arena's live referees at each welcome and fleet update (set by
-        :class:`pitch_sdk.fleet.FleetBot`, which keeps a client on each); when set, the
+        :class:`pitch_sdk.remote.fleet.FleetBot`, which keeps a client on each); when set, the
         hello asks for fleet updates."""
         self._sample = bot_factory()
         self._pace = _Pace()

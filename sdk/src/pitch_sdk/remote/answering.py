@@ -17,11 +17,11 @@ import traceback
 from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
-from pitch_sdk import wire
 from pitch_sdk.bot import Bot
 from pitch_sdk.clock import Clock
 from pitch_sdk.proto.pitch.v1 import bot_pb2
 from pitch_sdk.proto.pitch.v1 import game_pb2 as pb
+from pitch_sdk.protocol import wire
 from pitch_sdk.rules import Action, Observation
 
 log = logging.getLogger("pitch.bot")

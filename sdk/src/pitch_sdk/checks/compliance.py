@@ -20,12 +20,12 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from pitch_sdk import wire
-from pitch_sdk.answering import where
 from pitch_sdk.bot import Bot
-from pitch_sdk.client import BotClient
 from pitch_sdk.clock import DEFAULT_BANK_MS, DEFAULT_PER_DECISION_MS, Clock, bank_after, timed_out
 from pitch_sdk.proto.pitch.v1 import bot_pb2
+from pitch_sdk.protocol import wire
+from pitch_sdk.remote.answering import where
+from pitch_sdk.remote.client import BotClient
 from pitch_sdk.rules import Action, DecisionKind, GameState, Observation, Ruleset, observe, preset
 
 #: Presets whose games reach every decision the presets ask: bids and plays

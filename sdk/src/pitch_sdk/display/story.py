@@ -14,7 +14,7 @@ from rich.rule import Rule
 from rich.table import Table
 from rich.text import Text
 
-from pitch_sdk.display import SUIT_SYMBOLS, card_text, hand_text, party_labels, seat_labels
+from pitch_sdk.display.render import SUIT_SYMBOLS, card_text, hand_text, party_labels, seat_labels
 from pitch_sdk.rules import GameState, HandResult, PointCategory, Ruleset, Suit, Trick
 from pitch_sdk.rules.cards import cards_of
 from pitch_sdk.rules.events import (

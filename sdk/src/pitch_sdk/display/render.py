@@ -1,6 +1,6 @@
 """Rich renderings shared by the CLI: cards, seats and sides, match tables, the presets.
 
-Only presentation lives here; the numbers come from :mod:`pitch_sdk.local` and the
+Only presentation lives here; the numbers come from :mod:`pitch_sdk.harness.local` and the
 engine, so what the tables say is exactly what the tests check.
 """
 
@@ -13,10 +13,10 @@ from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
-from pitch_sdk.compliance import ComplianceReport
-from pitch_sdk.local import MatchResult
+from pitch_sdk.checks.compliance import ComplianceReport
+from pitch_sdk.display.variants_doc import COLUMNS, NUMERIC_COLUMNS, variant_rows
+from pitch_sdk.harness.local import MatchResult
 from pitch_sdk.rules import Card, Ruleset, Suit
-from pitch_sdk.variants_doc import COLUMNS, NUMERIC_COLUMNS, variant_rows
 
 SUIT_SYMBOLS = {Suit.CLUBS: "♣", Suit.DIAMONDS: "♦", Suit.HEARTS: "♥", Suit.SPADES: "♠"}
 #: Display order of suits in a hand: alternating colours, so neighbours are easy to tell.
@@ -57,7 +57,7 @@ def seat_labels(names: Sequence[str]) -> list[str]:
 
 
 def match_table(result: MatchResult) -> Table:
-    """The results of :func:`pitch_sdk.local.play_match`: sides first, then each bot."""
+    """The results of :func:`pitch_sdk.harness.local.play_match`: sides first, then each bot."""
     table = Table(title=f"{result.ruleset}: {result.games} games, seed {result.seed}",
                   box=box.SIMPLE_HEAD, collapse_padding=True,
                   caption=f"{result.hands} hands, {result.draws} draws; seats rotate every game.\n"
@@ -80,7 +80,7 @@ def match_table(result: MatchResult) -> Table:
 
 def variants_table() -> Table:
     """Every preset, with the columns of ``docs/variants.md`` (the rows come from
-    :func:`pitch_sdk.variants_doc.variant_rows`, so the command and the document agree)."""
+    :func:`pitch_sdk.display.variants_doc.variant_rows`, so the command and the document agree)."""
     table = Table(title="Presets (pitch-bot play --ruleset NAME --option key=value)", box=box.SIMPLE_HEAD)
     for column in COLUMNS:
         table.add_column(column, justify="right" if column in NUMERIC_COLUMNS else "left",

@@ -25,10 +25,10 @@ from dataclasses import dataclass, field
 
 import grpc
 
-from pitch_sdk import wire
-from pitch_sdk.batching import unbatched
-from pitch_sdk.compliance import COVERAGE, ComplianceReport, practice_requests, report_practice
+from pitch_sdk.checks.compliance import COVERAGE, ComplianceReport, practice_requests, report_practice
 from pitch_sdk.proto.pitch.v1 import bot_pb2, bot_pb2_grpc
+from pitch_sdk.protocol import wire
+from pitch_sdk.protocol.batching import unbatched
 from pitch_sdk.rules import DecisionKind
 
 #: Seconds the bot process gets to stop after SIGTERM before it is killed.
