@@ -86,9 +86,9 @@ class RefereeClient:
         return self.stub.RegisterBot(arena_pb2.RegisterBotRequest(name=name, owner=owner, description=description),
                                      metadata=self.metadata, timeout=30)
 
-    def bots(self) -> list[arena_pb2.BotInfo]:
+    def bots(self, timeout_s: float = 30) -> list[arena_pb2.BotInfo]:
         """Every registered bot, by name, and whether it is connected now."""
-        return list(self.stub.ListBots(arena_pb2.ListBotsRequest(), metadata=self.metadata, timeout=30).bots)
+        return list(self.stub.ListBots(arena_pb2.ListBotsRequest(), metadata=self.metadata, timeout=timeout_s).bots)
 
     def connected_bots(self) -> list[str]:
         """Ids of the bots connected now."""
@@ -181,6 +181,23 @@ class FleetReferees(RefereeClient):
                 refusal = error
         assert refusal is not None
         raise refusal
+
+    def referees(self) -> list[RefereeClient]:
+        """A client of every live referee of the fleet; this one alone while the directory
+        is empty (a referee that predates the fleet).  For reads that each referee answers
+        for itself only (its running matches, its spectator streams)."""
+        entries = self.directory.live()
+        return [self.client_for(entry.address) for entry in entries] if entries else [self]
+
+    def bots(self, timeout_s: float = 30) -> list[arena_pb2.BotInfo]:
+        """Every registered bot (ListBots of ``address``), connected if it is connected to
+        any live referee of the fleet, not only to ``address``."""
+        known = super().bots(timeout_s)
+        if self.directory.live():
+            connected = self.directory.connected_bots()
+            for bot in known:
+                bot.connected = bot.connected or bot.bot_id in connected
+        return known
 
     def connected_bots(self) -> list[str]:
         """Ids of the bots connected to any live referee of the fleet."""

@@ -4,13 +4,17 @@ uses."""
 
 from __future__ import annotations
 
+import json
 import uuid
 from collections.abc import Iterator
+from pathlib import Path
 
 import grpc
 import pytest
 
-from tests.workers.celery_harness import ArenaThread, wait_until
+from tests.workers.celery_harness import ArenaThread, WorkerProcess, wait_until
+from tests.workers.test_cli import invoke
+from workers.config import WorkerConfig
 from workers.referee_client import FleetReferees, NoRefereeFits
 from workers.storage.fleet import FleetDirectory
 from workers.storage.store import Store
@@ -110,3 +114,33 @@ def test_no_referee_with_every_seat_is_a_transient_refusal(
         referees.run_match(schedule, schedule.matches[0])
     assert refused.value.code() == grpc.StatusCode.FAILED_PRECONDITION
     assert "different referees" in refused.value.details()
+
+
+def test_the_cli_counts_a_bot_connected_to_any_referee_as_connected(
+        redis_url: str, fleet: tuple[ArenaThread, ArenaThread], tmp_path: Path) -> None:
+    """PITCH_REFEREE names the first referee, the entrants are connected to the second only:
+    `pitch-arena bots` shows them connected and `pitch-arena tournament` accepts them (its
+    up-front offline check used to ask the first referee alone and refuse them), and a
+    worker plays their match on the second."""
+    first, second = fleet
+    entrants = [second.connect("random") for _ in range(3)]  # cutthroat: three seats, three rotations
+    lonely = first.register()[0]  # registered, connected nowhere: still offline
+    env = {"REDIS_URL": redis_url, "PITCH_STORE_PREFIX": first.prefix, "PITCH_ADMIN_TOKEN": "test-admin",
+           "PITCH_REFEREE": first.arena.address, "PITCH_MATCH_RETRIES": "0", "COLUMNS": "200"}
+    directory = FleetDirectory(Store.from_url(redis_url, first.prefix))
+    wait_until(lambda: set(entrants) <= directory.connected_bots(), 10, "the directory to list the bots")
+    code, out, err = invoke(env, "bots", "--json")
+    assert code == 0, err
+    connected = {bot["bot_id"]: bot["connected"] for bot in json.loads(out)}
+    assert all(connected[bot] for bot in entrants) and connected[lonely] is False
+    worker = WorkerProcess(WorkerConfig.from_env(env), "fleet-cli", tmp_path)
+    try:
+        code, out, err = invoke(env, "tournament", "cutthroat", "--bots", ",".join(entrants), "--json")
+    finally:
+        worker.stop()
+    assert code == 0, (out, err, worker.log()[-3000:])
+    assert "not connected" not in err
+    played = json.loads(out)
+    assert played["played"] == played["matches"] == 3
+    match_ids = [f"{played['tournament_id']}.{index}" for index in range(3)]
+    assert all(ran_on(second, match_id) and not ran_on(first, match_id) for match_id in match_ids)

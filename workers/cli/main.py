@@ -37,7 +37,8 @@ from workers.config import WorkerConfig
 from workers.data_dir import data_dir
 from workers.processes.services import ServiceError
 from workers.ratings.leaderboard import Leaderboard, boards, tournament_table
-from workers.referee_client import RefereeClient
+from workers.referee_client import FleetReferees, RefereeClient
+from workers.storage.fleet import FleetDirectory
 from workers.storage.store import Store
 from workers.storage.versions import BotVersions
 from workers.tournaments import control as tournaments_api
@@ -97,8 +98,11 @@ def _names(store: Store) -> dict[str, str]:
     return {bot.bot_id: bot.name for bot in store.bots()}
 
 
-def _referee(config: WorkerConfig) -> RefereeClient:
-    return RefereeClient(config.referee, config.admin_token, config.match_timeout_s)
+def _referee(config: WorkerConfig) -> FleetReferees:
+    """The referee at PITCH_REFEREE, which counts a bot as connected when it is connected to
+    any live referee of the fleet (``docs/fleet.md``)."""
+    return FleetReferees(config.referee, config.admin_token, config.match_timeout_s,
+                         FleetDirectory(_store(config), config.fleet_ttl_s))
 
 
 @app.command(context_settings=PASS_THROUGH)
