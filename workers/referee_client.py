@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import grpc
+import redis
 
 from pitch_sdk.proto.pitch.v1 import arena_pb2, arena_pb2_grpc, bot_pb2
 from referee.match import result_to_dict
@@ -182,21 +183,16 @@ class FleetReferees(RefereeClient):
         assert refusal is not None
         raise refusal
 
-    def referees(self) -> list[RefereeClient]:
-        """A client of every live referee of the fleet; this one alone while the directory
-        is empty (a referee that predates the fleet).  For reads that each referee answers
-        for itself only (its running matches, its spectator streams)."""
-        entries = self.directory.live()
-        return [self.client_for(entry.address) for entry in entries] if entries else [self]
-
     def bots(self, timeout_s: float = 30) -> list[arena_pb2.BotInfo]:
         """Every registered bot (ListBots of ``address``), connected if it is connected to
         any live referee of the fleet, not only to ``address``."""
         known = super().bots(timeout_s)
-        if self.directory.live():
-            connected = self.directory.connected_bots()
-            for bot in known:
-                bot.connected = bot.connected or bot.bot_id in connected
+        try:
+            connected = self.directory.connected_bots() if self.directory.live() else set()
+        except redis.RedisError:  # an operator's laptop may reach the referee but not Redis
+            connected = set()
+        for bot in known:
+            bot.connected = bot.connected or bot.bot_id in connected
         return known
 
     def connected_bots(self) -> list[str]:
