@@ -44,7 +44,7 @@ import grpc
 import uvloop
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from referee_throughput import cpu_seconds, spawn  # bench/ is not a package: reuse by path
+from referee_throughput import answer_first_legal, cpu_seconds, spawn  # bench/ is not a package: reuse by path
 
 from pitch_sdk.proto.pitch.v1 import arena_pb2, arena_pb2_grpc, bot_pb2, bot_pb2_grpc
 from workers.processes.redis_server import RedisServer
@@ -89,23 +89,7 @@ async def trivial_stream(address: str, token: str, cycles: Cycles, ready: asynci
         call = bot_pb2_grpc.BotServiceStub(channel).Connect(metadata=(("authorization", f"Bearer {token}"),))
         await call.write(bot_pb2.BotMessage(hello=bot_pb2.Hello(
             bot_name="trivial", protocol_versions=["pitch.v1"], capacity=256, batching=True, skip_events=True)))
-
-        def answer(request: bot_pb2.DecisionRequest) -> bot_pb2.BotMessage:
-            cycles.request(request.match_id)
-            return bot_pb2.BotMessage(decision=bot_pb2.Decision(
-                match_id=request.match_id, decision_id=request.decision_id, legal_action_index=0))
-
-        while (message := await call.read()) is not grpc.aio.EOF:
-            kind = message.WhichOneof("message")
-            if kind == "welcome":
-                ready.set()
-            elif kind == "decision_request":
-                await call.write(answer(message.decision_request))
-            elif kind == "batch":
-                answers = [answer(m.decision_request) for m in message.batch.messages
-                           if m.HasField("decision_request")]
-                if answers:
-                    await call.write(bot_pb2.BotMessage(batch=bot_pb2.BotMessages(messages=answers)))
+        await answer_first_legal(call, ready, lambda request: cycles.request(request.match_id))
 
 
 async def host_bots(addresses: list[str], tokens: list[str]) -> None:

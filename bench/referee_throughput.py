@@ -45,7 +45,7 @@ import sys
 import tempfile
 import time
 import uuid
-from collections.abc import AsyncIterator, Coroutine
+from collections.abc import AsyncIterator, Callable, Coroutine
 from pathlib import Path
 from typing import IO, Any
 
@@ -125,6 +125,29 @@ def bot_layout(concurrency: int) -> tuple[int, int]:
 
 
 # ----------------------------------------------------------------------------- referee
+async def answer_first_legal(call: Any, ready: asyncio.Event,
+                             note: Callable[[bot_pb2.DecisionRequest], None]) -> None:
+    """Read a bot stream to its end, answering every decision request with legal action 0
+    at once (a batch with one batch) after ``note`` has seen it; ``ready`` is set at the
+    welcome.  The raw-stub bot of this bench and of ``fleet_throughput.py``."""
+
+    def answer(request: bot_pb2.DecisionRequest) -> bot_pb2.BotMessage:
+        note(request)
+        return bot_pb2.BotMessage(decision=bot_pb2.Decision(
+            match_id=request.match_id, decision_id=request.decision_id, legal_action_index=0))
+
+    while (message := await call.read()) is not grpc.aio.EOF:
+        kind = message.WhichOneof("message")
+        if kind == "welcome":
+            ready.set()
+        elif kind == "decision_request":
+            await call.write(answer(message.decision_request))
+        elif kind == "batch":
+            answers = [answer(m.decision_request) for m in message.batch.messages if m.HasField("decision_request")]
+            if answers:
+                await call.write(bot_pb2.BotMessage(batch=bot_pb2.BotMessages(messages=answers)))
+
+
 async def trivial_bot(address: str, token: str, ready: asyncio.Event, sizes: list[int],
                       stop: asyncio.Event, batching: bool) -> None:
     """A bot on the raw stubs that answers every request with legal action 0 at once.
@@ -141,24 +164,12 @@ async def trivial_bot(address: str, token: str, ready: asyncio.Event, sizes: lis
         stop_task = asyncio.create_task(stop.wait())
         stop_task.add_done_callback(lambda _: call.cancel())
 
-        def answer(request: bot_pb2.DecisionRequest) -> bot_pb2.BotMessage:
+        def note(request: bot_pb2.DecisionRequest) -> None:
             if len(sizes) < 2000:
                 sizes.append(request.ByteSize())
-            return bot_pb2.BotMessage(decision=bot_pb2.Decision(
-                match_id=request.match_id, decision_id=request.decision_id, legal_action_index=0))
 
         try:
-            while (message := await call.read()) is not grpc.aio.EOF:
-                kind = message.WhichOneof("message")
-                if kind == "welcome":
-                    ready.set()
-                elif kind == "decision_request":
-                    await call.write(answer(message.decision_request))
-                elif kind == "batch":
-                    answers = [answer(m.decision_request) for m in message.batch.messages
-                               if m.HasField("decision_request")]
-                    if answers:
-                        await call.write(bot_pb2.BotMessage(batch=bot_pb2.BotMessages(messages=answers)))
+            await answer_first_legal(call, ready, note)
         except asyncio.CancelledError:
             pass
         except grpc.aio.AioRpcError as exc:
