@@ -5,6 +5,7 @@ per test process, a headless Chromium, and a page per test that fails on any scr
 from __future__ import annotations
 
 import time
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -12,6 +13,17 @@ from typing import Any
 import pytest
 
 from tests.web.harness import CHROMIUM, CHROMIUM_ARGS, WebArena, screenshot_dir, web_arena
+from workers.storage.store import Store
+
+
+@pytest.fixture()
+def store(redis_url: str) -> Iterator[Store]:
+    """A store under a fresh key prefix, for tests of the app without a whole arena; its keys
+    are deleted afterwards."""
+    store = Store.from_url(redis_url, f"web-test-{uuid.uuid4().hex[:8]}:")
+    yield store
+    for key in store.client.scan_iter(f"{store.prefix}*"):
+        store.client.delete(key)
 
 
 @pytest.fixture(scope="session")

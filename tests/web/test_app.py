@@ -28,15 +28,6 @@ ADMIN = "web-admin-token"
 
 
 @pytest.fixture()
-def store(redis_url: str) -> Iterator[Store]:
-    """A store under a fresh key prefix; its keys are deleted afterwards."""
-    store = Store.from_url(redis_url, f"web-test-{uuid.uuid4().hex[:8]}:")
-    yield store
-    for key in store.client.scan_iter(f"{store.prefix}*"):
-        store.client.delete(key)
-
-
-@pytest.fixture()
 def client(store: Store, redis_url: str) -> Iterator[TestClient]:
     """The web arena over ``store``, its referee address closed (nothing listens there)."""
     config = WebConfig(redis_url=redis_url, store_prefix=store.prefix, referee=f"127.0.0.1:{free_port()}",

@@ -7,8 +7,6 @@ that logged it, and the page renders it."""
 from __future__ import annotations
 
 import json
-import uuid
-from collections.abc import Iterator
 from functools import cache
 
 import pytest
@@ -77,15 +75,6 @@ def test_every_replay_view_shows_the_mucked_hands_where_they_were_shown(option: 
         assert shown == expected
         if option == "new-hand":
             assert all(step.ended is not None for step in built.steps if step.mucks)  # at the hand's end
-
-
-@pytest.fixture()
-def store(redis_url: str) -> Iterator[Store]:
-    """A store under a fresh key prefix; its keys are deleted afterwards."""
-    store = Store.from_url(redis_url, f"web-muck-{uuid.uuid4().hex[:8]}:")
-    yield store
-    for key in store.client.scan_iter(f"{store.prefix}*"):
-        store.client.delete(key)
 
 
 def test_the_replay_page_renders_a_mucked_hand(store: Store, redis_url: str) -> None:
