@@ -1,49 +1,54 @@
 """What the pages read: the arena's Redis through the project's store modules, and the
-referee through ArenaService (connected bots, running matches, their event streams).
+referees through ArenaService (connected bots, running matches, their event streams): every
+live referee of the fleet, or ``PITCH_REFEREE`` alone without one (:mod:`web.referees`).
 
 Pages run their store reads in Starlette's thread pool (plain ``def`` handlers), since the
 store is synchronous redis-py; the event streams are asynchronous (``grpc.aio``, through
-:meth:`WebArena.aio_stub`) and are opened per spectator, on the event loop that serves them."""
+:meth:`ArenaReferees.aio_stub`) and are opened per spectator, on the event loop that serves them."""
 
 from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-
-import grpc
 
 from pitch_sdk.proto.pitch.v1 import arena_pb2, arena_pb2_grpc
 from web.config import WebConfig
+from web.referees import ASK_TIMEOUT_S, ArenaReferees, RunningMatches
 from workers.ratings.leaderboard import Leaderboard
 from workers.ratings.model import RatingRow
 from workers.referee_client import RefereeClient
+from workers.storage.fleet import FleetDirectory
 from workers.storage.store import Store
 from workers.tournaments.store import TournamentStore
 
-#: Seconds a page waits for the referee before it shows what it has without it.
-REFEREE_TIMEOUT_S = 2.0
-#: Seconds the referee's list of bots is reused between page views.
+#: Seconds the referees' lists of bots are reused between page views.
 CONNECTED_TTL_S = 2.0
+
+Bots = dict[str, arena_pb2.BotInfo]
 
 
 @dataclass
 class WebArena:
-    """The store, the tournaments and the referee, as the web service reaches them."""
+    """The store, the tournaments and the referees, as the web service reaches them."""
 
     config: WebConfig
     store: Store
     tournaments: TournamentStore = field(init=False)
     referee: RefereeClient = field(init=False)
-    _aio_channel: grpc.aio.Channel | None = field(default=None, init=False)
-    _connected: tuple[float, dict[str, arena_pb2.BotInfo]] | None = field(default=None, init=False)
+    """``PITCH_REFEREE``: registrations, and people's games (their seats connect to it)."""
+    referees: ArenaReferees = field(init=False)
+    """Every live referee of the fleet (``PITCH_REFEREE`` alone without one): the live pages' reads."""
+    _bots: dict[str, tuple[float, Bots]] = field(default_factory=dict, init=False)
     _names: dict[str, str] = field(default_factory=dict, init=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, init=False)
 
     def __post_init__(self) -> None:
         self.tournaments = TournamentStore(self.store)
-        self.referee = RefereeClient(self.config.referee, self.config.admin_token, match_timeout_s=REFEREE_TIMEOUT_S)
+        self.referee = RefereeClient(self.config.referee, self.config.admin_token, match_timeout_s=ASK_TIMEOUT_S)
+        self.referees = ArenaReferees(self.config.referee, self.config.admin_token,
+                                      FleetDirectory(self.store, self.config.fleet_ttl_s))
 
     @classmethod
     def from_config(cls, config: WebConfig) -> WebArena:
@@ -60,23 +65,29 @@ class WebArena:
         """Call metadata carrying the admin token."""
         return self.referee.metadata
 
-    def connected(self) -> dict[str, arena_pb2.BotInfo] | None:
-        """The referee's view of every registered bot (connected or not), by id; ``None``
-        when the referee cannot be reached (pages then say so instead of failing).
+    def connected(self) -> Bots | None:
+        """Every registered bot (connected or not) by id, connected if it has a stream on
+        any live referee of the fleet; ``None`` when no referee can be reached (pages then
+        say so instead of failing).  Kept for :data:`CONNECTED_TTL_S` (see :meth:`_kept`)."""
+        return self._kept("fleet", self.referees.bots)
 
-        Kept for :data:`CONNECTED_TTL_S`: ListBots lists every registered bot, so asking it
-        on every page view of a large arena would cost each view the whole list."""
+    def seatable(self) -> Bots | None:
+        """The registered bots as ``PITCH_REFEREE`` alone sees them: a person's game runs
+        there (its seats connect to it), so only the bots connected to it can be seated."""
+        return self._kept("here", lambda: self.referees.bots_on(self.config.referee))
+
+    def _kept(self, view: str, read: Callable[[], Bots | None]) -> Bots | None:
+        """``read()``, reused for :data:`CONNECTED_TTL_S`: ListBots lists every registered
+        bot, so asking it on every page view of a large arena would cost each view the
+        whole list (times the referees, for the fleet's view)."""
         with self._lock:
-            if self._connected is not None and time.monotonic() - self._connected[0] < CONNECTED_TTL_S:
-                return self._connected[1]
-        try:
-            bots = self.referee.stub.ListBots(arena_pb2.ListBotsRequest(), metadata=self.admin_metadata,
-                                             timeout=REFEREE_TIMEOUT_S).bots
-        except grpc.RpcError:
-            return None
-        listed = {bot.bot_id: bot for bot in bots}
-        with self._lock:
-            self._connected = (time.monotonic(), listed)
+            kept = self._bots.get(view)
+            if kept is not None and time.monotonic() - kept[0] < CONNECTED_TTL_S:
+                return kept[1]
+        listed = read()
+        if listed is not None:
+            with self._lock:
+                self._bots[view] = (time.monotonic(), listed)
         return listed
 
     def names(self, bot_ids: Iterable[str]) -> dict[str, str]:
@@ -90,22 +101,14 @@ class WebArena:
                 self._names.update(found)
         return {bot: self._names[bot] for bot in wanted if bot in self._names}
 
-    def running_matches(self) -> list[arena_pb2.RunningMatch] | None:
-        """The matches the referee plays now, oldest first; ``None`` when it cannot be reached."""
-        try:
-            return list(self.referee.stub.ListMatches(arena_pb2.ListMatchesRequest(), metadata=self.admin_metadata,
-                                                      timeout=REFEREE_TIMEOUT_S).matches)
-        except grpc.RpcError:
-            return None
+    def running_matches(self) -> RunningMatches:
+        """The matches every live referee plays now, oldest first, and how many referees did not answer."""
+        return self.referees.running()
 
     def aio_stub(self) -> arena_pb2_grpc.ArenaServiceStub:
-        """An asynchronous ArenaService stub on the serving event loop (opened on first use)."""
-        if self._aio_channel is None:
-            self._aio_channel = grpc.aio.insecure_channel(self.config.referee)
-        return arena_pb2_grpc.ArenaServiceStub(self._aio_channel)
+        """An asynchronous stub of ``PITCH_REFEREE`` on the serving event loop (people's games)."""
+        return self.referees.aio_stub(self.config.referee)
 
     async def close(self) -> None:
-        """Close the asynchronous channel (the synchronous one closes with the process)."""
-        if self._aio_channel is not None:
-            await self._aio_channel.close()
-            self._aio_channel = None
+        """Close the asynchronous channels (the synchronous ones close with the process)."""
+        await self.referees.close()

@@ -27,6 +27,7 @@ ENVIRONMENT = {
     "elo_initial": "PITCH_ELO_INITIAL",
     "elo_k": "PITCH_ELO_K",
     "elo_provisional_games": "PITCH_ELO_PROVISIONAL_GAMES",
+    "fleet_ttl_s": "PITCH_FLEET_TTL_S",
 }
 
 
@@ -41,7 +42,9 @@ class WebConfig:
     store_prefix: str = "pitch:"
     """Prefix of every key (``PITCH_STORE_PREFIX``)."""
     referee: str = "127.0.0.1:50051"
-    """host:port of the referee (ArenaService: connected bots, running matches, events)."""
+    """host:port of the referee (ArenaService): the one the service registers bots with and
+    plays people's games on, and the one its live pages ask while the fleet directory is
+    empty (with a fleet they ask every live referee: :mod:`web.referees`)."""
     admin_token: str = ""
     """The referee's admin token: the service's own calls use it, and a person must give it
     for anything that changes the arena (registering a bot, starting a tournament)."""
@@ -57,6 +60,9 @@ class WebConfig:
     """The live Elo K-factor, as the workers use it."""
     elo_provisional_games: int = 30
     """Rows of bots with fewer games are marked provisional, as in the CLI."""
+    fleet_ttl_s: float = 10.0
+    """The referees' directory TTL (``PITCH_FLEET_TTL_S``, the same for every process): a
+    referee whose heartbeat is older is not asked."""
 
     def __post_init__(self) -> None:
         host, _, port = self.address.rpartition(":")
@@ -64,6 +70,8 @@ class WebConfig:
             raise ValueError(f"PITCH_WEB_ADDRESS must be host:port, got {self.address!r}")
         if self.human_decision_ms <= 0 or self.human_bank_ms < 0 or self.max_human_matches < 0:
             raise ValueError("human_decision_ms must be positive, human_bank_ms and max_human_matches not negative")
+        if self.fleet_ttl_s <= 0:
+            raise ValueError(f"fleet_ttl_s must be positive, got {self.fleet_ttl_s}")
 
     @property
     def elo(self) -> EloConfig:

@@ -125,7 +125,7 @@ class PeopleGames:
         wanted = [o.bot_id for o in opponents if o.bot_id is not None]
         names: dict[str, str] = {}
         if wanted:
-            connected = await asyncio.to_thread(self.web.connected)
+            connected = await asyncio.to_thread(self.web.seatable)
             if connected is None:
                 raise PlayError(503, "the referee cannot be reached: no game was started")
             for bot_id in wanted:

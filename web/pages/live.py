@@ -1,6 +1,7 @@
-"""Live matches: the matches the referee plays now (ListMatches), and a spectator page that
-follows one as it is played, fed by server-sent events relayed from ArenaService's
-spectator stream (StreamMatchEvents).
+"""Live matches: the matches the arena's referees play now (ListMatches of every live
+referee of the fleet: :mod:`web.referees`), and a spectator page that follows one as it is
+played, fed by server-sent events relayed from the spectator stream (StreamMatchEvents) of
+the referee that runs it.
 
 Only public information leaves this module while a match runs: the referee's spectator
 stream carries no hidden card, and :mod:`web.views.spectator` folds it without adding
@@ -31,6 +32,7 @@ from pitch_sdk.rules import Ruleset, preset
 from pitch_sdk.rules.errors import RulesError
 from web.arena import WebArena
 from web.pages.common import arena, not_found, render
+from web.referees import RefereesUnreachable, RunningMatches
 from web.templating import when
 from web.views.spectator import SpectatorTable
 
@@ -42,7 +44,8 @@ UNREACHABLE = "the referee cannot be reached"
 @dataclass(frozen=True)
 class Watched:
     """What the spectator pages know of a match before its events: its variant and seats,
-    and either the referee's running entry or the stored result of a match that ended."""
+    and either the running entry (and the address of the referee that runs it) or the
+    stored result of a match that ended."""
 
     match_id: str
     ruleset: Ruleset
@@ -50,21 +53,24 @@ class Watched:
     names: list[str]
     running: arena_pb2.RunningMatch | None
     result: bot_pb2.MatchResult | None
+    running_on: str | None = None
 
 
 def _watched(web: WebArena, match_id: str) -> Watched:
-    """The match from the referee's running list, else from the store's results; a 503
-    when the referee cannot be reached, a 404 when neither knows it."""
-    running = web.running_matches()
-    if running is None:
-        raise HTTPException(503, f"{UNREACHABLE}: no live view of match {match_id!r} now")
-    for match in running:
-        if match.match_id == match_id:
-            try:
-                ruleset = preset(match.preset)
-            except RulesError:
-                raise HTTPException(404, f"match {match_id!r} plays a variant this web arena does not know") from None
-            return Watched(match_id, ruleset, list(match.seat_bot_ids), list(match.seat_names), match, None)
+    """The match from the running list of the referee that runs it, else from the store's
+    results; a 503 when no referee can be reached, a 404 when neither knows it."""
+    try:
+        found = web.referees.find_running(match_id)
+    except RefereesUnreachable:
+        raise HTTPException(503, f"{UNREACHABLE}: no live view of match {match_id!r} now") from None
+    if found is not None:
+        match = found.match
+        try:
+            ruleset = preset(match.preset)
+        except RulesError:
+            raise HTTPException(404, f"match {match_id!r} plays a variant this web arena does not know") from None
+        return Watched(match_id, ruleset, list(match.seat_bot_ids), list(match.seat_names), match, None,
+                       found.address)
     stored = web.store.match_result(match_id)
     if stored is None:
         raise not_found("match", match_id)
@@ -84,14 +90,21 @@ def _listed(request: Request, match: arena_pb2.RunningMatch) -> dict[str, Any]:
                       for bot_id, name in zip(match.seat_bot_ids, match.seat_names, strict=False)]}
 
 
+def _status(running: RunningMatches) -> dict[str, Any]:
+    """How complete the list is: referees asked and those that did not answer (their
+    matches are missing from it)."""
+    return {"reachable": running.reachable, "referees": running.asked, "silent": running.silent}
+
+
 def live(request: Request) -> Response:
-    """The running matches, oldest first; ``?format=json`` is the same list for the page's
-    periodic refresh (so it updates without a reload)."""
+    """The running matches of every live referee, oldest first; ``?format=json`` is the
+    same list for the page's periodic refresh (so it updates without a reload)."""
     running = arena(request).running_matches()
-    matches = None if running is None else [_listed(request, match) for match in running]
+    matches = [_listed(request, entry.match) for entry in running.matches] if running.reachable else None
+    status = _status(running)
     if request.query_params.get("format") == "json":
-        return JSONResponse({"reachable": matches is not None, "matches": matches or []})
-    return render(request, "live.html", matches=matches, refresh_ms=int(1000 * REFRESH_INTERVAL_S))
+        return JSONResponse({**status, "matches": matches or []})
+    return render(request, "live.html", matches=matches, refresh_ms=int(1000 * REFRESH_INTERVAL_S), **status)
 
 
 def spectate(request: Request) -> Response:
@@ -119,11 +132,28 @@ def _batch(shown: list[dict[str, Any]], table: SpectatorTable, count: int) -> di
                                                          "count": count})}
 
 
-def _refused(error: grpc.aio.AioRpcError, match_id: str) -> HTTPException:
-    """The referee's refusal to stream a match as an HTTP error (never a 500)."""
-    if error.code() == grpc.StatusCode.NOT_FOUND:
-        return not_found("match", match_id)
-    return HTTPException(503, f"{UNREACHABLE}: no live view of match {match_id!r} now")
+async def _open_stream(web: WebArena, watched: Watched) -> tuple[Any, Any]:
+    """The event stream of the match and its first message: from the referee that runs it,
+    else the first of the others that has it (:meth:`ArenaReferees.stream_sources`).  A
+    404 when every referee answered that it has no such match, a 503 when one that might
+    have it could not be reached (never a 500)."""
+    request = arena_pb2.StreamMatchEventsRequest(match_id=watched.match_id)
+    sources = await run_in_threadpool(web.referees.stream_sources, watched.match_id, watched.running_on)
+    unreachable = False
+    for address in sources:
+        call: Any = web.referees.aio_stub(address).StreamMatchEvents(  # grpc.aio's call; the stubs type the sync one
+            request, metadata=web.admin_metadata)
+        try:  # a referee that accepts the call but sends nothing is not waited for
+            return call, await asyncio.wait_for(call.read(), web.referees.timeout_s)
+        except TimeoutError:
+            call.cancel()
+            unreachable = True
+        except grpc.aio.AioRpcError as error:
+            call.cancel()
+            unreachable = unreachable or error.code() != grpc.StatusCode.NOT_FOUND
+    if unreachable:
+        raise HTTPException(503, f"{UNREACHABLE}: no live view of match {watched.match_id!r} now")
+    raise not_found("match", watched.match_id)
 
 
 async def spectate_events(request: Request) -> Response:
@@ -136,13 +166,7 @@ async def spectate_events(request: Request) -> Response:
     match_id = request.path_params["match_id"]
     watched = await run_in_threadpool(_watched, web, match_id)
     table = SpectatorTable.of(watched.ruleset, watched.names)
-    call: Any = web.aio_stub().StreamMatchEvents(  # grpc.aio's call; the stubs type the sync one
-        arena_pb2.StreamMatchEventsRequest(match_id=match_id), metadata=web.admin_metadata)
-    try:
-        first = await call.read()
-    except grpc.aio.AioRpcError as error:
-        call.cancel()
-        raise _refused(error, match_id) from None
+    call, first = await _open_stream(web, watched)
 
     async def relay() -> AsyncIterator[dict[str, str]]:
         pending: asyncio.Queue[Any] = asyncio.Queue()

@@ -48,7 +48,9 @@
       }
       status.className = answer.reachable ? "muted" : "error";
       status.textContent = answer.reachable
-        ? answer.matches.length + (answer.matches.length === 1 ? " match" : " matches") + " running; this list follows the referee without a reload."
+        ? answer.matches.length + (answer.matches.length === 1 ? " match" : " matches") + " running"
+          + (answer.silent ? " (" + answer.silent + " of " + answer.referees + " referees did not answer: their matches are not listed)" : "")
+          + "; this list follows the referees without a reload."
         : "The referee cannot be reached: the running matches cannot be listed now (this page retries on its own).";
       const rows = answer.matches.map(function (m) {
         const row = element("tr");

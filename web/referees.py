@@ -1,0 +1,229 @@
+"""The arena's referees as the web service reads them: every live referee of the fleet
+directory in Redis (:mod:`workers.storage.fleet`), or ``PITCH_REFEREE`` alone while the
+directory is empty (a lone referee, or one that predates the fleet) or Redis cannot be read.
+
+Each referee answers ListMatches, ListBots and StreamMatchEvents for itself only (its own
+running matches, the bot streams open to it), so a page that shows the whole arena asks
+every live referee at once (gRPC futures, :data:`ASK_TIMEOUT_S` each) and merges the
+answers.  A referee that does not answer in time is counted, not waited for again, so a
+stuck referee costs a page one timeout, and the page says what is missing rather than fail.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Generic, TypeVar
+
+import grpc
+import redis
+
+from pitch_sdk.proto.pitch.v1 import arena_pb2, arena_pb2_grpc
+from workers.storage.fleet import FleetDirectory, RefereeEntry
+
+#: Seconds a page waits for a referee before it shows what the others answered.
+ASK_TIMEOUT_S = 2.0
+
+Request = TypeVar("Request")
+Response = TypeVar("Response")
+Answer = TypeVar("Answer")
+
+
+@dataclass(frozen=True)
+class Answers(Generic[Answer]):
+    """What the referees asked answered: each answer by the referee's address, and the
+    addresses that did not answer (down, stuck, or gone since the directory was read)."""
+
+    by_address: dict[str, Answer]
+    silent: list[str]
+
+    @property
+    def asked(self) -> int:
+        """Referees asked."""
+        return len(self.by_address) + len(self.silent)
+
+
+@dataclass(frozen=True)
+class LiveMatch:
+    """A running match and the referee that runs it (where its spectators' streams come from)."""
+
+    address: str
+    match: arena_pb2.RunningMatch
+
+
+@dataclass(frozen=True)
+class RunningMatches:
+    """Every running match of the referees that answered, oldest first."""
+
+    matches: list[LiveMatch]
+    asked: int
+    silent: int
+
+    @property
+    def reachable(self) -> bool:
+        """Whether any referee answered (else nothing can be said of what runs)."""
+        return self.asked > self.silent
+
+
+class RefereesUnreachable(Exception):
+    """No referee of the arena answered."""
+
+
+def merge_bots(answers: Iterable[Sequence[arena_pb2.BotInfo]]) -> dict[str, arena_pb2.BotInfo]:
+    """Every registered bot, connected if it is connected to any of the referees that
+    answered; the seats it declared and plays are summed over those referees (each referee
+    seats a bot up to the capacity its stream declared there: ``docs/fleet.md``)."""
+    merged: dict[str, arena_pb2.BotInfo] = {}
+    for bots in answers:
+        for bot in bots:
+            known = merged.get(bot.bot_id)
+            if known is None:
+                merged[bot.bot_id] = known = arena_pb2.BotInfo()
+                known.CopyFrom(bot)
+            elif bot.connected and known.connected:
+                known.capacity += bot.capacity
+                known.seats_in_use += bot.seats_in_use
+            elif bot.connected:
+                known.CopyFrom(bot)
+    return merged
+
+
+class ArenaReferees:
+    """Reads of the arena's referees for the pages: running matches, connected bots, the
+    referee that runs a match.  Synchronous calls (pages read in Starlette's thread pool)
+    except the spectators' streams, which are ``grpc.aio`` on the serving event loop.  One
+    channel per referee address, opened on first use and kept (an idle channel to a
+    referee that left costs no traffic)."""
+
+    def __init__(self, address: str, admin_token: str, directory: FleetDirectory,
+                 timeout_s: float = ASK_TIMEOUT_S) -> None:
+        self.address = address
+        """``PITCH_REFEREE``: the referee asked while the directory is empty."""
+        self.directory = directory
+        self.metadata = (("authorization", f"Bearer {admin_token}"),)
+        self.timeout_s = timeout_s
+        self._stubs: dict[str, arena_pb2_grpc.ArenaServiceStub] = {}
+        self._aio_channels: dict[str, grpc.aio.Channel] = {}
+
+    # ------------------------------------------------------------ which referees
+    def live(self) -> list[RefereeEntry]:
+        """The fleet's live referees; none when Redis cannot be read (the pages then ask
+        ``PITCH_REFEREE`` alone, as before the fleet)."""
+        try:
+            return self.directory.live()
+        except redis.RedisError:
+            return []
+
+    def addresses(self, entries: list[RefereeEntry] | None = None) -> list[str]:
+        """Where to ask (of ``entries``, default :meth:`live`): every live referee, or
+        ``PITCH_REFEREE`` when there is none."""
+        entries = self.live() if entries is None else entries
+        return sorted({entry.address for entry in entries}) or [self.address]
+
+    def holder_address(self, match_id: str, entries: list[RefereeEntry]) -> str | None:
+        """The address of the live referee whose claim says it runs ``match_id``, if any."""
+        try:
+            holder = self.directory.holder(match_id)
+        except redis.RedisError:
+            return None
+        return next((entry.address for entry in entries if holder and entry.referee_id == holder), None)
+
+    # ------------------------------------------------------------ asking them
+    def stub(self, address: str) -> arena_pb2_grpc.ArenaServiceStub:
+        """The synchronous stub of the referee at ``address``."""
+        stub = self._stubs.get(address)
+        if stub is None:
+            stub = self._stubs[address] = arena_pb2_grpc.ArenaServiceStub(grpc.insecure_channel(address))
+        return stub
+
+    def ask(self, addresses: Sequence[str],
+            method: Callable[[arena_pb2_grpc.ArenaServiceStub], grpc.UnaryUnaryMultiCallable[Request, Response]],
+            request: Request) -> Answers[Response]:
+        """Call ``method`` on every referee of ``addresses`` at once; each has
+        :attr:`timeout_s` to answer."""
+        calls = {address: method(self.stub(address)).future(request, metadata=self.metadata,
+                                                              timeout=self.timeout_s)
+                 for address in addresses}
+        answered: dict[str, Response] = {}
+        silent: list[str] = []
+        for address, call in calls.items():
+            try:
+                answered[address] = call.result()
+            except grpc.RpcError:
+                silent.append(address)
+        return Answers(answered, silent)
+
+    def running(self, addresses: Sequence[str] | None = None) -> RunningMatches:
+        """The matches the referees (default: every one) run now, oldest first."""
+        answers = self.ask(self.addresses() if addresses is None else addresses,
+                           lambda stub: stub.ListMatches, arena_pb2.ListMatchesRequest())
+        matches = [LiveMatch(address, match) for address, answer in answers.by_address.items()
+                   for match in answer.matches]
+        matches.sort(key=lambda live: (live.match.started_unix, live.match.match_id))
+        return RunningMatches(matches, answers.asked, len(answers.silent))
+
+    def find_running(self, match_id: str) -> LiveMatch | None:
+        """Match ``match_id`` if a referee runs it now: asked first of the referee whose
+        claim names it (one call), else of every live referee.  Raises
+        :class:`RefereesUnreachable` when no referee answered."""
+        entries = self.live()
+        holder = self.holder_address(match_id, entries)
+        if holder is not None:
+            at_holder = self.running([holder])
+            found = next((live for live in at_holder.matches if live.match.match_id == match_id), None)
+            if found is not None:
+                return found
+        everywhere = self.running(self.addresses(entries))
+        if not everywhere.reachable:
+            raise RefereesUnreachable(match_id)
+        return next((live for live in everywhere.matches if live.match.match_id == match_id), None)
+
+    def stream_sources(self, match_id: str, running_on: str | None) -> list[str]:
+        """Where to ask for a match's event stream, in order: the referee that runs it
+        (``running_on``, else the one its claim names), then every other live referee (a
+        finished match streams from the referee that ran it, while it keeps it)."""
+        entries = self.live()
+        first = running_on or self.holder_address(match_id, entries)
+        rest = [address for address in self.addresses(entries) if address != first]
+        return [first, *rest] if first else rest
+
+    def bots(self) -> dict[str, arena_pb2.BotInfo] | None:
+        """Every registered bot, connected if it has a stream on any live referee
+        (:func:`merge_bots` of every referee's ListBots; a bot on a referee that did not
+        answer is connected when the directory's connected-bot sets list it); ``None``
+        when no referee answered."""
+        entries = self.live()
+        answers = self.ask(self.addresses(entries), lambda stub: stub.ListBots, arena_pb2.ListBotsRequest())
+        if not answers.by_address:
+            return None
+        merged = merge_bots(answer.bots for answer in answers.by_address.values())
+        if answers.silent and entries:
+            try:
+                elsewhere = self.directory.connected_bots()
+            except redis.RedisError:
+                elsewhere = set()
+            for bot_id in elsewhere:
+                if bot_id in merged:
+                    merged[bot_id].connected = True
+        return merged
+
+    def bots_on(self, address: str) -> dict[str, arena_pb2.BotInfo] | None:
+        """Every registered bot as the referee at ``address`` alone sees it (connected
+        there or not); ``None`` when it does not answer."""
+        answer = self.ask([address], lambda stub: stub.ListBots, arena_pb2.ListBotsRequest())
+        listed = answer.by_address.get(address)
+        return None if listed is None else {bot.bot_id: bot for bot in listed.bots}
+
+    # ------------------------------------------------------------ streams
+    def aio_stub(self, address: str) -> arena_pb2_grpc.ArenaServiceStub:
+        """An asynchronous stub of the referee at ``address``, on the serving event loop."""
+        channel = self._aio_channels.get(address)
+        if channel is None:
+            channel = self._aio_channels[address] = grpc.aio.insecure_channel(address)
+        return arena_pb2_grpc.ArenaServiceStub(channel)
+
+    async def close(self) -> None:
+        """Close the asynchronous channels (the synchronous ones close with the process)."""
+        channels, self._aio_channels = list(self._aio_channels.values()), {}
+        for channel in channels:
+            await channel.close()
