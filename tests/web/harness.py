@@ -5,19 +5,25 @@ Playwright, and screenshots a reviewer can open."""
 
 from __future__ import annotations
 
+import json
 import os
 import secrets
+import threading
 import time
+import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import uvicorn
+from starlette.applications import Starlette
+
 from web.config import WebConfig
 from workers.celery.app import make_app
 from workers.config import WorkerConfig
-from workers.processes.services import LocalArena
+from workers.processes.services import LocalArena, free_port
 from workers.referee_client import RefereeClient
 from workers.storage.store import Store
 from workers.tournaments import control as tournament
@@ -97,3 +103,45 @@ def screenshot_dir() -> Path:
     folder = Path(os.environ.get("PITCH_SCREENSHOTS") or Path(os.environ.get("TMPDIR", "/tmp")) / "pitch-web-screens")
     folder.mkdir(parents=True, exist_ok=True)
     return folder
+
+
+@contextmanager
+def served(app: Starlette) -> Iterator[str]:
+    """``app`` served over real HTTP on a loopback port by uvicorn in a thread of this
+    process (server-sent events stream as they come, which Starlette's TestClient does not
+    do); its URL.  Stopped afterwards."""
+    port = free_port()
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    thread = threading.Thread(target=server.run, name="web", daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 10
+    while not server.started:
+        assert thread.is_alive() and time.monotonic() < deadline, "the web service did not start"
+        time.sleep(0.02)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(10)
+
+
+def read_sse(url: str, count: int | None = None) -> list[tuple[str, dict[str, Any]]]:
+    """The server-sent messages of ``url`` as (event name, JSON data): until a ``result``
+    or ``failure`` message (included), or until they carried ``count`` match events; the
+    connection is then dropped, as a spectator closing the tab would."""
+    events: list[tuple[str, dict[str, Any]]] = []
+    name = "message"
+    with urllib.request.urlopen(url, timeout=30) as response:
+        assert response.status == 200
+        assert response.headers["content-type"].startswith("text/event-stream")
+        for raw in response:
+            line = raw.decode().rstrip("\r\n")
+            if line.startswith("event:"):
+                name = line.removeprefix("event:").strip()
+            elif line.startswith("data:"):
+                events.append((name, json.loads(line.removeprefix("data:").strip())))
+                if name in ("result", "failure"):
+                    break
+                if count is not None and sum(len(data.get("events", [])) for _, data in events) >= count:
+                    break
+    return events

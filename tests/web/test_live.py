@@ -25,7 +25,7 @@ from starlette.testclient import TestClient
 
 from pitch_sdk.proto.pitch.v1 import arena_pb2
 from pitch_sdk.rules import GameLog
-from tests.web.harness import HOSTILE_NAME, WebArena
+from tests.web.harness import HOSTILE_NAME, WebArena, read_sse
 from tests.web.test_spectator_model import Streamed, data_cards, public_cards, spectator_stream
 from web.app import create_app
 from web.config import WebConfig
@@ -96,28 +96,6 @@ def _running(arena: WebArena) -> list[arena_pb2.RunningMatch]:
                                                timeout=5).matches)
 
 
-def _sse(url: str, count: int) -> list[tuple[str, dict[str, Any]]]:
-    """The server-sent messages of ``url`` as (event name, JSON data) until they carried
-    ``count`` match events (or the result, left out); the connection is then dropped, as a
-    spectator closing the tab would."""
-    events: list[tuple[str, dict[str, Any]]] = []
-    name = "message"
-    with urllib.request.urlopen(url, timeout=30) as response:
-        assert response.status == 200
-        assert response.headers["content-type"].startswith("text/event-stream")
-        for raw in response:
-            line = raw.decode().rstrip("\r\n")
-            if line.startswith("event:"):
-                name = line.removeprefix("event:").strip()
-            elif line.startswith("data:"):
-                if name == "result":
-                    break
-                events.append((name, json.loads(line.removeprefix("data:").strip())))
-                if sum(len(data.get("events", [])) for _, data in events) >= count:
-                    break
-    return events
-
-
 SNAPSHOT = """() => ({
   events: Number(document.getElementById("table").dataset.events),
   cards: Array.from(document.querySelectorAll("[data-card]")).map(n => n.dataset.card),
@@ -163,7 +141,7 @@ def test_a_spectator_page_of_a_running_match_shows_no_hidden_card(arena: WebAren
     snapshot = page.evaluate(SNAPSHOT)
     assert page.locator("#table").get_attribute("data-state") == "live"
     page.screenshot(path=str(screenshots / "spectate.png"), full_page=True)
-    streamed = _sse(f"{arena.url}/live/{long_match.match_id}/events", 400)
+    streamed = read_sse(f"{arena.url}/live/{long_match.match_id}/events", 400)
     ended_early = long_match.thread.is_alive() is False
     stream = long_match.finish(arena)
 
@@ -231,7 +209,8 @@ def test_an_unreachable_referee_is_said_not_failed(arena: WebArena) -> None:
     with TestClient(create_app(config)) as client:
         listed = client.get("/live", headers={"accept": "text/html"})
         assert listed.status_code == 200 and "The referee cannot be reached" in listed.text
-        assert client.get("/live?format=json").json() == {"reachable": False, "matches": []}
+        assert client.get("/live?format=json").json() == {"reachable": False, "referees": 1, "silent": 1,
+                                                          "matches": []}
         for path in ("/live/some-match", "/live/some-match/events"):
             answer = client.get(path, headers={"accept": "text/html"})
             assert answer.status_code == 503, path

@@ -12,8 +12,10 @@ import subprocess
 import sys
 import threading
 import time
+import uuid
 from collections import Counter
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any
 
@@ -95,6 +97,22 @@ class ArenaThread:
             self.thread.join(timeout=10)
             self.logger.removeHandler(self.counter)
             self.logger.setLevel(self.level)
+
+
+@contextmanager
+def referee_fleet(redis_url: str, **config: object) -> Iterator[tuple[ArenaThread, ArenaThread]]:
+    """Two referees sharing one key prefix (one arena, two referee processes' worth), each
+    with ``config``; stopped afterwards."""
+    prefix = f"fleet-{uuid.uuid4().hex[:8]}:"
+    first = ArenaThread(redis_url, prefix=prefix, **config)
+    try:
+        second = ArenaThread(redis_url, prefix=prefix, **config)
+        try:
+            yield first, second
+        finally:
+            second.close()
+    finally:
+        first.close()
 
 
 class WorkerProcess:

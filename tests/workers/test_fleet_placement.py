@@ -12,7 +12,7 @@ from pathlib import Path
 import grpc
 import pytest
 
-from tests.workers.celery_harness import ArenaThread, WorkerProcess, wait_until
+from tests.workers.celery_harness import ArenaThread, WorkerProcess, referee_fleet, wait_until
 from tests.workers.test_cli import invoke
 from workers.config import WorkerConfig
 from workers.referee_client import FleetReferees, NoRefereeFits
@@ -24,14 +24,8 @@ from workers.tournaments.schedule import round_robin
 @pytest.fixture()
 def fleet(redis_url: str) -> Iterator[tuple[ArenaThread, ArenaThread]]:
     """Two referees sharing one key prefix: one arena, two referee processes' worth."""
-    prefix = f"fleet-{uuid.uuid4().hex[:8]}:"
-    first = ArenaThread(redis_url, prefix=prefix)
-    second = ArenaThread(redis_url, prefix=prefix)
-    try:
-        yield first, second
-    finally:
-        second.close()
-        first.close()
+    with referee_fleet(redis_url) as referees:
+        yield referees
 
 
 def client(redis_url: str, first: ArenaThread) -> FleetReferees:

@@ -1,0 +1,148 @@
+"""The web arena over a referee fleet: two real referees on one Redis (each on its own event
+loop), the web service over real HTTP pointed at the first (``PITCH_REFEREE``), and a match
+running on the second only, with raw-stub bots connected to the second only that hold their
+first decisions until the pages have been read (so the match is still running then)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import urllib.request
+import uuid
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from starlette.testclient import TestClient
+
+from pitch_sdk.proto.pitch.v1 import bot_pb2
+from tests.referee.harness import RawBot, answer_first
+from tests.web.harness import read_sse, served
+from tests.workers.celery_harness import ArenaThread, referee_fleet, wait_until
+from web.app import create_app
+from web.config import WebConfig
+from workers.processes.services import free_port
+from workers.referee_client import RefereeClient
+from workers.storage.fleet import FleetDirectory
+from workers.storage.store import Store
+
+#: Time control of the fleet's referees: a held decision must not time out while the pages are read.
+PATIENT = {"per_decision_ms": 30_000, "bank_ms": 60_000}
+
+
+class HeldDecisions:
+    """A RawBot handler that keeps every decision request until :meth:`release`, then
+    answers them, and every later one, with legal action 0."""
+
+    def __init__(self) -> None:
+        self.held: list[tuple[RawBot, bot_pb2.RefereeMessage]] = []
+        self.released = False
+
+    def __call__(self, bot: RawBot, message: bot_pb2.RefereeMessage) -> None:
+        if message.HasField("decision_request"):
+            if self.released:
+                answer_first(bot, message)
+            else:
+                self.held.append((bot, message))
+
+    def release(self) -> None:
+        """Answer what was held (call on the referee's event loop)."""
+        self.released = True
+        for bot, message in self.held:
+            answer_first(bot, message)
+
+
+@pytest.fixture()
+def fleet(redis_url: str) -> Iterator[tuple[ArenaThread, ArenaThread]]:
+    """Two patient referees of one arena."""
+    with referee_fleet(redis_url, **PATIENT) as referees:
+        yield referees
+
+
+def connect_raw(arena: ArenaThread, token: str, handler: HeldDecisions) -> RawBot:
+    """A raw-stub bot connected to ``arena`` only, welcomed."""
+
+    async def start() -> RawBot:
+        hello = bot_pb2.Hello(protocol_versions=["pitch.v1"], capacity=4)
+        return await RawBot(arena.arena, token, hello, handler).started()
+
+    bot: RawBot = arena.call(start())
+    return bot
+
+
+def page(url: str) -> str:
+    with urllib.request.urlopen(urllib.request.Request(url, headers={"accept": "text/html"}), timeout=30) as answer:
+        assert answer.status == 200
+        return str(answer.read().decode())
+
+
+def listed(url: str) -> dict[str, Any]:
+    with urllib.request.urlopen(f"{url}/live?format=json", timeout=30) as answer:
+        found: dict[str, Any] = json.loads(answer.read())
+    return found
+
+
+def test_the_live_pages_show_what_runs_on_another_referee_of_the_fleet(
+        redis_url: str, fleet: tuple[ArenaThread, ArenaThread]) -> None:
+    """With the web service pointed at the first referee: /live lists the match the second
+    runs and links its spectator page; its event stream comes from the second referee while
+    the match runs, then to the result; a bot connected to the second referee only is
+    connected on the bot page and the bots list (but not offered for a person's game, which
+    runs on the first); a referee that does not answer is said, not a failure; and with no
+    fleet in the directory, PITCH_REFEREE alone is read as before."""
+    first, second = fleet
+    held = HeldDecisions()
+    bots = [second.register() for _ in range(2)]
+    streams = [connect_raw(second, token, held) for _, token in bots]
+    a, b = (bot_id for bot_id, _ in bots)
+    directory = FleetDirectory(Store.from_url(redis_url, first.prefix))
+    wait_until(lambda: [e.address for e in directory.placements([a, b])] == [second.arena.address], 10,
+               "the bots listed under the second referee")
+    config = WebConfig(redis_url=redis_url, store_prefix=first.prefix, referee=first.arena.address,
+                       admin_token="test-admin")  # tests.referee.harness's referees' token
+    match_id = f"fleet-web-{uuid.uuid4().hex[:8]}"
+    with served(create_app(config)) as url:
+        played = asyncio.run_coroutine_threadsafe(
+            second.arena.run_match("partnership", [a, b, a, b], match_id=match_id, seed=5, games=1), second.loop)
+        wait_until(lambda: bool(held.held), 10, "the match's first decision")
+
+        shown = listed(url)
+        assert (shown["reachable"], shown["referees"], shown["silent"]) == (True, 2, 0)
+        assert [m["match_id"] for m in shown["matches"]] == [match_id]
+        assert shown["matches"][0]["url"] == f"{url}/live/{match_id}"
+        assert f'href="{url}/live/{match_id}"' in page(f"{url}/live")
+        assert 'id="match-state"' in page(f"{url}/live/{match_id}")
+        first_batch = read_sse(f"{url}/live/{match_id}/events", count=1)
+        assert first_batch[0][0] == "match-events" and first_batch[0][1]["events"]
+        assert not played.done(), "the match must still run while its stream is read"
+
+        on_first = RefereeClient(first.arena.address, "test-admin", 10).bots()
+        assert not [bot for bot in on_first if bot.bot_id in (a, b) and bot.connected]  # the first alone: offline
+        bot_page = page(f"{url}/bots/{a}")
+        assert '<dd id="bot-status"><span class="badge on">connected</span>' in bot_page
+        assert '<dd id="bot-capacity">4 seats (2 in use)' in bot_page
+        bots_page = page(f"{url}/bots")
+        row = bots_page[bots_page.index(f'data-bot-id="{b}"'):]
+        assert '<span class="badge on">connected</span>' in row[:row.index("</tr>")]
+        assert f'value="bot:{a}"' not in page(f"{url}/play")  # a person's game runs on the first referee
+
+        directory.announce("silent", f"127.0.0.1:{free_port()}", 4, 0, [], [])  # nothing listens there
+        shown = listed(url)
+        assert (shown["reachable"], shown["referees"], shown["silent"]) == (True, 3, 1)
+        assert [m["match_id"] for m in shown["matches"]] == [match_id]
+        assert "1 of 3 referees did not answer" in page(f"{url}/live")
+        directory.withdraw("silent")
+
+        lone = WebConfig(**{**config.__dict__, "store_prefix": f"lone-{uuid.uuid4().hex[:8]}:",
+                            "referee": second.arena.address})
+        with TestClient(create_app(lone)) as client:  # no fleet under this prefix: PITCH_REFEREE alone
+            assert client.get("/live?format=json").json()["referees"] == 1
+            assert [m["match_id"] for m in client.get("/live?format=json").json()["matches"]] == [match_id]
+
+        second.loop.call_soon_threadsafe(held.release)
+        whole = read_sse(f"{url}/live/{match_id}/events")
+        assert whole[-1][0] == "result", whole[-1]
+        assert sum(len(data.get("events", [])) for _, data in whole[:-1]) > len(first_batch[0][1]["events"])
+        assert played.result(60).result.completed
+    for stream in streams:
+        second.loop.call_soon_threadsafe(stream.close)
