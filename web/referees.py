@@ -66,7 +66,7 @@ class RunningMatches:
 
 
 class RefereesUnreachable(Exception):
-    """No referee of the arena answered."""
+    """A referee that may run the match asked for did not answer."""
 
 
 def merge_bots(answers: Iterable[Sequence[arena_pb2.BotInfo]]) -> dict[str, arena_pb2.BotInfo]:
@@ -164,8 +164,9 @@ class ArenaReferees:
 
     def find_running(self, match_id: str) -> LiveMatch | None:
         """Match ``match_id`` if a referee runs it now: asked first of the referee whose
-        claim names it (one call), else of every live referee.  Raises
-        :class:`RefereesUnreachable` when no referee answered."""
+        claim names it (one call), else of every live referee; ``None`` when every one
+        answered and none runs it.  Raises :class:`RefereesUnreachable` when the claim's
+        holder, or any referee while none lists the match, did not answer (it may run it)."""
         entries = self.live()
         holder = self.holder_address(match_id, entries)
         if holder is not None:
@@ -173,10 +174,13 @@ class ArenaReferees:
             found = next((live for live in at_holder.matches if live.match.match_id == match_id), None)
             if found is not None:
                 return found
+            if at_holder.silent:
+                raise RefereesUnreachable(match_id)
         everywhere = self.running(self.addresses(entries))
-        if not everywhere.reachable:
+        found = next((live for live in everywhere.matches if live.match.match_id == match_id), None)
+        if found is None and everywhere.silent:
             raise RefereesUnreachable(match_id)
-        return next((live for live in everywhere.matches if live.match.match_id == match_id), None)
+        return found
 
     def stream_sources(self, match_id: str, running_on: str | None) -> list[str]:
         """Where to ask for a match's event stream, in order: the referee that runs it

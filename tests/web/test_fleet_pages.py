@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import urllib.error
 import urllib.request
 import uuid
 from collections.abc import Iterator
@@ -76,6 +77,15 @@ def page(url: str) -> str:
         return str(answer.read().decode())
 
 
+def status(url: str) -> int:
+    """The HTTP status ``url`` answers with."""
+    try:
+        with urllib.request.urlopen(url, timeout=30) as answer:
+            return int(answer.status)
+    except urllib.error.HTTPError as error:
+        return int(error.code)
+
+
 def listed(url: str) -> dict[str, Any]:
     with urllib.request.urlopen(f"{url}/live?format=json", timeout=30) as answer:
         found: dict[str, Any] = json.loads(answer.read())
@@ -88,8 +98,10 @@ def test_the_live_pages_show_what_runs_on_another_referee_of_the_fleet(
     runs and links its spectator page; its event stream comes from the second referee while
     the match runs, then to the result; a bot connected to the second referee only is
     connected on the bot page and the bots list (but not offered for a person's game, which
-    runs on the first); a referee that does not answer is said, not a failure; and with no
-    fleet in the directory, PITCH_REFEREE alone is read as before."""
+    runs on the first); a referee that does not answer is said on /live, and a match it may
+    run (its claim names it) is a 503, not a 404; with no fleet in the directory,
+    PITCH_REFEREE alone is read as before; once the match ended, its stream is still found
+    (on the referee that ran it) and its page shows the result."""
     first, second = fleet
     held = HeldDecisions()
     bots = [second.register() for _ in range(2)]
@@ -131,7 +143,11 @@ def test_the_live_pages_show_what_runs_on_another_referee_of_the_fleet(
         assert (shown["reachable"], shown["referees"], shown["silent"]) == (True, 3, 1)
         assert [m["match_id"] for m in shown["matches"]] == [match_id]
         assert "1 of 3 referees did not answer" in page(f"{url}/live")
+        assert directory.claim("claimed-by-silent", "silent") == "silent"
+        for path in ("/live/claimed-by-silent", "/live/claimed-by-silent/events", "/live/no-such-match"):
+            assert status(f"{url}{path}") == 503, path  # the silent referee may run it: not a 404
         directory.withdraw("silent")
+        assert status(f"{url}/live/no-such-match") == 404
 
         lone = WebConfig(**{**config.__dict__, "store_prefix": f"lone-{uuid.uuid4().hex[:8]}:",
                             "referee": second.arena.address})
@@ -144,5 +160,8 @@ def test_the_live_pages_show_what_runs_on_another_referee_of_the_fleet(
         assert whole[-1][0] == "result", whole[-1]
         assert sum(len(data.get("events", [])) for _, data in whole[:-1]) > len(first_batch[0][1]["events"])
         assert played.result(60).result.completed
+        again = read_sse(f"{url}/live/{match_id}/events")  # ended and released: any referee that keeps it
+        assert again[-1] == whole[-1]
+        assert 'id="replay-link"' in page(f"{url}/live/{match_id}")
     for stream in streams:
         second.loop.call_soon_threadsafe(stream.close)

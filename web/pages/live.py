@@ -58,11 +58,13 @@ class Watched:
 
 def _watched(web: WebArena, match_id: str) -> Watched:
     """The match from the running list of the referee that runs it, else from the store's
-    results; a 503 when no referee can be reached, a 404 when neither knows it."""
+    results; a 503 when it is not recorded and a referee that may run it cannot be reached,
+    a 404 when neither the referees nor the store know it."""
+    unreachable = False
     try:
         found = web.referees.find_running(match_id)
     except RefereesUnreachable:
-        raise HTTPException(503, f"{UNREACHABLE}: no live view of match {match_id!r} now") from None
+        found, unreachable = None, True
     if found is not None:
         match = found.match
         try:
@@ -72,6 +74,8 @@ def _watched(web: WebArena, match_id: str) -> Watched:
         return Watched(match_id, ruleset, list(match.seat_bot_ids), list(match.seat_names), match, None,
                        found.address)
     stored = web.store.match_result(match_id)
+    if stored is None and unreachable:
+        raise HTTPException(503, f"{UNREACHABLE}: no live view of match {match_id!r} now")
     if stored is None:
         raise not_found("match", match_id)
     result = json_format.ParseDict(stored, bot_pb2.MatchResult(), ignore_unknown_fields=True)
