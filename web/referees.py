@@ -11,6 +11,7 @@ stuck referee costs a page one timeout, and the page says what is missing rather
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Generic, TypeVar
@@ -103,6 +104,7 @@ class ArenaReferees:
         self.metadata = (("authorization", f"Bearer {admin_token}"),)
         self.timeout_s = timeout_s
         self._stubs: dict[str, arena_pb2_grpc.ArenaServiceStub] = {}
+        self._stubs_lock = threading.Lock()  # pages read from several threads of the pool
         self._aio_channels: dict[str, grpc.aio.Channel] = {}
 
     # ------------------------------------------------------------ which referees
@@ -131,10 +133,11 @@ class ArenaReferees:
     # ------------------------------------------------------------ asking them
     def stub(self, address: str) -> arena_pb2_grpc.ArenaServiceStub:
         """The synchronous stub of the referee at ``address``."""
-        stub = self._stubs.get(address)
-        if stub is None:
-            stub = self._stubs[address] = arena_pb2_grpc.ArenaServiceStub(grpc.insecure_channel(address))
-        return stub
+        with self._stubs_lock:
+            stub = self._stubs.get(address)
+            if stub is None:
+                stub = self._stubs[address] = arena_pb2_grpc.ArenaServiceStub(grpc.insecure_channel(address))
+            return stub
 
     def ask(self, addresses: Sequence[str],
             method: Callable[[arena_pb2_grpc.ArenaServiceStub], grpc.UnaryUnaryMultiCallable[Request, Response]],

@@ -193,3 +193,16 @@ def test_leaderboard_shows_current_versions_and_every_version_on_request(client:
     assert live is not None and f'data-rated-id="{newer}"' in page and f'data-rated-id="{bots[0]}"' in page
     assert page.count('class="badge on">current') == 1 and f"partnership: {live.rating:.0f} (1 games)" in page
     assert f'data-opponent="{bots[1]}"' in page  # its opponents as the new version
+
+
+def test_an_unreachable_referee_is_said_on_the_live_pages_not_failed(client: TestClient) -> None:
+    """With no fleet in the directory and nothing at ``PITCH_REFEREE`` (a lone referee that
+    is down), /live says so, and a spectator page and its event stream answer 503 (never a
+    500 or a traceback)."""
+    listed = client.get("/live")
+    assert listed.status_code == 200 and "The referee cannot be reached" in listed.text
+    assert client.get("/live?format=json").json() == {"reachable": False, "referees": 1, "silent": 1, "matches": []}
+    for path in ("/live/some-match", "/live/some-match/events"):
+        answer = client.get(path)
+        assert answer.status_code == 503, path
+        assert "cannot be reached" in answer.text and "Traceback" not in answer.text

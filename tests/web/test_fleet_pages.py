@@ -77,13 +77,13 @@ def page(url: str) -> str:
         return str(answer.read().decode())
 
 
-def status(url: str) -> int:
-    """The HTTP status ``url`` answers with."""
+def answer(url: str) -> tuple[int, str]:
+    """The HTTP status ``url`` answers with, and its body."""
     try:
-        with urllib.request.urlopen(url, timeout=30) as answer:
-            return int(answer.status)
+        with urllib.request.urlopen(url, timeout=30) as response:
+            return int(response.status), ""
     except urllib.error.HTTPError as error:
-        return int(error.code)
+        return int(error.code), error.read().decode()
 
 
 def listed(url: str) -> dict[str, Any]:
@@ -145,9 +145,11 @@ def test_the_live_pages_show_what_runs_on_another_referee_of_the_fleet(
         assert "1 of 3 referees did not answer" in page(f"{url}/live")
         assert directory.claim("claimed-by-silent", "silent") == "silent"
         for path in ("/live/claimed-by-silent", "/live/claimed-by-silent/events", "/live/no-such-match"):
-            assert status(f"{url}{path}") == 503, path  # the silent referee may run it: not a 404
+            assert answer(f"{url}{path}")[0] == 503, path  # the silent referee may run it: not a 404
+        code, text = answer(f"{url}/live/{'x' * 5000}")
+        assert code == 503 and "cannot be reached" in text and "x" * 100 not in text  # an id is not echoed whole
         directory.withdraw("silent")
-        assert status(f"{url}/live/no-such-match") == 404
+        assert answer(f"{url}/live/no-such-match")[0] == 404
 
         lone = WebConfig(**{**config.__dict__, "store_prefix": f"lone-{uuid.uuid4().hex[:8]}:",
                             "referee": second.arena.address})

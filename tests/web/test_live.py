@@ -21,14 +21,11 @@ from typing import Any
 import grpc
 import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
-from starlette.testclient import TestClient
 
 from pitch_sdk.proto.pitch.v1 import arena_pb2
 from pitch_sdk.rules import GameLog
 from tests.web.harness import HOSTILE_NAME, WebArena, read_sse
 from tests.web.test_spectator_model import Streamed, data_cards, public_cards, spectator_stream
-from web.app import create_app
-from web.config import WebConfig
 
 pytestmark = pytest.mark.slow
 
@@ -200,18 +197,3 @@ def test_an_unknown_match_is_a_clear_404(arena: WebArena, page: Any) -> None:
     with pytest.raises(urllib.error.HTTPError) as refused:
         urllib.request.urlopen(f"{arena.url}/live/no-such-match/events", timeout=10)
     assert refused.value.code == 404 and "no match" in refused.value.read().decode()
-
-
-def test_an_unreachable_referee_is_said_not_failed(arena: WebArena) -> None:
-    """With no referee at its address, /live says so, and a spectator page and its event
-    stream answer 503 (never a 500 or a traceback)."""
-    config = WebConfig(**{**arena.web.__dict__, "referee": "127.0.0.1:9"})
-    with TestClient(create_app(config)) as client:
-        listed = client.get("/live", headers={"accept": "text/html"})
-        assert listed.status_code == 200 and "The referee cannot be reached" in listed.text
-        assert client.get("/live?format=json").json() == {"reachable": False, "referees": 1, "silent": 1,
-                                                          "matches": []}
-        for path in ("/live/some-match", "/live/some-match/events"):
-            answer = client.get(path, headers={"accept": "text/html"})
-            assert answer.status_code == 503, path
-            assert "cannot be reached" in answer.text and "Traceback" not in answer.text

@@ -31,7 +31,7 @@ from pitch_sdk.protocol import wire
 from pitch_sdk.rules import Ruleset, preset
 from pitch_sdk.rules.errors import RulesError
 from web.arena import WebArena
-from web.pages.common import arena, not_found, render
+from web.pages.common import arena, not_found, render, shown
 from web.referees import RefereesUnreachable, RunningMatches
 from web.templating import when
 from web.views.spectator import SpectatorTable
@@ -70,12 +70,13 @@ def _watched(web: WebArena, match_id: str) -> Watched:
         try:
             ruleset = preset(match.preset)
         except RulesError:
-            raise HTTPException(404, f"match {match_id!r} plays a variant this web arena does not know") from None
+            raise HTTPException(404, f"match {shown(match_id)!r} plays a variant this web arena does not know"
+                                ) from None
         return Watched(match_id, ruleset, list(match.seat_bot_ids), list(match.seat_names), match, None,
                        found.address)
     stored = web.store.match_result(match_id)
     if stored is None and unreachable:
-        raise HTTPException(503, f"{UNREACHABLE}: no live view of match {match_id!r} now")
+        raise HTTPException(503, f"{UNREACHABLE}: no live view of match {shown(match_id)!r} now")
     if stored is None:
         raise not_found("match", match_id)
     result = json_format.ParseDict(stored, bot_pb2.MatchResult(), ignore_unknown_fields=True)
@@ -156,7 +157,7 @@ async def _open_stream(web: WebArena, watched: Watched) -> tuple[Any, Any]:
             call.cancel()
             unreachable = unreachable or error.code() != grpc.StatusCode.NOT_FOUND
     if unreachable:
-        raise HTTPException(503, f"{UNREACHABLE}: no live view of match {watched.match_id!r} now")
+        raise HTTPException(503, f"{UNREACHABLE}: no live view of match {shown(watched.match_id)!r} now")
     raise not_found("match", watched.match_id)
 
 
