@@ -71,7 +71,7 @@ class WebConfig:
         if self.human_decision_ms <= 0 or self.human_bank_ms < 0 or self.max_human_matches < 0:
             raise ValueError("human_decision_ms must be positive, human_bank_ms and max_human_matches not negative")
         if self.fleet_ttl_s <= 0:
-            raise ValueError(f"fleet_ttl_s must be positive, got {self.fleet_ttl_s}")
+            raise ValueError(f"PITCH_FLEET_TTL_S must be positive, got {self.fleet_ttl_s}")
 
     @property
     def elo(self) -> EloConfig:

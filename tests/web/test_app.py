@@ -129,6 +129,10 @@ def test_bad_settings_are_refused_with_the_variable_named() -> None:
         WebConfig.from_env({"PITCH_WEB_ADDRESS": "nowhere"})
     with pytest.raises(ValueError, match="PITCH_WEB_MAX_HUMAN_MATCHES"):
         WebConfig.from_env({"PITCH_WEB_MAX_HUMAN_MATCHES": "many"})
+    for ttl in ("0", "soon"):
+        with pytest.raises(ValueError, match="PITCH_FLEET_TTL_S"):
+            WebConfig.from_env({"PITCH_FLEET_TTL_S": ttl})
+    assert WebConfig.from_env({"PITCH_FLEET_TTL_S": "2.5"}).fleet_ttl_s == 2.5
 
 
 def test_registering_needs_the_admin_token_and_says_when_the_referee_is_down(client: TestClient) -> None:
