@@ -98,10 +98,11 @@ def test_the_live_pages_show_what_runs_on_another_referee_of_the_fleet(
     runs and links its spectator page; its event stream comes from the second referee while
     the match runs, then to the result; a bot connected to the second referee only is
     connected on the bot page and the bots list (but not offered for a person's game, which
-    runs on the first); a referee that does not answer is said on /live, and a match it may
-    run (its claim names it) is a 503, not a 404; with no fleet in the directory,
-    PITCH_REFEREE alone is read as before; once the match ended, its stream is still found
-    (on the referee that ran it) and its page shows the result."""
+    runs on the first); a referee that does not answer is said on /live, a bot the directory
+    lists on it is connected, and a match it may run (its claim names it) is a 503, not a
+    404; with no fleet in the directory, PITCH_REFEREE alone is read as before; once the
+    match ended, its stream is still found (on the referee that ran it) and its page shows
+    the result."""
     first, second = fleet
     held = HeldDecisions()
     bots = [second.register() for _ in range(2)]
@@ -138,7 +139,12 @@ def test_the_live_pages_show_what_runs_on_another_referee_of_the_fleet(
         assert '<span class="badge on">connected</span>' in row[:row.index("</tr>")]
         assert f'value="bot:{a}"' not in page(f"{url}/play")  # a person's game runs on the first referee
 
-        directory.announce("silent", f"127.0.0.1:{free_port()}", 4, 0, [], [])  # nothing listens there
+        elsewhere, _ = second.register()  # connected, says the directory, to a referee that does not answer
+        directory.announce("silent", f"127.0.0.1:{free_port()}", 4, 0, [elsewhere], [])  # nothing listens there
+        with TestClient(create_app(config)) as client:  # a fresh service: no list of bots kept from above
+            facts = client.get(f"/bots/{elsewhere}").text
+        assert '<dd id="bot-status"><span class="badge on">connected</span>' in facts
+        assert '<dd id="bot-capacity">—' in facts  # its referee did not answer: no facts, but connected
         shown = listed(url)
         assert (shown["reachable"], shown["referees"], shown["silent"]) == (True, 3, 1)
         assert [m["match_id"] for m in shown["matches"]] == [match_id]
