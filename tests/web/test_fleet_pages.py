@@ -16,12 +16,13 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 
-from pitch_sdk.proto.pitch.v1 import bot_pb2
+from pitch_sdk.proto.pitch.v1 import arena_pb2, bot_pb2
 from tests.referee.harness import RawBot, answer_first
 from tests.web.harness import read_sse, served
 from tests.workers.celery_harness import ArenaThread, referee_fleet, wait_until
 from web.app import create_app
 from web.config import WebConfig
+from web.referees import merge_bots
 from workers.processes.services import free_port
 from workers.referee_client import RefereeClient
 from workers.storage.fleet import FleetDirectory
@@ -173,3 +174,22 @@ def test_the_live_pages_show_what_runs_on_another_referee_of_the_fleet(
         assert 'id="replay-link"' in page(f"{url}/live/{match_id}")
     for stream in streams:
         second.loop.call_soon_threadsafe(stream.close)
+
+
+def test_a_bot_on_several_referees_is_connected_with_its_seats_summed() -> None:
+    """Merging the referees' ListBots: connected if any referee has its stream, the seats it
+    declared and plays summed over the referees it is connected to (each seats it up to its
+    stream's capacity), version and rated id from a referee it is connected to; a bot no
+    referee has is offline."""
+    def info(bot_id: str, connected: bool, capacity: int = 0, in_use: int = 0, version: str = "") -> arena_pb2.BotInfo:
+        return arena_pb2.BotInfo(bot_id=bot_id, name=bot_id, connected=connected, capacity=capacity,
+                                 seats_in_use=in_use, bot_version=version, rated_id=f"{bot_id}-v2" if version else "")
+
+    first = [info("both", True, 4, 1, "2.0"), info("second-only", False), info("nowhere", False)]
+    second = [info("both", True, 4, 3, "2.0"), info("second-only", True, 2, 2, "1.1"), info("nowhere", False)]
+    merged = merge_bots([first, second])
+    assert (merged["both"].connected, merged["both"].capacity, merged["both"].seats_in_use) == (True, 8, 4)
+    assert (merged["second-only"].connected, merged["second-only"].capacity) == (True, 2)
+    assert (merged["second-only"].bot_version, merged["second-only"].rated_id) == ("1.1", "second-only-v2")
+    assert not merged["nowhere"].connected
+    assert first[0].capacity == 4, "the referees' answers are left as they were"
