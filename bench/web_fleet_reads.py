@@ -1,0 +1,93 @@
+"""What the web arena's reads of a referee fleet cost: ``ArenaReferees.running`` (the /live
+list) and ``ArenaReferees.bots`` (the bots pages' connection facts, before their 2 s cache)
+with a lone referee (an empty directory: ``PITCH_REFEREE`` alone, the baseline), a fleet of
+two referee processes, and the same fleet with a third directory entry on which nothing
+listens (a silent referee: the read must skip it, not fail or wait).
+
+Setup: a private Redis, two ``pitch-arena referee`` processes on one prefix
+(``LocalArena.start_referee``), ``--bots`` registered bots (none connected: ListBots lists
+every registered bot, which is what grows).  The lone case reads a fresh prefix, whose
+directory is empty, with ``PITCH_REFEREE`` the first referee.  Each of ``--rounds`` rounds
+times ``--calls`` sequential calls of each read in each case, the cases interleaved in the
+round, so a swing of the machine's speed hits every case alike.  Per round: the mean time of
+a call and its ratio to the same round's lone referee.  The report gives, per case and read,
+the median and the range over rounds.
+
+Run: ``.venv/bin/python bench/web_fleet_reads.py [--bots 100] [--rounds 5] [--calls 100]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import tempfile
+import time
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from web.referees import ArenaReferees  # noqa: E402
+from workers.processes.redis_server import RedisServer  # noqa: E402
+from workers.processes.services import LocalArena, free_port, wait_for  # noqa: E402
+from workers.referee_client import RefereeClient  # noqa: E402
+from workers.storage.fleet import FleetDirectory  # noqa: E402
+from workers.storage.store import Store  # noqa: E402
+
+ADMIN = "bench-admin"
+CASES = ("lone", "two", "two+silent")
+READS = ("running", "bots")
+
+
+def timed(read: Callable[[], object], calls: int) -> float:
+    """Milliseconds per call of ``read`` over ``calls`` sequential calls (after one warm-up)."""
+    read()
+    start = time.perf_counter()
+    for _ in range(calls):
+        read()
+    return (time.perf_counter() - start) / calls * 1000
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--bots", type=int, default=100, help="registered bots")
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--calls", type=int, default=100, help="calls of each read per case and round")
+    args = parser.parse_args()
+    with RedisServer() as redis_server, tempfile.TemporaryDirectory() as logs, LocalArena(Path(logs)) as arena:
+        prefix = f"bench-{uuid.uuid4().hex[:6]}:"
+        first = arena.start_referee(redis_server.url, prefix, ADMIN, {}, name="referee-1")
+        arena.start_referee(redis_server.url, prefix, ADMIN, {}, name="referee-2")
+        directory = FleetDirectory(Store.from_url(redis_server.url, prefix))
+        wait_for(lambda: len(directory.live()) == 2, 30, "two referees in the directory", arena.services)
+        client = RefereeClient(first, ADMIN, 30)
+        for n in range(args.bots):
+            client.register(f"bot-{n}")
+        lone = ArenaReferees(first, ADMIN, FleetDirectory(Store.from_url(redis_server.url, f"lone-{prefix}")))
+        fleet = ArenaReferees(first, ADMIN, directory)
+        silent = f"127.0.0.1:{free_port()}"
+        per_round: dict[tuple[str, str], list[float]] = {(case, read): [] for case in CASES for read in READS}
+        for _ in range(args.rounds):
+            for case in CASES:
+                referees = lone if case == "lone" else fleet
+                if case == "two+silent":
+                    directory.announce("silent", silent, 4, 0, [], [])
+                for read in READS:
+                    per_round[(case, read)].append(timed(getattr(referees, read), args.calls))
+                if case == "two+silent":
+                    directory.withdraw("silent")
+        print(f"{args.bots} registered bots, {args.rounds} rounds of {args.calls} calls; ms per call, "
+              "median [range] over rounds; ratio to the lone referee of the same round")
+        for read in READS:
+            for case in CASES:
+                values = per_round[(case, read)]
+                ratios = [v / base for v, base in zip(values, per_round[("lone", read)], strict=True)]
+                print(f"  {read:8} {case:11} {statistics.median(values):7.2f} ms [{min(values):.2f}-{max(values):.2f}]"
+                      f"   x{statistics.median(ratios):.2f} [{min(ratios):.2f}-{max(ratios):.2f}]")
+
+
+if __name__ == "__main__":
+    main()
