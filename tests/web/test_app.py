@@ -4,6 +4,7 @@ input, a missing admin token or an unreachable referee get clear answers, never 
 
 from __future__ import annotations
 
+import socket
 import uuid
 from collections.abc import Iterator
 
@@ -21,6 +22,7 @@ from workers.ratings.leaderboard import Leaderboard, record_match
 from workers.sprt import control
 from workers.sprt.plan import SprtSpec
 from workers.sprt.store import SprtStore
+from workers.storage.fleet import FleetDirectory
 from workers.storage.store import Store
 from workers.storage.versions import BotVersions
 
@@ -210,3 +212,15 @@ def test_an_unreachable_referee_is_said_on_the_live_pages_not_failed(client: Tes
         answer = client.get(path)
         assert answer.status_code == 503, path
         assert "cannot be reached" in answer.text and "Traceback" not in answer.text
+
+
+def test_a_referee_that_accepts_and_never_answers_costs_the_live_list_its_deadline_not_a_hang(
+        client: TestClient, store: Store) -> None:
+    """A fleet entry whose address accepts connections but never speaks (a stuck referee):
+    /live answers, the referee counted as silent, once the read's deadline has passed."""
+    with socket.socket() as stuck:
+        stuck.bind(("127.0.0.1", 0))
+        stuck.listen()
+        FleetDirectory(store).announce("stuck", f"127.0.0.1:{stuck.getsockname()[1]}", 4, 1, [], [])
+        listed = client.get("/live?format=json").json()
+    assert listed == {"reachable": False, "referees": 1, "silent": 1, "matches": []}
