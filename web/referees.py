@@ -5,8 +5,9 @@ directory is empty (a lone referee, or one that predates the fleet) or Redis can
 Each referee answers ListMatches, ListBots and StreamMatchEvents for itself only (its own
 running matches, the bot streams open to it), so a page that shows the whole arena asks
 every live referee at once (gRPC futures, :data:`ASK_TIMEOUT_S` each) and merges the
-answers.  A referee that does not answer in time is counted, not waited for again, so a
-stuck referee costs a page one timeout, and the page says what is missing rather than fail.
+answers.  A referee that does not answer in time is counted as silent: the calls run at
+once, so stuck referees cost a page one deadline in all, and the page says what is missing
+rather than fail.
 """
 
 from __future__ import annotations
