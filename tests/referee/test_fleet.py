@@ -18,16 +18,19 @@ from pitch_sdk.bot import Bot
 from pitch_sdk.proto.pitch.v1 import arena_pb2_grpc, bot_pb2
 from pitch_sdk.remote.client import BotClient
 from pitch_sdk.remote.fleet import FleetBot
+from referee.admission import RequestRefused
 from referee.arena import Arena
+from referee.capacity import FleetSeats
 from referee.config import RefereeConfig
 from referee.fleet import advertised_address
+from referee.sessions import Presence, Session
 from tests.referee.bots import FirstLegalBot, GatedBot
 from tests.referee.harness import Arena as HarnessArena
 from tests.referee.harness import RawBot, running_arena
 from workers.processes.services import LocalArena
 from workers.storage.fleet import FleetDirectory
 from workers.storage.seats import SeatLedger, SeatNeed, SeatRefusal
-from workers.storage.store import Store
+from workers.storage.store import BotRecord, Store
 
 FAST = {"fleet_ttl_s": 1.5}
 
@@ -366,3 +369,47 @@ def test_a_killed_referee_holds_no_capacity_once_it_leaves_the_directory(redis_u
             run(scenario(processes))
     finally:
         gate.set()
+
+
+def seated(bot_id: str, capacity: int) -> Presence:
+    """A presence of ``bot_id`` with an open stream declaring ``capacity``."""
+    presence = Presence(BotRecord(bot_id, f"name-{bot_id}", "owner", "", 0.0))
+    presence.session = Session(bot_pb2.Hello(capacity=capacity))
+    return presence
+
+
+def test_seats_taken_for_a_cancelled_call_are_given_back(redis_url: str) -> None:
+    """A RunMatch cancelled while Redis takes its seats (the script runs anyway) gives them
+    back once Redis has answered; the seats of a match that started are never given back
+    for a cancelled duplicate of it."""
+    fleet = directory(redis_url, f"fleet-{uuid.uuid4().hex[:8]}:")
+    fleet.announce("r", "h:r", 8, 0, [], [])
+    seats = FleetSeats(SeatLedger(fleet), "r")
+    ledger = seats.ledger
+
+    async def scenario() -> None:
+        for started in (False, True):
+            if started:
+                await seats.take("m-1", [seated("x", 2)])
+            taking = asyncio.create_task(seats.take("m-1", [seated("x", 2)]))
+            await asyncio.sleep(0)
+            taking.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await taking
+            await asyncio.sleep(0.2)  # the script has run by now, in its thread
+            await eventually(lambda: not seats._giving_back)
+            assert ledger.entries("x") == ({"m-1": "r:1"} if started else {})
+        await seats.release("m-1")
+        assert ledger.entries("x") == {}
+
+    run(scenario())
+
+
+def test_a_take_while_redis_is_unreachable_is_refused_unavailable() -> None:
+    """No Redis: the match is refused with UNAVAILABLE (transient: placement tries the next
+    referee), saying the store cannot be reached, not a crash of the call."""
+    fleet = directory("redis://127.0.0.1:1/0", "fleet-unreachable:")
+    seats = FleetSeats(SeatLedger(fleet), "r")
+    with pytest.raises(RequestRefused) as refused:
+        run(seats.take("m-1", [seated("x", 1)]))
+    assert refused.value.code == grpc.StatusCode.UNAVAILABLE and seats.held == {}
