@@ -40,10 +40,13 @@ from workers.storage.fleet import FleetDirectory
 #: is not counted (taking a match's seats again is idempotent) and is overwritten.
 _TAKE = """
 local me, match, oldest = ARGV[1], ARGV[2], tonumber(ARGV[3])
+local known = {[me] = true}
 local function live(referee)
-  if referee == me then return true end
-  local beat = redis.call('ZSCORE', KEYS[1], referee)
-  return beat ~= false and tonumber(beat) >= oldest
+  if known[referee] == nil then
+    local beat = redis.call('ZSCORE', KEYS[1], referee)
+    known[referee] = beat ~= false and tonumber(beat) >= oldest
+  end
+  return known[referee]
 end
 local bots = (#KEYS - 1) / 2
 for i = 1, bots do
