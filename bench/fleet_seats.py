@@ -5,9 +5,9 @@ paid per match (:meth:`workers.storage.fleet.FleetDirectory.claim` and ``release
 the same run, interleaved call by call.
 
 A private Redis; fleets of ``--sizes`` live referees; the match's four bots are connected
-to every referee (each declared its capacity on each: the capacity hashes hold one field
-per referee, the worst case) and already play ``--running`` matches spread over the
-referees (the seats hashes hold that many fields).  Per fleet size and round: the median
+to every referee (the calling referee knows their capacity from its own streams) and
+already play ``--running`` matches spread over the referees (each bot's seats hash holds
+that many fields, on as many referees, whose liveness the take asks).  Per fleet size and round: the median
 microseconds of ``--calls`` claim+release pairs and of as many take+release pairs,
 alternated; the report gives the medians over the rounds with their range, the ratio
 seats/claim per round, and, from Redis's ``INFO commandstats``, the client commands per

@@ -109,7 +109,7 @@ def refused(refusal: SeatRefusal, name: str) -> RequestRefused:
     task retries), naming the bot and its capacity."""
     if refusal.capacity == 0:
         return RequestRefused(grpc.StatusCode.FAILED_PRECONDITION,
-                              f"bot {echo(name)!r} has declared its capacity to no live referee (is it connected?)")
+                              f"bot {echo(name)!r} has no stream open to a live referee: its capacity is unknown")
     return RequestRefused(grpc.StatusCode.RESOURCE_EXHAUSTED,
                           f"bot {echo(name)!r} plays {refusal.in_use} of its {refusal.capacity} seats on the "
                           f"referee fleet already; this match needs {refusal.needed} more")

@@ -232,20 +232,19 @@ def test_an_sdk_bot_that_dials_a_shared_name_keeps_one_stream_per_referee(redis_
     run(scenario())
 
 
-def test_the_seat_ledger_counts_live_referees_only_and_the_smallest_declared_capacity(redis_url: str) -> None:
-    """The ledger's script: a bot's seats on live referees are summed against the smallest
-    capacity it declared to a live referee; all of a match's seats are taken or none;
-    taking a match's seats again is idempotent; only the referee that took them gives them
-    back; a dead referee's seats and declaration stop counting (and are deleted) once it
-    leaves the directory."""
+def test_the_seat_ledger_counts_live_referees_only(redis_url: str) -> None:
+    """The ledger's scripts: a bot's seats on live referees are summed against its
+    capacity (a relayed seat's: the one it declared to the referee holding its stream); all
+    of a match's seats are taken or none; taking a match's seats again is idempotent; only
+    the referee that took them gives them back; a dead referee's seats and declarations
+    stop counting once it leaves the directory (its seats are then deleted)."""
     fleet = directory(redis_url, f"fleet-{uuid.uuid4().hex[:8]}:", ttl_s=0.5)
     ledger = SeatLedger(fleet)
     for referee_id in ("a", "b", "dying"):
         fleet.announce(referee_id, f"h:{referee_id}", 8, 0, [], [])
-    fleet.bot_connected("a", "x", 3)
-    fleet.bot_connected("b", "x", 2)  # restarted with a smaller capacity: 2 holds
-    fleet.bot_connected("a", "y", 4)
-    one, two = {"x": SeatNeed(1, 3)}, {"x": SeatNeed(2, 3), "y": SeatNeed(1, 4)}
+    fleet.bot_connected("a", "x", 2)
+    fleet.bot_connected("dying", "z", 5)
+    one, two = {"x": SeatNeed(1, 2)}, {"x": SeatNeed(2, 2), "y": SeatNeed(1, 4)}
     assert ledger.take("dying", "m-dying", one) is None
     assert ledger.take("a", "m-1", one) is None
     assert ledger.take("b", "m-2", two) == SeatRefusal("x", 2, 2, 2)
@@ -253,18 +252,20 @@ def test_the_seat_ledger_counts_live_referees_only_and_the_smallest_declared_cap
     assert ledger.take("a", "m-1", one) is None and ledger.entries("x")["m-1"] == "a:1"  # idempotent
     ledger.release("b", "m-1", ["x"])
     assert "m-1" in ledger.entries("x")  # not b's to give back
-    assert ledger.take("b", "m-3", one) == SeatRefusal("x", 2, 2, 1)
+    relayed = {"x": SeatNeed(1, 0, declared_to="a")}  # b plays x's seat through a's stream
+    assert ledger.take("b", "m-3", relayed) == SeatRefusal("x", 2, 2, 1)
+    assert ledger.take("b", "m-4", {"z": SeatNeed(1, 0, declared_to="dying")}) is None
     for _ in range(4):  # "dying" stops beating and expires; a and b live on
         time.sleep(0.2)
         fleet.announce("a", "h:a", 8, 1, None, [])
         fleet.announce("b", "h:b", 8, 0, None, [])
-    assert ledger.take("b", "m-3", one) is None
+    assert ledger.take("b", "m-3", relayed) is None
     assert set(ledger.entries("x")) == {"m-1", "m-3"}  # the dead referee's seats are deleted
-    assert fleet.client.hgetall(fleet.key("capacity", "x")) == {"a": "3", "b": "2"}
+    assert ledger.take("b", "m-5", {"z": SeatNeed(1, 0, declared_to="dying")}) == SeatRefusal("z", 1, 0, 1)
     ledger.release("a", "m-1", ["x"])
     ledger.release("b", "m-3", ["x"])
-    assert ledger.entries("x") == {}
-    assert ledger.take("b", "m-4", {"nobody": SeatNeed(1, 0)}) == SeatRefusal("nobody", 0, 0, 1)
+    ledger.release("b", "m-4", ["z"])
+    assert ledger.entries("x") == {} and ledger.entries("z") == {}
 
 
 async def connect_everywhere(arenas: list[HarnessArena], token: str, factory: Callable[[], Bot],
@@ -303,7 +304,9 @@ def test_a_bots_capacity_holds_across_the_fleet(redis_url: str) -> None:
                     other = await first.register()
                     await connect_everywhere([first, second], other.token, FirstLegalBot, capacity=4)
                     seats.append(other.bot_id)
-                await eventually(lambda: len(fleet.client.hgetall(fleet.key("capacity", narrow.bot_id))) == 2)
+                for arena in (first, second):  # the capacity each stream declared, for relayed seats
+                    declared = fleet.key("capacity", arena.server.fleet.referee_id)
+                    await eventually(lambda key=declared: fleet.client.hget(key, narrow.bot_id) == "1")
                 sooner, later = f"m-{uuid.uuid4().hex[:8]}", f"m-{uuid.uuid4().hex[:8]}"
                 playing = asyncio.create_task(first.run_match("cutthroat", seats, match_id=sooner, seed=1))
                 await eventually(lambda: sooner in first.server.arena.tasks)

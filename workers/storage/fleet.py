@@ -13,9 +13,9 @@ set and its match claims expire on their own.  Keys, under the store's prefix:
   ``running`` (matches it runs now), ``heartbeat``; expires after ``ttl_s``;
 * ``fleet:bots:{id}`` - set of the bot ids with an open stream to that referee; expires
   with it;
-* ``fleet:capacity:{bot id}`` - hash, referee id -> the capacity (seats at once) the bot
-  declared in its hello to that referee; a field counts only while its referee is live
-  (see :mod:`workers.storage.seats`, which also holds ``fleet:seats:{bot id}``);
+* ``fleet:capacity:{id}`` - hash, bot id -> the capacity (seats at once) each of those bots
+  declared in its hello to that referee; expires with it (read by
+  :mod:`workers.storage.seats`, which also holds ``fleet:seats:{bot id}``);
 * ``fleet:match:{match id}`` - the claim: the id of the referee that runs the match
   (``SET NX`` with a TTL renewed by the owner's heartbeat), so a match id runs on at most
   one referee at a time, fleet-wide.
@@ -95,8 +95,8 @@ class FleetDirectory:
         heartbeat.  ``bots`` rewrites the set of its connected bots (the first heartbeat, and
         the first after a Redis error, so that an add or remove lost to an outage is
         repaired); ``None`` only renews the set, which costs the same however many bots are
-        connected (see ``docs/fleet.md``).  ``declared`` (bot id -> capacity) rewrites,
-        with ``bots``, the capacities those bots declared to this referee."""
+        connected (see ``docs/fleet.md``).  ``declared`` (bot id -> capacity) rewrites the
+        capacities the connected bots declared, as ``bots`` the set; ``None`` renews it."""
         now = time.time()
         pipe = self.client.pipeline(transaction=True)
         entry = self.key("referee", referee_id)
@@ -108,8 +108,12 @@ class FleetDirectory:
             if members := list(bots):
                 pipe.sadd(bot_set, *members)
         pipe.pexpire(bot_set, self._ttl_ms)
-        for bot_id, seats in (declared or {}).items():
-            pipe.hset(self.key("capacity", bot_id), referee_id, seats)
+        capacities = self.key("capacity", referee_id)
+        if declared is not None:
+            pipe.delete(capacities)
+            if declared:
+                pipe.hset(capacities, mapping={bot_id: seats for bot_id, seats in declared.items()})
+        pipe.pexpire(capacities, self._ttl_ms)
         pipe.zadd(self.key("live"), {referee_id: now})
         pipe.zremrangebyscore(self.key("live"), "-inf", now - 2 * self.ttl_s)
         for match_id in renew_matches:
@@ -118,19 +122,21 @@ class FleetDirectory:
 
     def bot_connected(self, referee_id: str, bot_id: str, capacity: int = 1) -> None:
         """A bot opened a stream to the referee (between heartbeats), declaring that it plays
-        ``capacity`` seats at once: kept in Redis so that any referee, whichever streams it
-        holds, can bound the bot's seats fleet-wide (:mod:`workers.storage.seats`)."""
+        ``capacity`` seats at once: kept in Redis so that a referee that plays a seat of the
+        bot relayed from this referee's stream knows the bound of its seats fleet-wide
+        (:mod:`workers.storage.seats`)."""
         pipe = self.client.pipeline(transaction=False)
         pipe.sadd(self.key("bots", referee_id), bot_id)
         pipe.pexpire(self.key("bots", referee_id), self._ttl_ms)
-        pipe.hset(self.key("capacity", bot_id), referee_id, capacity)
+        pipe.hset(self.key("capacity", referee_id), bot_id, capacity)
+        pipe.pexpire(self.key("capacity", referee_id), self._ttl_ms)
         pipe.execute()
 
     def bot_disconnected(self, referee_id: str, bot_id: str) -> None:
         """A bot's stream to the referee ended."""
         pipe = self.client.pipeline(transaction=False)
         pipe.srem(self.key("bots", referee_id), bot_id)
-        pipe.hdel(self.key("capacity", bot_id), referee_id)
+        pipe.hdel(self.key("capacity", referee_id), bot_id)
         pipe.execute()
 
     def set_running(self, referee_id: str, running: int) -> None:
@@ -140,7 +146,7 @@ class FleetDirectory:
     def withdraw(self, referee_id: str) -> None:
         """Remove a stopping referee at once (a dead one expires instead)."""
         pipe = self.client.pipeline(transaction=True)
-        pipe.delete(self.key("referee", referee_id), self.key("bots", referee_id))
+        pipe.delete(self.key("referee", referee_id), self.key("bots", referee_id), self.key("capacity", referee_id))
         pipe.zrem(self.key("live"), referee_id)
         pipe.execute()
 

@@ -4,25 +4,25 @@ once) holds for the whole fleet and not per referee.
 
 A bot with a stream on every referee declares its whole capacity on each; each referee
 counting only its own seats would give it up to N times that at once (more decisions
-waiting in its thread pool, then timeouts).  Keys, under the fleet's (see
+waiting in its thread pool, then timeouts).  The ledger is one hash per bot, keyed by the
+bot and never by a referee's session, under the fleet's keys (see
 :mod:`workers.storage.fleet`):
 
-* ``fleet:capacity:{bot id}`` - hash, referee id -> the capacity the bot declared to that
-  referee (written when a stream opens, dropped when it closes).  The bot's capacity is the
-  smallest declared to a live referee: a bot restarted with a smaller ``--capacity`` is held
-  to it as soon as one stream says so.
-* ``fleet:seats:{bot id}`` - hash, match id -> ``{referee id}:{seats}``: the seats of the
-  bot in each match running now, written by the referee that runs the match (whichever
-  referee holds the bot's stream, so a seat relayed from another referee counts too).
+* ``fleet:seats:{bot id}`` - match id -> ``{referee id}:{seats}``: the bot's seats in each
+  match running now, written by the referee that runs the match, whichever referee holds
+  the bot's stream (so a seat relayed from another referee's stream counts too).
 
-Both are keyed by the bot, never by a referee's session.  A field counts only while its
-referee is in ``fleet:live`` (its heartbeat is younger than the TTL): a referee that dies
-holds no capacity once it leaves the directory, and its fields are deleted by the next
-:meth:`SeatLedger.take` that reads them.  A match's seats are taken in one Lua script
-(read, sum, compare, write: one round trip, atomic, so two referees starting matches of
-one bot at once cannot both squeeze in) and released in another (compare-and-delete: only
-the referee that took them).  The scripts read ``fleet:live`` and the bots' two hashes,
-all passed as keys.
+The bound is the capacity the bot declared on the stream that plays the seat: the calling
+referee's own stream when it has one, else (a relayed seat) the one it declared to the
+referee holding its stream (``fleet:capacity:{referee id}``, written when the stream opens).
+
+A field counts only while its referee is in ``fleet:live`` (its heartbeat is younger than
+the TTL): a referee that dies holds no seats once it leaves the directory, and its fields
+are deleted by the next :meth:`SeatLedger.take` that reads them.  A match's seats are taken
+in one Lua script (read, sum, compare, write: one round trip, atomic, so two referees
+starting matches of one bot at once cannot both squeeze in) and given back in another
+(compare-and-delete: only by the referee that took them).  Each script reads only the keys
+it is given, and the take's work grows with the bot's running matches, not with the fleet.
 """
 
 from __future__ import annotations
@@ -33,11 +33,12 @@ from dataclasses import dataclass
 
 from workers.storage.fleet import FleetDirectory
 
-#: KEYS: fleet:live, then per bot its seats hash and its capacity hash.
-#: ARGV: referee id, match id, oldest live heartbeat, then per bot its seats needed and the
-#: capacity the caller knows it declared (0: none known).  Returns {} when the seats are
-#: taken, else {bot index (1-based), seats in use, capacity}.  A field of the same match
-#: is not counted (taking a match's seats again is idempotent) and is overwritten.
+#: KEYS: fleet:live, then per bot its seats hash and the capacity hash of the referee its
+#: capacity is read from.  ARGV: referee id, match id, oldest live heartbeat, then per bot
+#: its seats needed, its capacity (0: read it from that hash), its id and the id of that
+#: referee.  Returns {} when the seats are taken, else {bot index (1-based), seats in use,
+#: capacity}.  A field of the same match is not counted (taking a match's seats again is
+#: idempotent) and is overwritten.
 _TAKE = """
 local me, match, oldest = ARGV[1], ARGV[2], tonumber(ARGV[3])
 local known = {[me] = true}
@@ -51,15 +52,9 @@ end
 local bots = (#KEYS - 1) / 2
 for i = 1, bots do
   local seats_key, capacity_key = KEYS[2 * i], KEYS[2 * i + 1]
-  local needed, capacity = tonumber(ARGV[2 + 2 * i]), tonumber(ARGV[3 + 2 * i])
-  local declared = redis.call('HGETALL', capacity_key)
-  for j = 1, #declared, 2 do
-    if live(declared[j]) then
-      local seats = tonumber(declared[j + 1])
-      if capacity == 0 or seats < capacity then capacity = seats end
-    else
-      redis.call('HDEL', capacity_key, declared[j])
-    end
+  local needed, capacity = tonumber(ARGV[4 * i]), tonumber(ARGV[4 * i + 1])
+  if capacity == 0 and live(ARGV[4 * i + 3]) then
+    capacity = tonumber(redis.call('HGET', capacity_key, ARGV[4 * i + 2]) or 0)
   end
   local used = 0
   local held = redis.call('HGETALL', seats_key)
@@ -76,7 +71,7 @@ for i = 1, bots do
   if capacity == 0 or used + needed > capacity then return {i, used, capacity} end
 end
 for i = 1, bots do
-  redis.call('HSET', KEYS[2 * i], match, me .. ':' .. ARGV[2 + 2 * i])
+  redis.call('HSET', KEYS[2 * i], match, me .. ':' .. ARGV[4 * i])
 end
 return {}
 """
@@ -100,7 +95,10 @@ class SeatNeed:
     seats: int
     """Seats of the match the bot plays."""
     declared: int
-    """The capacity the bot declared to the calling referee (0: it has no stream there)."""
+    """The capacity the bot declared on the calling referee's stream (0: it has none there)."""
+    declared_to: str = ""
+    """With ``declared`` 0 (a relayed seat): the referee holding the bot's stream, whose
+    record of the capacity the bot declared bounds its seats."""
 
 
 @dataclass(frozen=True)
@@ -111,7 +109,7 @@ class SeatRefusal:
     in_use: int
     """Seats the bot plays now on the live referees."""
     capacity: int
-    """Its capacity (0: no live referee knows it: the bot is connected nowhere)."""
+    """Its capacity (0: unknown: the referee said to hold its stream does not, or is dead)."""
     needed: int
 
 
@@ -134,8 +132,10 @@ class SeatLedger:
         keys = [directory.key("live")]
         args: list[str | int | float] = [referee_id, match_id, time.time() - directory.ttl_s]
         for bot_id in bots:
-            keys += [directory.key("seats", bot_id), directory.key("capacity", bot_id)]
-            args += [needs[bot_id].seats, needs[bot_id].declared]
+            need = needs[bot_id]
+            declared_to = need.declared_to or referee_id
+            keys += [directory.key("seats", bot_id), directory.key("capacity", declared_to)]
+            args += [need.seats, need.declared, bot_id, declared_to]
         refused = self._take(keys=keys, args=args)
         if not refused:
             return None
