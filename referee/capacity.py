@@ -10,6 +10,9 @@ this referee lives (a dead referee's seats stop counting when it leaves the dire
   the seats back once Redis has answered, unless the match started meanwhile;
 * a release that fails (Redis down) is retried by every heartbeat until it is done.
 
+And a referee whose heartbeat came late (it looked dead for a moment) writes its seats back
+at its next heartbeat, in case a take deleted them meanwhile.
+
 House seats (practice opponents) are not bots: they take nothing.
 """
 
@@ -37,8 +40,8 @@ class FleetSeats:
     def __init__(self, ledger: SeatLedger, referee_id: str) -> None:
         self.ledger = ledger
         self.referee_id = referee_id
-        self.held: dict[str, list[str]] = {}
-        """Match id -> the bots whose seats of it this referee took (and has not given back)."""
+        self.held: dict[str, dict[str, int]] = {}
+        """Match id -> bot id -> the seats of it this referee took (and has not given back)."""
         self.unreleased: dict[str, list[str]] = {}
         """Releases that failed (Redis down), retried by :meth:`retry_releases`."""
         self._giving_back: set[asyncio.Task[None]] = set()
@@ -69,20 +72,26 @@ class FleetSeats:
             raise
         if refusal is not None:
             raise refused(refusal, names[refusal.bot_id])
-        self.held[match_id] = list(needs)
+        self.held[match_id] = {bot_id: need.seats for bot_id, need in needs.items()}
 
     async def release(self, match_id: str) -> None:
         """Give back the seats of ``match_id`` (it ended, was aborted, or never started)."""
         bots = self.held.pop(match_id, None)
         if bots:
-            await self._release(match_id, bots)
+            await self._release(match_id, list(bots))
 
-    async def retry_releases(self) -> None:
-        """Retry the releases that failed (called by the heartbeat)."""
-        for match_id, bots in list(self.unreleased.items()):
+    async def beat(self) -> None:
+        """The heartbeat's part: retry the releases that failed, write back missing seats;
+        raises ``redis.RedisError`` while Redis cannot be reached."""
+        for match_id, unreleased in list(self.unreleased.items()):
             del self.unreleased[match_id]
             if match_id not in self.held:  # taken again since: its entry is the running match's
-                await self._release(match_id, bots)
+                await self._release(match_id, unreleased)
+        held = dict(self.held)
+        await asyncio.to_thread(self.ledger.reassert, self.referee_id, held)
+        for match_id, seats in held.items():  # ended while they were written back: give them back again
+            if match_id not in self.held:
+                await self._release(match_id, list(seats))
 
     async def _release(self, match_id: str, bots: list[str]) -> None:
         try:

@@ -92,12 +92,12 @@ class FleetMember:
             await asyncio.to_thread(self.directory.announce, self.referee_id, self.address, self.capacity,
                                     len(self.arena.tasks), declared, sorted(self.claimed), declared)
             live = await asyncio.to_thread(self.directory.live)
+            await self.seats.beat()
         except redis.RedisError as exc:
             self._resync = True
             log.warning("fleet heartbeat failed (%s); retrying", exc)
             return
         self._resync = False
-        await self.seats.retry_releases()
         addresses = sorted({entry.address for entry in live} | {self.address})
         if addresses != self.addresses:
             log.info("fleet changed: %s", addresses)

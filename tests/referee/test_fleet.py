@@ -416,3 +416,24 @@ def test_a_take_while_redis_is_unreachable_is_refused_unavailable() -> None:
     with pytest.raises(RequestRefused) as refused:
         run(seats.take("m-1", [seated("x", 1)]))
     assert refused.value.code == grpc.StatusCode.UNAVAILABLE and seats.held == {}
+
+
+def test_a_referee_writes_back_its_seats_a_take_deleted_while_it_looked_dead(redis_url: str) -> None:
+    """A referee whose heartbeat came late looked dead to a take, which deleted its seats;
+    its next heartbeat writes back those of the matches it still runs, and only those."""
+    fleet = directory(redis_url, f"fleet-{uuid.uuid4().hex[:8]}:")
+    fleet.announce("r", "h:r", 8, 0, [], [])
+    seats = FleetSeats(SeatLedger(fleet), "r")
+    ledger = seats.ledger
+
+    async def scenario() -> None:
+        await seats.take("running", [seated("x", 3), seated("x", 3)])
+        await seats.take("ended", [seated("x", 3)])
+        await seats.release("ended")
+        fleet.client.delete(fleet.key("seats", "x"))
+        await seats.beat()
+        assert ledger.entries("x") == {"running": "r:2"}
+        await seats.release("running")
+        assert ledger.entries("x") == {}
+
+    run(scenario())

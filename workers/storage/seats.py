@@ -150,6 +150,18 @@ class SeatLedger:
             self._release(keys=[self.directory.key("seats", bot_id) for bot_id in bot_ids],
                           args=[referee_id, match_id])
 
+    def reassert(self, referee_id: str, held: Mapping[str, Mapping[str, int]]) -> None:
+        """Write back the seats of the matches ``referee_id`` runs (match id -> bot id ->
+        seats) where they are missing: a take that found the referee's heartbeat late (it
+        looked dead) deleted them while its matches went on.  One pipeline of ``HSETNX``."""
+        if not held:
+            return
+        pipe = self.directory.client.pipeline(transaction=False)
+        for match_id, bots in held.items():
+            for bot_id, seats in bots.items():
+                pipe.hsetnx(self.directory.key("seats", bot_id), match_id, f"{referee_id}:{seats}")
+        pipe.execute()
+
     def entries(self, bot_id: str) -> dict[str, str]:
         """The bot's ledger as stored (match id -> ``{referee id}:{seats}``), dead referees'
         fields included until a take reads them."""
