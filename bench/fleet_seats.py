@@ -11,8 +11,10 @@ that many fields, on as many referees, whose liveness the take asks).  Per fleet
 microseconds of ``--calls`` claim+release pairs and of as many take+release pairs,
 alternated; the report gives the medians over the rounds with their range, the ratio
 seats/claim per round, and, from Redis's ``INFO commandstats``, the client commands per
-take+release (round trips: each script is one ``EVALSHA``) and the commands the scripts
-run inside Redis.
+take+release (round trips: each script is one ``EVALSHA``), the commands the scripts run
+inside Redis, and Redis's own time in both scripts per match start (``usec`` of
+``EVALSHA`` over ``--calls`` more take+release: the server's CPU, without the network and
+the client).
 
 Run: ``.venv/bin/python bench/fleet_seats.py [--sizes 1 10 100] [--rounds 5] [--calls 200]``.
 """
@@ -63,10 +65,10 @@ def alternated(first: Callable[[], object], second: Callable[[], object], calls:
     return statistics.median(samples[0]) * 1e6, statistics.median(samples[1]) * 1e6
 
 
-def commands(directory: FleetDirectory) -> dict[str, int]:
-    """Calls per command so far (``INFO commandstats``)."""
+def commands(directory: FleetDirectory, field: str = "calls") -> dict[str, int]:
+    """Calls per command so far, or their microseconds in Redis (``INFO commandstats``)."""
     stats = directory.client.info("commandstats")
-    return {name.removeprefix("cmdstat_"): int(values["calls"]) for name, values in stats.items()}
+    return {name.removeprefix("cmdstat_"): int(values[field]) for name, values in stats.items()}
 
 
 def spread(values: list[float], digits: int = 1) -> dict[str, float]:
@@ -99,9 +101,14 @@ def measure(redis_url: str, size: int, running: int, rounds: int, calls: int) ->
         claims.append(claim_us)
         seats.append(seats_us)
         ratios.append(round(seats_us / claim_us, 2))
+    usec_before = commands(directory, "usec").get("evalsha", 0)
+    for _ in range(calls):
+        take_and_release()
+    redis_us = (commands(directory, "usec").get("evalsha", 0) - usec_before) / calls
     return {"referees": size, "running_matches": running, "claim_release_us": spread(claims),
             "seats_take_release_us": spread(seats), "ratios_seats_to_claim": ratios,
             "round_trips_per_match": delta.get("evalsha", 0) + delta.get("eval", 0),
+            "redis_us_per_match_start": round(redis_us, 1),
             "commands_inside_scripts": {k: v for k, v in sorted(delta.items()) if k not in ("evalsha", "eval")}}
 
 

@@ -23,7 +23,7 @@ def test_fleet_seats_bench_reports_the_ledger_cost_per_match_start() -> None:
     fleets = json.loads(run.stdout)["fleets"]
     assert [fleet["referees"] for fleet in fleets] == [1, 3]
     for fleet in fleets:
-        assert fleet["round_trips_per_match"] == 2
+        assert fleet["round_trips_per_match"] == 2 and fleet["redis_us_per_match_start"] > 0
         claim, seats = fleet["claim_release_us"]["median"], fleet["seats_take_release_us"]["median"]
         assert fleet["ratios_seats_to_claim"] == [pytest.approx(seats / claim, abs=0.01)]
     assert fleets[1]["commands_inside_scripts"]["zscore"] == 2  # the other referees, each asked once
