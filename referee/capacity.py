@@ -43,14 +43,14 @@ class FleetSeats:
         self.held: dict[str, dict[str, int]] = {}
         """Match id -> bot id -> the seats of it this referee took (and has not given back)."""
         self.unreleased: dict[str, list[str]] = {}
-        """Releases that failed (Redis down), retried by :meth:`retry_releases`."""
+        """Releases that failed (Redis down), retried by :meth:`beat`."""
         self._giving_back: set[asyncio.Task[None]] = set()
 
     async def take(self, match_id: str, seats: Sequence[Presence]) -> None:
         """Take the seats of ``match_id`` fleet-wide; raises :class:`RequestRefused` with
-        RESOURCE_EXHAUSTED naming the bot that has no room (FAILED_PRECONDITION if no live
-        referee knows its capacity: it is connected nowhere), or UNAVAILABLE when Redis
-        cannot be reached."""
+        RESOURCE_EXHAUSTED naming the bot that has no room (FAILED_PRECONDITION when its
+        capacity is unknown: no stream of it is open to a live referee), or UNAVAILABLE when
+        Redis cannot be reached."""
         needs: dict[str, SeatNeed] = {}
         names: dict[str, str] = {}
         for presence in seats:

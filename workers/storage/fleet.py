@@ -80,9 +80,13 @@ class FleetDirectory:
         self._renew = self.client.register_script(_RENEW)
         self._release = self.client.register_script(_RELEASE)
 
-    def key(self, *parts: str) -> str:
-        """The full name of one of the fleet's keys (``fleet:{parts...}`` under the prefix)."""
+    def _key(self, *parts: str) -> str:
         return self.prefix + "fleet:" + ":".join(parts)
+
+    def key(self, *parts: str) -> str:
+        """The full name of one of the fleet's keys (``fleet:{parts...}`` under the prefix),
+        for the modules that share them (the seat ledger, :mod:`workers.storage.seats`)."""
+        return self._key(*parts)
 
     @property
     def _ttl_ms(self) -> int:
@@ -99,25 +103,25 @@ class FleetDirectory:
         capacities the connected bots declared, as ``bots`` the set; ``None`` renews it."""
         now = time.time()
         pipe = self.client.pipeline(transaction=True)
-        entry = self.key("referee", referee_id)
+        entry = self._key("referee", referee_id)
         pipe.hset(entry, mapping={"address": address, "capacity": capacity, "running": running, "heartbeat": now})
         pipe.pexpire(entry, self._ttl_ms)
-        bot_set = self.key("bots", referee_id)
+        bot_set = self._key("bots", referee_id)
         if bots is not None:
             pipe.delete(bot_set)
             if members := list(bots):
                 pipe.sadd(bot_set, *members)
         pipe.pexpire(bot_set, self._ttl_ms)
-        capacities = self.key("capacity", referee_id)
+        capacities = self._key("capacity", referee_id)
         if declared is not None:
             pipe.delete(capacities)
             if declared:
                 pipe.hset(capacities, mapping={bot_id: seats for bot_id, seats in declared.items()})
         pipe.pexpire(capacities, self._ttl_ms)
-        pipe.zadd(self.key("live"), {referee_id: now})
-        pipe.zremrangebyscore(self.key("live"), "-inf", now - 2 * self.ttl_s)
+        pipe.zadd(self._key("live"), {referee_id: now})
+        pipe.zremrangebyscore(self._key("live"), "-inf", now - 2 * self.ttl_s)
         for match_id in renew_matches:
-            self._renew(keys=[self.key("match", match_id)], args=[referee_id, self._ttl_ms], client=pipe)
+            self._renew(keys=[self._key("match", match_id)], args=[referee_id, self._ttl_ms], client=pipe)
         pipe.execute()
 
     def bot_connected(self, referee_id: str, bot_id: str, capacity: int = 1) -> None:
@@ -126,39 +130,39 @@ class FleetDirectory:
         bot relayed from this referee's stream knows the bound of its seats fleet-wide
         (:mod:`workers.storage.seats`)."""
         pipe = self.client.pipeline(transaction=False)
-        pipe.sadd(self.key("bots", referee_id), bot_id)
-        pipe.pexpire(self.key("bots", referee_id), self._ttl_ms)
-        pipe.hset(self.key("capacity", referee_id), bot_id, capacity)
-        pipe.pexpire(self.key("capacity", referee_id), self._ttl_ms)
+        pipe.sadd(self._key("bots", referee_id), bot_id)
+        pipe.pexpire(self._key("bots", referee_id), self._ttl_ms)
+        pipe.hset(self._key("capacity", referee_id), bot_id, capacity)
+        pipe.pexpire(self._key("capacity", referee_id), self._ttl_ms)
         pipe.execute()
 
     def bot_disconnected(self, referee_id: str, bot_id: str) -> None:
         """A bot's stream to the referee ended."""
         pipe = self.client.pipeline(transaction=False)
-        pipe.srem(self.key("bots", referee_id), bot_id)
-        pipe.hdel(self.key("capacity", referee_id), bot_id)
+        pipe.srem(self._key("bots", referee_id), bot_id)
+        pipe.hdel(self._key("capacity", referee_id), bot_id)
         pipe.execute()
 
     def set_running(self, referee_id: str, running: int) -> None:
         """The referee's count of running matches changed (a match started or ended)."""
-        self.client.hset(self.key("referee", referee_id), "running", running)
+        self.client.hset(self._key("referee", referee_id), "running", running)
 
     def withdraw(self, referee_id: str) -> None:
         """Remove a stopping referee at once (a dead one expires instead)."""
         pipe = self.client.pipeline(transaction=True)
-        pipe.delete(self.key("referee", referee_id), self.key("bots", referee_id), self.key("capacity", referee_id))
-        pipe.zrem(self.key("live"), referee_id)
+        pipe.delete(self._key("referee", referee_id), self._key("bots", referee_id), self._key("capacity", referee_id))
+        pipe.zrem(self._key("live"), referee_id)
         pipe.execute()
 
     # ------------------------------------------------------------ reading the fleet
     def live(self) -> list[RefereeEntry]:
         """Every referee whose entry has not expired, in no particular order."""
-        ids = [str(i) for i in self.client.zrangebyscore(self.key("live"), time.time() - self.ttl_s, "+inf")]
+        ids = [str(i) for i in self.client.zrangebyscore(self._key("live"), time.time() - self.ttl_s, "+inf")]
         if not ids:
             return []
         pipe = self.client.pipeline(transaction=False)
         for referee_id in ids:
-            pipe.hgetall(self.key("referee", referee_id))
+            pipe.hgetall(self._key("referee", referee_id))
         entries = []
         for referee_id, data in zip(ids, pipe.execute(), strict=True):
             if data and "address" in data:
@@ -184,21 +188,21 @@ class FleetDirectory:
         wanted = sorted(set(bot_ids))
         pipe = self.client.pipeline(transaction=False)
         for entry in entries:
-            pipe.smismember(self.key("bots", entry.referee_id), wanted)
+            pipe.smismember(self._key("bots", entry.referee_id), wanted)
         reachable = [entry for entry, present in zip(entries, pipe.execute(), strict=True)
                      if all(present) and entry.room > 0]
         return sorted(reachable, key=lambda e: (e.running, -e.room, e.referee_id))
 
     def connected_bots(self) -> set[str]:
         """Every bot with a stream open to at least one live referee."""
-        keys = [self.key("bots", entry.referee_id) for entry in self.live()]
+        keys = [self._key("bots", entry.referee_id) for entry in self.live()]
         return {str(bot_id) for bot_id in self.client.sunion(keys)} if keys else set()
 
     # ------------------------------------------------------------ match claims
     def claim(self, match_id: str, referee_id: str) -> str:
         """Claim ``match_id`` for ``referee_id`` unless another referee holds it; returns the
         holder (``referee_id`` when the claim is ours, also when we held it already)."""
-        key = self.key("match", match_id)
+        key = self._key("match", match_id)
         if self.client.set(key, referee_id, nx=True, px=self._ttl_ms):
             return referee_id
         holder = self.client.get(key)
@@ -208,11 +212,11 @@ class FleetDirectory:
 
     def holder(self, match_id: str) -> str:
         """The referee running ``match_id`` now, or ``""``."""
-        return str(self.client.get(self.key("match", match_id)) or "")
+        return str(self.client.get(self._key("match", match_id)) or "")
 
     def release(self, match_id: str, referee_id: str) -> bool:
         """Drop ``referee_id``'s claim of ``match_id`` (the match ended and is recorded)."""
         try:
-            return bool(self._release(keys=[self.key("match", match_id)], args=[referee_id]))
+            return bool(self._release(keys=[self._key("match", match_id)], args=[referee_id]))
         except redis.RedisError:
             return False  # the claim expires with its TTL
