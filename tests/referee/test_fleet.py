@@ -324,6 +324,7 @@ def test_a_bots_capacity_holds_across_the_fleet(redis_url: str) -> None:
     run(scenario())
 
 
+@pytest.mark.slow  # a referee process starts (about 7 s in all)
 def test_a_killed_referee_holds_no_capacity_once_it_leaves_the_directory(redis_url: str, tmp_path: Path) -> None:
     """A referee process SIGKILLed while it runs a match of a bot of capacity 1 never gives
     its seat back; the seat stops counting when the referee's entry expires (a TTL of 1 s),
