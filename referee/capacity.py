@@ -88,7 +88,8 @@ class FleetSeats:
             if match_id not in self.held:  # taken again since: its entry is the running match's
                 await self._release(match_id, unreleased)
         held = dict(self.held)
-        await asyncio.to_thread(self.ledger.reassert, self.referee_id, held)
+        if held:
+            await asyncio.to_thread(self.ledger.reassert, self.referee_id, held)
         for match_id, seats in held.items():  # ended while they were written back: give them back again
             if match_id not in self.held:
                 await self._release(match_id, list(seats))
