@@ -136,6 +136,14 @@ class Arena:
                 raise RequestRefused(grpc.StatusCode.RESOURCE_EXHAUSTED,
                                      f"bot {echo(holder.bot.name)!r} plays {holder.seats_in_use} of its "
                                      f"{holder.capacity} seats already; this match needs {needed} more")
+        if self.fleet is not None:  # last: a match refused after this would hold seats it never plays
+            await self.fleet.seats.take(match_id, seats)
+            try:
+                self._check_room()  # again: matches may have started while Redis answered
+            except RequestRefused:
+                if match_id not in self.tasks:  # else the seats are the running match's
+                    await self.fleet.seats.release(match_id)
+                raise
         return MatchSpec(
             match_id=match_id, ruleset=rules, seats=tuple(seats), seed=seed, games=games,
             per_decision_ms=time_control.per_decision_ms if time_control and time_control.per_decision_ms
@@ -166,6 +174,8 @@ class Arena:
                 finally:
                     for presence in spec.seats:
                         presence.seats_in_use -= 1
+                    if self.fleet is not None:
+                        await self.fleet.seats.release(spec.match_id)
                 if record:
                     await self.record(spec.match_id, result, match.game_logs, spec.seat_versions)
                 return result
@@ -341,6 +351,8 @@ class Arena:
             return
         if presence.connected:
             self.start(spec, record=False)
+        elif self.fleet is not None:
+            await self.fleet.seats.release(spec.match_id)
 
     async def shutdown(self) -> None:
         """Stop taking matches; let running ones finish within the grace, then abort them;

@@ -21,8 +21,10 @@ from typing import TYPE_CHECKING
 import redis
 
 from pitch_sdk.proto.pitch.v1 import bot_pb2
+from referee.capacity import FleetSeats
 from referee.config import RefereeConfig
 from workers.storage.fleet import FleetDirectory
+from workers.storage.seats import SeatLedger
 from workers.storage.store import Store
 
 if TYPE_CHECKING:
@@ -54,6 +56,8 @@ class FleetMember:
         """Every live referee's address (this one included), as of the last heartbeat."""
         self.claimed: set[str] = set()
         """Match ids this referee holds the fleet-wide claim of."""
+        self.seats = FleetSeats(SeatLedger(self.directory), self.referee_id)
+        """The bots' seats this referee holds in the fleet-wide ledger."""
         self._resync = True
         self._writes: asyncio.Queue[Callable[[], object]] = asyncio.Queue()
         self._tasks: list[asyncio.Task[None]] = []
@@ -83,11 +87,12 @@ class FleetMember:
         """One heartbeat: renew the entry and the claims, read the fleet, and tell the bots
         that asked when referees joined or left."""
         registry = self.arena.registry
-        bots = [p.bot.bot_id for p in registry.connected()] if self._resync else None
+        declared = {p.bot.bot_id: p.capacity for p in registry.connected()} if self._resync else None
         try:
             await asyncio.to_thread(self.directory.announce, self.referee_id, self.address, self.capacity,
-                                    len(self.arena.tasks), bots, sorted(self.claimed))
+                                    len(self.arena.tasks), declared, sorted(self.claimed), declared)
             live = await asyncio.to_thread(self.directory.live)
+            await self.seats.beat()
         except redis.RedisError as exc:
             self._resync = True
             log.warning("fleet heartbeat failed (%s); retrying", exc)
@@ -117,8 +122,11 @@ class FleetMember:
                 log.warning("fleet directory write failed (%s)", exc)
 
     def bot_connected(self, bot_id: str) -> None:
-        """A bot opened a stream here: list it (matches it plays may be placed here)."""
-        self._writes.put_nowait(lambda: self.directory.bot_connected(self.referee_id, bot_id))
+        """A bot opened a stream here: list it (matches it plays may be placed here) with
+        the capacity it declared (which bounds its seats fleet-wide)."""
+        presence = self.arena.registry.get(bot_id)
+        capacity = presence.capacity if presence is not None else 1
+        self._writes.put_nowait(lambda: self.directory.bot_connected(self.referee_id, bot_id, capacity))
 
     def bot_disconnected(self, bot_id: str) -> None:
         """A bot's last stream here ended."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Sequence
 
@@ -48,4 +49,19 @@ class SteadyBot(FirstLegalBot):
 
     def act(self, observation: Observation, legal_actions: Sequence[Action]) -> Action:
         time.sleep(0.02)
+        return legal_actions[0]
+
+
+class GatedBot(FirstLegalBot):
+    """Answers only once its gate is open (at most 20 s later): keeps a match running for
+    as long as a test needs it to."""
+
+    name = "gated"
+
+    def __init__(self, gate: threading.Event) -> None:
+        super().__init__()
+        self.gate = gate
+
+    def act(self, observation: Observation, legal_actions: Sequence[Action]) -> Action:
+        self.gate.wait(20)
         return legal_actions[0]

@@ -5,19 +5,32 @@ from __future__ import annotations
 
 import asyncio
 import socket
+import threading
 import time
 import uuid
+from collections.abc import Callable
+from pathlib import Path
 
-from pitch_sdk.proto.pitch.v1 import bot_pb2
+import grpc
+import pytest
+
+from pitch_sdk.bot import Bot
+from pitch_sdk.proto.pitch.v1 import arena_pb2_grpc, bot_pb2
 from pitch_sdk.remote.client import BotClient
 from pitch_sdk.remote.fleet import FleetBot
+from referee.admission import RequestRefused
 from referee.arena import Arena
+from referee.capacity import FleetSeats
 from referee.config import RefereeConfig
 from referee.fleet import advertised_address
-from tests.referee.bots import FirstLegalBot
+from referee.sessions import Presence, Session
+from tests.referee.bots import FirstLegalBot, GatedBot
+from tests.referee.harness import Arena as HarnessArena
 from tests.referee.harness import RawBot, running_arena
+from workers.processes.services import LocalArena
 from workers.storage.fleet import FleetDirectory
-from workers.storage.store import Store
+from workers.storage.seats import SeatLedger, SeatNeed, SeatRefusal
+from workers.storage.store import BotRecord, Store
 
 FAST = {"fleet_ttl_s": 1.5}
 
@@ -215,5 +228,213 @@ def test_an_sdk_bot_that_dials_a_shared_name_keeps_one_stream_per_referee(redis_
                 assert presence is not None and presence.connected
             first.stop.set()
             await asyncio.wait_for(runner, 10)
+
+    run(scenario())
+
+
+def test_the_seat_ledger_counts_live_referees_only(redis_url: str) -> None:
+    """The ledger's scripts: a bot's seats on live referees are summed against its
+    capacity (a relayed seat's: the one it declared to the referee holding its stream); all
+    of a match's seats are taken or none; taking a match's seats again is idempotent; only
+    the referee that took them gives them back; a dead referee's seats and declarations
+    stop counting once it leaves the directory (its seats are then deleted)."""
+    fleet = directory(redis_url, f"fleet-{uuid.uuid4().hex[:8]}:", ttl_s=0.5)
+    ledger = SeatLedger(fleet)
+    for referee_id in ("a", "b", "dying"):
+        fleet.announce(referee_id, f"h:{referee_id}", 8, 0, [], [])
+    fleet.bot_connected("a", "x", 2)
+    fleet.bot_connected("dying", "z", 5)
+    one, two = {"x": SeatNeed(1, 2)}, {"x": SeatNeed(2, 2), "y": SeatNeed(1, 4)}
+    assert ledger.take("dying", "m-dying", one) is None
+    assert ledger.take("a", "m-1", one) is None
+    assert ledger.take("b", "m-2", two) == SeatRefusal("x", 2, 2, 2)
+    assert ledger.entries("y") == {}  # nothing of a refused match is taken
+    assert ledger.take("a", "m-1", one) is None and ledger.entries("x")["m-1"] == "a:1"  # idempotent
+    ledger.release("b", "m-1", ["x"])
+    assert "m-1" in ledger.entries("x")  # not b's to give back
+    relayed = {"x": SeatNeed(1, 0, declared_to="a")}  # b plays x's seat through a's stream
+    assert ledger.take("b", "m-3", relayed) == SeatRefusal("x", 2, 2, 1)
+    assert ledger.take("b", "m-4", {"z": SeatNeed(1, 0, declared_to="dying")}) is None
+    for _ in range(4):  # "dying" stops beating and expires; a and b live on
+        time.sleep(0.2)
+        fleet.announce("a", "h:a", 8, 1, None, [])
+        fleet.announce("b", "h:b", 8, 0, None, [])
+    assert ledger.take("b", "m-3", relayed) is None
+    assert set(ledger.entries("x")) == {"m-1", "m-3"}  # the dead referee's seats are deleted
+    assert ledger.take("b", "m-5", {"z": SeatNeed(1, 0, declared_to="dying")}) == SeatRefusal("z", 1, 0, 1)
+    ledger.release("a", "m-1", ["x"])
+    ledger.release("b", "m-3", ["x"])
+    ledger.release("b", "m-4", ["z"])
+    assert ledger.entries("x") == {} and ledger.entries("z") == {}
+
+
+async def connect_everywhere(arenas: list[HarnessArena], token: str, factory: Callable[[], Bot],
+                             capacity: int) -> None:
+    """One stream of the bot ``token`` to each referee (what a fleet bot keeps), until
+    each welcomed it."""
+    clients = []
+    for arena in arenas:
+        client = BotClient(factory, arena.address, token, capacity=capacity)
+        arena.tasks.append(asyncio.create_task(client.run(arena.stop)))
+        clients.append(client)
+    for client in clients:
+        await asyncio.wait_for(client.connected.wait(), 10)
+
+
+def test_a_bots_capacity_holds_across_the_fleet(redis_url: str) -> None:
+    """A bot of capacity 1 with a stream on each of two referees plays one match at a time
+    on the fleet: while it plays on the first, a match needing it on the second is refused
+    with RESOURCE_EXHAUSTED naming it (before the ledger, each referee counted its own seats
+    only and both matches ran); once the first ends, the second runs; the streams declared
+    the capacity in Redis, and every seat is given back."""
+    prefix = f"fleet-{uuid.uuid4().hex[:8]}:"
+    fleet = directory(redis_url, prefix)
+    ledger = SeatLedger(fleet)
+    gate = threading.Event()
+
+    async def scenario() -> None:
+        async with running_arena(redis_url, prefix, per_decision_ms=30_000, **FAST) as first, \
+                running_arena(redis_url, prefix, per_decision_ms=30_000, **FAST) as second:
+            try:
+                name = f"one-seat-{uuid.uuid4().hex[:6]}"
+                narrow = await first.register(name)
+                await connect_everywhere([first, second], narrow.token, lambda: GatedBot(gate), capacity=1)
+                seats = [narrow.bot_id]
+                for _ in range(2):
+                    other = await first.register()
+                    await connect_everywhere([first, second], other.token, FirstLegalBot, capacity=4)
+                    seats.append(other.bot_id)
+                for arena in (first, second):  # the capacity each stream declared, for relayed seats
+                    declared = fleet.key("capacity", arena.server.fleet.referee_id)
+                    await eventually(lambda key=declared: fleet.client.hget(key, narrow.bot_id) == "1")
+                sooner, later = f"m-{uuid.uuid4().hex[:8]}", f"m-{uuid.uuid4().hex[:8]}"
+                playing = asyncio.create_task(first.run_match("cutthroat", seats, match_id=sooner, seed=1))
+                await eventually(lambda: sooner in first.server.arena.tasks)
+                with pytest.raises(grpc.aio.AioRpcError) as refused:
+                    await asyncio.wait_for(second.run_match("cutthroat", seats, match_id=later, seed=2), 10)
+                assert refused.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+                assert f"bot {name!r} plays 1 of its 1 seats on the referee fleet" in (refused.value.details() or "")
+                gate.set()
+                assert (await playing).result.completed
+                assert (await second.run_match("cutthroat", seats, match_id=later, seed=2)).result.completed
+                assert all(ledger.entries(bot_id) == {} for bot_id in seats)
+            finally:
+                gate.set()
+
+    run(scenario())
+
+
+@pytest.mark.slow  # a referee process starts (about 7 s in all)
+def test_a_killed_referee_holds_no_capacity_once_it_leaves_the_directory(redis_url: str, tmp_path: Path) -> None:
+    """A referee process SIGKILLed while it runs a match of a bot of capacity 1 never gives
+    its seat back; the seat stops counting when the referee's entry expires (a TTL of 1 s),
+    and the bot's next match runs on the survivor."""
+    prefix = f"fleet-{uuid.uuid4().hex[:8]}:"
+    ledger = SeatLedger(directory(redis_url, prefix))
+    gate = threading.Event()
+
+    async def scenario(processes: LocalArena) -> None:
+        doomed = processes.start_referee(redis_url, prefix, "test-admin",
+                                         {"PITCH_FLEET_TTL_S": "1", "PITCH_PER_DECISION_MS": "30000"}, name="doomed")
+        async with running_arena(redis_url, prefix, fleet_ttl_s=1.0) as survivor, \
+                grpc.aio.insecure_channel(doomed) as channel:
+            elsewhere = HarnessArena(survivor.server, doomed, arena_pb2_grpc.ArenaServiceStub(channel), channel,
+                                  survivor.stop, survivor.tasks)
+            narrow = await survivor.register()
+            await connect_everywhere([elsewhere, survivor], narrow.token, lambda: GatedBot(gate), capacity=1)
+            seats = [narrow.bot_id]
+            for _ in range(2):
+                other = await survivor.register()
+                await connect_everywhere([elsewhere, survivor], other.token, FirstLegalBot, capacity=4)
+                seats.append(other.bot_id)
+            playing = asyncio.create_task(elsewhere.run_match("cutthroat", seats, seed=1))
+            await eventually(lambda: ledger.entries(narrow.bot_id) != {})
+            later = f"m-{uuid.uuid4().hex[:8]}"
+            with pytest.raises(grpc.aio.AioRpcError) as refused:
+                await asyncio.wait_for(survivor.run_match("cutthroat", seats, match_id=later, seed=2), 10)
+            assert refused.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+            next(s for s in processes.services if s.name == "doomed").kill()
+            with pytest.raises(grpc.aio.AioRpcError):
+                await playing
+            gate.set()
+            deadline = time.monotonic() + 10
+            while True:
+                try:
+                    result = (await survivor.run_match("cutthroat", seats, match_id=later, seed=2)).result
+                    break
+                except grpc.aio.AioRpcError as error:  # until the dead referee's entry expires
+                    assert error.code() == grpc.StatusCode.RESOURCE_EXHAUSTED and time.monotonic() < deadline
+                    await asyncio.sleep(0.2)
+            assert result.completed
+            assert ledger.entries(narrow.bot_id) == {}
+
+    try:
+        with LocalArena(tmp_path) as processes:
+            run(scenario(processes))
+    finally:
+        gate.set()
+
+
+def seated(bot_id: str, capacity: int) -> Presence:
+    """A presence of ``bot_id`` with an open stream declaring ``capacity``."""
+    presence = Presence(BotRecord(bot_id, f"name-{bot_id}", "owner", "", 0.0))
+    presence.session = Session(bot_pb2.Hello(capacity=capacity))
+    return presence
+
+
+def test_seats_taken_for_a_cancelled_call_are_given_back(redis_url: str) -> None:
+    """A RunMatch cancelled while Redis takes its seats (the script runs anyway) gives them
+    back once Redis has answered; the seats of a match that started are never given back
+    for a cancelled duplicate of it."""
+    fleet = directory(redis_url, f"fleet-{uuid.uuid4().hex[:8]}:")
+    fleet.announce("r", "h:r", 8, 0, [], [])
+    seats = FleetSeats(SeatLedger(fleet), "r")
+    ledger = seats.ledger
+
+    async def scenario() -> None:
+        for started in (False, True):
+            if started:
+                await seats.take("m-1", [seated("x", 2)])
+            taking = asyncio.create_task(seats.take("m-1", [seated("x", 2)]))
+            await asyncio.sleep(0)
+            taking.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await taking
+            await asyncio.sleep(0.2)  # the script has run by now, in its thread
+            await eventually(lambda: not seats._giving_back)
+            assert ledger.entries("x") == ({"m-1": "r:1"} if started else {})
+        await seats.release("m-1")
+        assert ledger.entries("x") == {}
+
+    run(scenario())
+
+
+def test_a_take_while_redis_is_unreachable_is_refused_unavailable() -> None:
+    """No Redis: the match is refused with UNAVAILABLE (transient: placement tries the next
+    referee), saying the store cannot be reached, not a crash of the call."""
+    fleet = directory("redis://127.0.0.1:1/0", "fleet-unreachable:")
+    seats = FleetSeats(SeatLedger(fleet), "r")
+    with pytest.raises(RequestRefused) as refused:
+        run(seats.take("m-1", [seated("x", 1)]))
+    assert refused.value.code == grpc.StatusCode.UNAVAILABLE and seats.held == {}
+
+
+def test_a_referee_writes_back_its_seats_a_take_deleted_while_it_looked_dead(redis_url: str) -> None:
+    """A referee whose heartbeat came late looked dead to a take, which deleted its seats;
+    its next heartbeat writes back those of the matches it still runs, and only those."""
+    fleet = directory(redis_url, f"fleet-{uuid.uuid4().hex[:8]}:")
+    fleet.announce("r", "h:r", 8, 0, [], [])
+    seats = FleetSeats(SeatLedger(fleet), "r")
+    ledger = seats.ledger
+
+    async def scenario() -> None:
+        await seats.take("running", [seated("x", 3), seated("x", 3)])
+        await seats.take("ended", [seated("x", 3)])
+        await seats.release("ended")
+        fleet.client.delete(fleet.key("seats", "x"))
+        await seats.beat()
+        assert ledger.entries("x") == {"running": "r:2"}
+        await seats.release("running")
+        assert ledger.entries("x") == {}
 
     run(scenario())

@@ -13,6 +13,9 @@ set and its match claims expire on their own.  Keys, under the store's prefix:
   ``running`` (matches it runs now), ``heartbeat``; expires after ``ttl_s``;
 * ``fleet:bots:{id}`` - set of the bot ids with an open stream to that referee; expires
   with it;
+* ``fleet:capacity:{id}`` - hash, bot id -> the capacity (seats at once) each of those bots
+  declared in its hello to that referee; expires with it (read by
+  :mod:`workers.storage.seats`, which also holds ``fleet:seats:{bot id}``);
 * ``fleet:match:{match id}`` - the claim: the id of the referee that runs the match
   (``SET NX`` with a TTL renewed by the owner's heartbeat), so a match id runs on at most
   one referee at a time, fleet-wide.
@@ -21,7 +24,7 @@ set and its match claims expire on their own.  Keys, under the store's prefix:
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 import redis
@@ -80,18 +83,24 @@ class FleetDirectory:
     def _key(self, *parts: str) -> str:
         return self.prefix + "fleet:" + ":".join(parts)
 
+    def key(self, *parts: str) -> str:
+        """The full name of one of the fleet's keys (``fleet:{parts...}`` under the prefix),
+        for the modules that share them (the seat ledger, :mod:`workers.storage.seats`)."""
+        return self._key(*parts)
+
     @property
     def _ttl_ms(self) -> int:
         return max(1, int(self.ttl_s * 1000))
 
     # ------------------------------------------------------------ a referee's own entries
     def announce(self, referee_id: str, address: str, capacity: int, running: int, bots: Iterable[str] | None,
-                 renew_matches: Sequence[str] = ()) -> None:
+                 renew_matches: Sequence[str] = (), declared: Mapping[str, int] | None = None) -> None:
         """Write (or renew) a referee's entry and the claims of the matches it runs: the
         heartbeat.  ``bots`` rewrites the set of its connected bots (the first heartbeat, and
         the first after a Redis error, so that an add or remove lost to an outage is
         repaired); ``None`` only renews the set, which costs the same however many bots are
-        connected (see ``docs/fleet.md``)."""
+        connected (see ``docs/fleet.md``).  ``declared`` (bot id -> capacity) rewrites the
+        capacities the connected bots declared, as ``bots`` the set; ``None`` renews it."""
         now = time.time()
         pipe = self.client.pipeline(transaction=True)
         entry = self._key("referee", referee_id)
@@ -103,22 +112,36 @@ class FleetDirectory:
             if members := list(bots):
                 pipe.sadd(bot_set, *members)
         pipe.pexpire(bot_set, self._ttl_ms)
+        capacities = self._key("capacity", referee_id)
+        if declared is not None:
+            pipe.delete(capacities)
+            if declared:
+                pipe.hset(capacities, mapping={bot_id: seats for bot_id, seats in declared.items()})
+        pipe.pexpire(capacities, self._ttl_ms)
         pipe.zadd(self._key("live"), {referee_id: now})
         pipe.zremrangebyscore(self._key("live"), "-inf", now - 2 * self.ttl_s)
         for match_id in renew_matches:
             self._renew(keys=[self._key("match", match_id)], args=[referee_id, self._ttl_ms], client=pipe)
         pipe.execute()
 
-    def bot_connected(self, referee_id: str, bot_id: str) -> None:
-        """A bot opened a stream to the referee (between heartbeats)."""
+    def bot_connected(self, referee_id: str, bot_id: str, capacity: int = 1) -> None:
+        """A bot opened a stream to the referee (between heartbeats), declaring that it plays
+        ``capacity`` seats at once: kept in Redis so that a referee that plays a seat of the
+        bot relayed from this referee's stream knows the bound of its seats fleet-wide
+        (:mod:`workers.storage.seats`)."""
         pipe = self.client.pipeline(transaction=False)
         pipe.sadd(self._key("bots", referee_id), bot_id)
         pipe.pexpire(self._key("bots", referee_id), self._ttl_ms)
+        pipe.hset(self._key("capacity", referee_id), bot_id, capacity)
+        pipe.pexpire(self._key("capacity", referee_id), self._ttl_ms)
         pipe.execute()
 
     def bot_disconnected(self, referee_id: str, bot_id: str) -> None:
         """A bot's stream to the referee ended."""
-        self.client.srem(self._key("bots", referee_id), bot_id)
+        pipe = self.client.pipeline(transaction=False)
+        pipe.srem(self._key("bots", referee_id), bot_id)
+        pipe.hdel(self._key("capacity", referee_id), bot_id)
+        pipe.execute()
 
     def set_running(self, referee_id: str, running: int) -> None:
         """The referee's count of running matches changed (a match started or ended)."""
@@ -127,7 +150,7 @@ class FleetDirectory:
     def withdraw(self, referee_id: str) -> None:
         """Remove a stopping referee at once (a dead one expires instead)."""
         pipe = self.client.pipeline(transaction=True)
-        pipe.delete(self._key("referee", referee_id), self._key("bots", referee_id))
+        pipe.delete(self._key("referee", referee_id), self._key("bots", referee_id), self._key("capacity", referee_id))
         pipe.zrem(self._key("live"), referee_id)
         pipe.execute()
 
