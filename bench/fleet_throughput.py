@@ -299,7 +299,7 @@ def main() -> None:
             if host.stdout.readline().strip() != "ready":
                 raise RuntimeError("the bot host did not connect its bots")
             deadline = time.monotonic() + 30
-            while len(directory.placements(bots)) < 2:
+            while len(directory.hosting(bots)) < 2:
                 if time.monotonic() > deadline:
                     raise RuntimeError("the directory never listed the bots on both referees")
                 time.sleep(0.1)

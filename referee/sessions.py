@@ -121,6 +121,11 @@ class Presence:
     resume_messages: dict[tuple[str, int], bot_pb2.RefereeMessage] = field(default_factory=dict)
     """``match_started`` per (match id, seat) in progress, re-sent on reconnection."""
     reconnected: asyncio.Event = field(default_factory=asyncio.Event)
+    watchers: set[Callable[[], None]] = field(default_factory=set)
+    """Called whenever a stream of the bot opens or ends (a relay tells its runner)."""
+    relayed: dict[str, Callable[[bot_pb2.Decision], None]] = field(default_factory=dict)
+    """Where answers naming a match another referee runs go (match id -> its relay, see
+    :mod:`referee.relay`), when no pending decision here takes them."""
 
     @property
     def connected(self) -> bool:
@@ -148,9 +153,13 @@ class Presence:
         return True
 
     def resolve(self, decision: bot_pb2.Decision) -> bool:
-        """Hand an answer to its pending decision; ``False`` (and counted) if it has none."""
+        """Hand an answer to its pending decision, or to the relay of the match it names (see
+        :attr:`relayed`); ``False`` (and counted) if neither takes it."""
         pending = self.pending.get(decision.decision_id)
         if pending is None or pending.answer.done():
+            if (relay := self.relayed.get(decision.match_id)) is not None:
+                relay(decision)  # late or unknown: the referee running the match counts it
+                return True
             self.ignore(decision.decision_id)
             return False
         pending.answer.set_result(decision)
@@ -211,7 +220,7 @@ class Registry:
                 session.send(pending.request)
         presence.reconnected.set()
         presence.reconnected = asyncio.Event()
-        self.on_change()
+        self._changed(presence)
         return presence, session
 
     def detach(self, presence: Presence, session: Session) -> None:
@@ -219,6 +228,11 @@ class Registry:
         session.close()
         if presence.session is session:
             presence.session = None
+        self._changed(presence)
+
+    def _changed(self, presence: Presence) -> None:
+        for watch in list(presence.watchers):
+            watch()
         self.on_change()
 
 

@@ -1,0 +1,212 @@
+"""Seats relayed between referees: a match seating bots that each keep one stream, to
+different referees of one fleet, is placed, played and recorded once, each seat answered
+by its own bot; the relay admits referees only and refuses malformed input; a host that
+goes away disconnects the seat as a dropped stream does (real referees on loopback, real
+Redis, bots on the raw generated stubs)."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections import Counter
+from contextlib import AsyncExitStack
+
+import grpc
+
+from pitch_sdk.proto.pitch.v1 import bot_pb2, game_pb2, relay_pb2
+from referee.relay import RELAY_METHOD
+from tests.referee.harness import ADMIN, FAST, Arena, RawBot, directory, eventually, played_here, run, running_arena
+from workers.referee_client import FleetReferees
+from workers.tournaments.schedule import round_robin
+
+
+class SingleStreamBot:
+    """A bot on the raw stubs that opens exactly one stream, to one referee: it answers
+    legal action 0 (after ``delay_s``) and notes which match and seat each request was for."""
+
+    def __init__(self, arena: Arena, token: str, delay_s: float = 0.0, **hello: object) -> None:
+        self.token = token
+        self.delay_s = delay_s
+        self.requests: Counter[tuple[str, int]] = Counter()
+        self.ended: set[str] = set()
+        self.hello = bot_pb2.Hello(protocol_versions=["pitch.v1"], capacity=2, **hello)  # type: ignore[arg-type]
+        self.stream = RawBot(arena, token, self.hello, self._handle)
+
+    def _handle(self, bot: RawBot, message: bot_pb2.RefereeMessage) -> None:
+        for member in message.batch.messages if message.HasField("batch") else [message]:
+            if member.HasField("decision_request"):
+                request = member.decision_request
+                self.requests[(request.match_id, request.seat)] += 1
+                answer = bot_pb2.BotMessage(decision=bot_pb2.Decision(
+                    match_id=request.match_id, decision_id=request.decision_id, legal_action_index=0))
+                if self.delay_s:
+                    asyncio.get_running_loop().call_later(self.delay_s, bot.send, answer)
+                else:
+                    bot.send(answer)
+            elif member.HasField("match_ended"):
+                self.ended.add(member.match_ended.match_id)
+
+
+async def single_stream_bots(first: Arena, second: Arena, **slow: float) -> tuple[list[str], list[SingleStreamBot]]:
+    """Three bots for a cutthroat match: ``near`` and ``other`` connected to the first
+    referee only, ``far`` to the second only (answering after ``slow['far']`` seconds)."""
+    ids, bots = [], []
+    for name, arena, hello in (("near", first, {}), ("far", second, {"batching": True, "skip_events": True}),
+                               ("other", first, {})):
+        registered = await first.register()
+        bot = SingleStreamBot(arena, registered.token, slow.get(name, 0.0), **hello)  # type: ignore[arg-type]
+        await bot.stream.started()
+        ids.append(registered.bot_id)
+        bots.append(bot)
+    return ids, bots
+
+
+def test_two_single_stream_bots_on_different_referees_play_a_match_placed_by_the_fleet(redis_url: str) -> None:
+    """Before the relay no referee could seat them together (the match was retried, then
+    recorded as not played).  Now placement picks the referee where most seats are local,
+    the far bot's seat is relayed from the other referee, every seat's decisions are
+    answered by its own bot over its one stream, and the match is recorded once."""
+    prefix = f"relay-{uuid.uuid4().hex[:8]}:"
+    fleet = directory(redis_url, prefix)
+
+    async def scenario() -> None:
+        async with running_arena(redis_url, prefix, **FAST) as first, \
+                running_arena(redis_url, prefix, **FAST) as second:
+            ids, bots = await single_stream_bots(first, second)
+            near, far, other = ids
+            await eventually(lambda: [e.address for e in fleet.hosting([far])] == [second.address]
+                             and [e.address for e in fleet.hosting([near, other])] == [first.address])
+            referees = FleetReferees(first.address, "test-admin", 60, fleet)
+            schedule = round_robin(uuid.uuid4().hex[:8], ids, "cutthroat", games=1)
+            match = schedule.matches[0]
+            assert referees.addresses_for(match) == [first.address, second.address]  # two seats local, one
+            recorded = await asyncio.to_thread(referees.run_match, schedule, match)
+            assert recorded["completed"] and not recorded.get("forfeited")
+            assert played_here(first.server.arena, match.match_id)
+            assert not played_here(second.server.arena, match.match_id)
+            result = (await first.run_match("cutthroat", list(match.seats), match_id=match.match_id)).result
+            for seat in result.seats:
+                bot = bots[ids.index(seat.bot_id)]
+                assert seat.status == game_pb2.SEAT_STATUS_OK and seat.strikes == 0
+                assert bot.requests[(match.match_id, seat.seat)] == seat.decisions > 0
+            for bot_id, bot in zip(ids, bots, strict=True):  # no bot was asked for another's seat
+                assert {seat for (_, seat) in bot.requests} == {s for s, b in enumerate(match.seats) if b == bot_id}
+                assert match.match_id in bot.ended
+            store = first.server.arena.store
+            assert len(store.match_logs(match.match_id)) == 1 and store.aborted_matches(match.match_id) == []
+            host = second.server.arena.registry.get(far)
+            assert host is not None and host.seats_in_use == 0 and not host.pending and not host.relayed
+
+    run(scenario())
+
+
+async def relay_call(arena: Arena, messages: list[bytes], metadata: tuple[tuple[str, str], ...] = ADMIN,
+                     half_close: bool = True) -> tuple[grpc.StatusCode, str, list[relay_pb2.RelayResponse]]:
+    """Send raw relay messages to ``arena`` and read until the call ends: its status, its
+    details and the replies."""
+    call = arena.channel.stream_stream(RELAY_METHOD, request_serializer=lambda raw: raw,
+                                       response_deserializer=relay_pb2.RelayResponse.FromString)(metadata=metadata)
+    replies: list[relay_pb2.RelayResponse] = []
+    try:
+        for message in messages:
+            await call.write(message)
+        if half_close:
+            await call.done_writing()
+        while (reply := await asyncio.wait_for(call.read(), 10)) is not grpc.aio.EOF:
+            replies.append(reply)  # type: ignore[arg-type]
+    except grpc.aio.AioRpcError as error:
+        return error.code(), error.details() or "", replies
+    return await call.code(), await call.details(), replies
+
+
+def opening(bot_id: str, match_id: str = "m-1", seats: tuple[int, ...] = (0,)) -> bytes:
+    return relay_pb2.RelayRequest(open=relay_pb2.RelayOpen(bot_id=bot_id, match_id=match_id,
+                                                           seats=seats)).SerializeToString()
+
+
+def forwarding(message: bot_pb2.RefereeMessage) -> bytes:
+    return relay_pb2.RelayRequest(forward=message).SerializeToString()
+
+
+def request(match_id: str = "m-1", seat: int = 0, decision_id: str = "m-1:0:1") -> bot_pb2.RefereeMessage:
+    return bot_pb2.RefereeMessage(decision_request=bot_pb2.DecisionRequest(
+        match_id=match_id, seat=seat, decision_id=decision_id))
+
+
+def test_the_relay_admits_referees_only_and_refuses_malformed_input(redis_url: str) -> None:
+    """No admin token (a bot's token included) is UNAUTHENTICATED before anything is read;
+    every malformed or out-of-order message ends the call with INVALID_ARGUMENT and a short
+    message; a bot not connected is FAILED_PRECONDITION, seats past its capacity
+    RESOURCE_EXHAUSTED; none of it crashes or stalls the referee or touches the bot."""
+
+    async def scenario() -> None:
+        async with running_arena(redis_url, hello_timeout_s=0.5) as arena:
+            registered = await arena.register()
+            bot = SingleStreamBot(arena, registered.token)  # capacity 2
+            await bot.stream.started()
+            absent = (await arena.register()).bot_id
+            good = opening(registered.bot_id)
+            cases: list[tuple[list[bytes], grpc.StatusCode, str, dict[str, object]]] = [
+                ([good], grpc.StatusCode.UNAUTHENTICATED, "admin token", {"metadata": ()}),
+                ([good], grpc.StatusCode.UNAUTHENTICATED, "admin token",
+                 {"metadata": (("authorization", f"Bearer {registered.token}"),)}),
+                ([b"\xff\xff\xff"], grpc.StatusCode.INVALID_ARGUMENT, "undecodable", {}),
+                ([b"\x0a" + b"\x80\x80\x41" + b"x" * (1024 * 1024 + 16)], grpc.StatusCode.INVALID_ARGUMENT,
+                 "over the limit", {}),
+                ([forwarding(request())], grpc.StatusCode.INVALID_ARGUMENT, "must be an open", {}),
+                ([], grpc.StatusCode.INVALID_ARGUMENT, "no open within", {"half_close": False}),
+                ([opening(registered.bot_id, seats=())], grpc.StatusCode.INVALID_ARGUMENT, "distinct seats", {}),
+                ([opening(registered.bot_id, seats=(1, 1))], grpc.StatusCode.INVALID_ARGUMENT, "distinct seats", {}),
+                ([opening(registered.bot_id, seats=(64,))], grpc.StatusCode.INVALID_ARGUMENT, "out of range", {}),
+                ([opening("b" * 5000)], grpc.StatusCode.INVALID_ARGUMENT, "more than 128", {}),
+                ([opening(registered.bot_id, match_id="")], grpc.StatusCode.INVALID_ARGUMENT, "needs a bot_id", {}),
+                ([opening(absent)], grpc.StatusCode.FAILED_PRECONDITION, "no stream here", {}),
+                ([opening(registered.bot_id, seats=(0, 1, 2))], grpc.StatusCode.RESOURCE_EXHAUSTED, "seats", {}),
+                ([good, good], grpc.StatusCode.INVALID_ARGUMENT, "forwards only", {}),
+                ([good, forwarding(bot_pb2.RefereeMessage(welcome=bot_pb2.Welcome()))],
+                 grpc.StatusCode.INVALID_ARGUMENT, "match messages only", {}),
+                ([good, forwarding(request(match_id="m-2", decision_id="m-2:0:1"))],
+                 grpc.StatusCode.INVALID_ARGUMENT, "names match", {}),
+                ([good, forwarding(request(seat=3))], grpc.StatusCode.INVALID_ARGUMENT, "names seat 3", {}),
+                ([good, forwarding(request(decision_id="elsewhere:0:1"))], grpc.StatusCode.INVALID_ARGUMENT,
+                 "does not start with the match id", {}),
+                ([good, forwarding(request()), forwarding(request())], grpc.StatusCode.INVALID_ARGUMENT,
+                 "already pending", {}),
+            ]
+            for messages, code, says, options in cases:
+                status, details, _ = await relay_call(arena, messages, **options)  # type: ignore[arg-type]
+                assert (status, says in details) == (code, True), (messages[:1], status, details)
+                assert len(details) < 400
+            presence = arena.server.arena.registry.get(registered.bot_id)
+            assert presence is not None and presence.connected
+            assert presence.seats_in_use == 0 and not presence.pending and not presence.relayed
+            assert not presence.resume_messages
+
+    run(scenario())
+
+
+def test_a_relayed_seat_whose_host_goes_away_forfeits_like_a_dropped_stream(redis_url: str) -> None:
+    """The referee hosting the far bot's stream stops in the middle of the match: the seat
+    is disconnected (no strike) and, since the bot is connected nowhere else, forfeits
+    after the reconnect grace, as a seat whose local stream dropped and never came back."""
+    prefix = f"relay-{uuid.uuid4().hex[:8]}:"
+    fleet = directory(redis_url, prefix)
+
+    async def scenario() -> None:
+        async with AsyncExitStack() as stack:
+            first = await stack.enter_async_context(running_arena(redis_url, prefix, **FAST))
+            hosting = running_arena(redis_url, prefix, **FAST)
+            second = await hosting.__aenter__()
+            try:
+                ids, bots = await single_stream_bots(first, second, far=0.05)
+                await eventually(lambda: len(fleet.hosting(ids)) == 0 and len(fleet.hosting([ids[1]])) == 1)
+                running = asyncio.create_task(first.run_match("cutthroat", ids, seed=5))
+                await eventually(lambda: sum(bots[1].requests.values()) >= 3)
+            finally:
+                await hosting.__aexit__(None, None, None)
+            result = (await asyncio.wait_for(running, 30)).result
+            assert result.forfeited and result.forfeiting_party == 1
+            far = result.seats[1]
+            assert far.status == game_pb2.SEAT_STATUS_FORFEITED and far.strikes == 0
+
+    run(scenario())
