@@ -136,10 +136,11 @@ class RelayServicer:
         except RequestRefused as refused:
             arena.client_faults.log(logging.WARNING, "RelayService.Relay refused: %s", refused)
             await context.abort(refused.code, str(refused))
-        assert relay.presence.session is not None  # connected
-        await context.write(relay_pb2.RelayResponse(opened=relay_pb2.RelayOpened(hello=relay.presence.session.hello)))
         reader = asyncio.create_task(self._read_forwards(context, relay))
         try:
+            assert relay.presence.session is not None  # connected
+            await context.write(relay_pb2.RelayResponse(opened=relay_pb2.RelayOpened(
+                hello=relay.presence.session.hello)))
             while (message := await relay.outbox.next_message()) is not None:
                 await context.write(message)
         finally:
