@@ -1,13 +1,14 @@
-"""The host's side of ``RelayService``: forwarding a relayed match's messages to a bot's
-stream on this referee, and its answers back to the referee that runs the match (see
-:mod:`referee.relay` for the runner's side and why).
+"""The host's side of ``RelayService``: forwarding relayed matches' messages to bots'
+streams on this referee, and their answers back to the referee that runs the matches
+(see :mod:`referee.relay` for the runner's side and why).
 
 Only referees call it: the call must carry the arena's admin token, checked before any
-message is read.  Everything the runner sends is checked before it reaches the bot: the
-open names a connected bot and 1-64 distinct seats, every forwarded message is a match
-message of the opened match and one of its seats; anything else ends the call with
-INVALID_ARGUMENT and a short message.  The bot's seats count against its capacity here,
-as a local match's do.
+message is read.  Everything the runner sends is checked before it reaches a bot: an open
+names a connected bot and 1-64 distinct seats, every forwarded message is a match message
+of its relay's match and one of its seats.  A bad open or forward ends that relay
+(``RelayResponse.ended``, INVALID_ARGUMENT, with a short message); a message that does
+not parse, an oversized batch, a nested batch or a relay id opened twice ends the call.
+A bot's relayed seats count against its capacity here, as a local match's do.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from referee import config as bounds
 from referee.admission import Context, RequestRefused, bounded, decode, invalid, is_admin
 from referee.arena import Arena
 from referee.config import echo
-from referee.relay import MAX_RELAY_MESSAGE_BYTES
+from referee.relay import MAX_RELAY_MESSAGE_BYTES, join_responses, relay_outbox, unbatched
 from referee.service import encoded, register_handlers
 from referee.sessions import PendingDecision, Presence, Session
 
@@ -38,11 +39,13 @@ MAX_DECISION_ID_CHARS = bounds.MAX_ID_CHARS + 32
 class HostedRelay:
     """One relay on the host: a bot's seats in a match another referee runs."""
 
-    def __init__(self, presence: Presence, match_id: str, seats: frozenset[int]) -> None:
+    def __init__(self, relay_id: int, presence: Presence, match_id: str, seats: frozenset[int],
+                 replies: Session) -> None:
+        self.relay_id = relay_id
         self.presence = presence
         self.match_id = match_id
         self.seats = seats
-        self.outbox = Session(bot_pb2.Hello())  # replies to the runner, in order
+        self.replies = replies
         self.latest: dict[int, str] = {}
         """The decision id each seat waits on (the runner waits on one per seat at a time)."""
         presence.seats_in_use += len(seats)
@@ -61,14 +64,14 @@ class HostedRelay:
         if kind != "match_ended" and inner.seat not in self.seats:
             raise invalid(f"a forwarded {kind} names seat {inner.seat}, not one of the relay's {sorted(self.seats)}")
         presence = self.presence
-        encoded = message.SerializeToString()
+        encoded_message = message.SerializeToString()
         if kind == "match_started":
             presence.resume_messages[(self.match_id, inner.seat)] = message
         elif kind == "decision_request":
-            self._wait_for(inner, encoded)
-        presence.send_encoded(encoded)
+            self._wait_for(inner, encoded_message)
+        presence.send_encoded(encoded_message)
 
-    def _wait_for(self, request: bot_pb2.DecisionRequest, encoded: bytes) -> None:
+    def _wait_for(self, request: bot_pb2.DecisionRequest, encoded_request: bytes) -> None:
         """Register the bot's answer to a forwarded request (re-sent if the bot reconnects
         here); the seat's previous request, which the runner no longer waits for, is
         dropped, and a late answer to it goes to the runner through :meth:`_answered`."""
@@ -81,7 +84,7 @@ class HostedRelay:
         self.latest[request.seat] = decision_id
         answer: asyncio.Future[bot_pb2.Decision | None] = asyncio.get_running_loop().create_future()
         answer.add_done_callback(self._answer_ready)
-        self.presence.pending[decision_id] = PendingDecision(encoded, answer)
+        self.presence.pending[decision_id] = PendingDecision(encoded_request, answer)
 
     def _answer_ready(self, answer: asyncio.Future[bot_pb2.Decision | None]) -> None:
         decision = answer.result()
@@ -92,7 +95,8 @@ class HostedRelay:
     def _answered(self, decision: bot_pb2.Decision) -> None:
         """Send a bot's answer that names the relayed match to the runner, which applies or
         counts it as it would a local one."""
-        self.outbox.send(relay_pb2.RelayResponse(decision=decision).SerializeToString())
+        self.replies.send(relay_pb2.RelayResponse(decision=relay_pb2.RelayDecision(
+            relay_id=self.relay_id, decision=decision)).SerializeToString())
 
     def _drop(self, decision_id: str | None) -> None:
         pending = self.presence.pending.pop(decision_id, None) if decision_id is not None else None
@@ -101,8 +105,8 @@ class HostedRelay:
 
     def _bot_changed(self) -> None:
         """The bot's stream here opened or ended: tell the runner (its seats wait or go on)."""
-        self.outbox.send(relay_pb2.RelayResponse(connection=relay_pb2.RelayConnection(
-            connected=self.presence.connected)).SerializeToString())
+        self.replies.send(relay_pb2.RelayResponse(connection=relay_pb2.RelayConnection(
+            relay_id=self.relay_id, connected=self.presence.connected)).SerializeToString())
 
     def close(self) -> None:
         """The relay ended: forget the match's seats here and free their capacity."""
@@ -116,50 +120,47 @@ class HostedRelay:
         for seat in self.seats:
             presence.resume_messages.pop((self.match_id, seat), None)
             presence.ignored.pop((self.match_id, seat), None)
-        self.outbox.close()
 
 
-class RelayServicer:
-    """``RelayService.Relay`` (messages in as bytes, parsed here once the caller is known)."""
+class HostedCall:
+    """One runner's ``Relay`` call on the host: its relays by id and its replies."""
 
     def __init__(self, arena: Arena) -> None:
         self.arena = arena
+        self.replies = relay_outbox(join_responses)
+        self.relays: dict[int, HostedRelay] = {}
 
-    async def Relay(self, request_iterator: Any, context: Context) -> None:
-        """Admit the caller and the open, then forward until the runner half-closes."""
-        arena = self.arena
-        if not is_admin(context, arena.config.admin_token):
-            await context.abort(grpc.StatusCode.UNAUTHENTICATED, "missing or wrong admin token: relays are for "
-                                                                 "the arena's referees")
-        try:
-            relay = self._host(await self._read_open(context))
-        except RequestRefused as refused:
-            arena.client_faults.log(logging.WARNING, "RelayService.Relay refused: %s", refused)
-            await context.abort(refused.code, str(refused))
-        reader = asyncio.create_task(self._read_forwards(context, relay))
-        try:
+    def handle(self, message: relay_pb2.RelayRequest) -> None:
+        """Act on one (unbatched) message; a refused open or forward ends its relay with
+        ``ended``, a relay id opened twice raises INVALID_ARGUMENT (the call ends)."""
+        kind = message.WhichOneof("message")
+        if kind == "open":
+            relay_id = message.open.relay_id
+            if relay_id in self.relays:
+                raise invalid(f"relay {relay_id} is open already")
+            try:
+                relay = self.relays[relay_id] = self._host(message.open)
+            except RequestRefused as refused:
+                self._end(relay_id, refused)
+                return
             assert relay.presence.session is not None  # connected
-            await context.write(relay_pb2.RelayResponse(opened=relay_pb2.RelayOpened(
-                hello=relay.presence.session.hello)))
-            while (message := await relay.outbox.next_message()) is not None:
-                await context.write(message)
-        finally:
-            reader.cancel()
-            relay.close()
-        if relay.outbox.ending is not None:
-            await context.abort(*relay.outbox.ending)
-
-    async def _read_open(self, context: Context) -> relay_pb2.RelayOpen:
-        try:
-            raw = await asyncio.wait_for(context.read(), self.arena.config.hello_timeout_s)
-        except TimeoutError:
-            raise invalid("no open within the hello timeout") from None
-        if raw is grpc.aio.EOF:
-            raise invalid("the relay ended before its open")
-        first = decode(relay_pb2.RelayRequest, raw, MAX_RELAY_MESSAGE_BYTES)
-        if first.WhichOneof("message") != "open":
-            raise invalid(f"the first relay message must be an open, got {first.WhichOneof('message')}")
-        return first.open
+            self.replies.send(relay_pb2.RelayResponse(opened=relay_pb2.RelayOpened(
+                relay_id=relay_id, hello=relay.presence.session.hello)).SerializeToString())
+        elif kind == "forward":
+            target = self.relays.get(message.forward.relay_id)
+            if target is None:
+                return  # ended by us already, or closed: the runner has not heard yet
+            try:
+                target.forward(message.forward.message)
+            except RequestRefused as refused:
+                del self.relays[target.relay_id]
+                target.close()
+                self._end(target.relay_id, refused)
+        elif kind == "close":
+            if (closed := self.relays.pop(message.close.relay_id, None)) is not None:
+                closed.close()
+        else:
+            raise invalid(f"a relay request must be an open, a forward or a close, got {kind}")
 
     def _host(self, request: relay_pb2.RelayOpen) -> HostedRelay:
         """Check an open and start hosting it; a bot that is not connected here is
@@ -182,24 +183,57 @@ class RelayServicer:
             raise RequestRefused(grpc.StatusCode.RESOURCE_EXHAUSTED,
                                  f"bot {echo(presence.bot.name)!r} plays {presence.seats_in_use} of its "
                                  f"{presence.capacity} seats here already; the relay needs {len(seats)} more")
-        return HostedRelay(presence, match_id, seats)
+        return HostedRelay(request.relay_id, presence, match_id, seats, self.replies)
 
-    async def _read_forwards(self, context: Context, relay: HostedRelay) -> None:
-        """Forward each message until the runner half-closes; a bad one ends the relay with
+    def _end(self, relay_id: int, refused: RequestRefused) -> None:
+        self.arena.client_faults.log(logging.WARNING, "RelayService.Relay: relay %d refused: %s", relay_id, refused)
+        self.replies.send(relay_pb2.RelayResponse(ended=relay_pb2.RelayEnded(
+            relay_id=relay_id, code=refused.code.value[0], message=str(refused))).SerializeToString())
+
+    def close(self) -> None:
+        """The call ended: every relay on it ends."""
+        relays, self.relays = list(self.relays.values()), {}
+        for relay in relays:
+            relay.close()
+        self.replies.close()
+
+
+class RelayServicer:
+    """``RelayService.Relay`` (messages in as bytes, parsed here once the caller is known)."""
+
+    def __init__(self, arena: Arena) -> None:
+        self.arena = arena
+
+    async def Relay(self, request_iterator: Any, context: Context) -> None:
+        """Admit the caller, then host its relays until it half-closes."""
+        if not is_admin(context, self.arena.config.admin_token):
+            await context.abort(grpc.StatusCode.UNAUTHENTICATED, "missing or wrong admin token: relays are for "
+                                                                 "the arena's referees")
+        call = HostedCall(self.arena)
+        reader = asyncio.create_task(self._read(context, call))
+        try:
+            while (message := await call.replies.next_message()) is not None:
+                await context.write(message)
+        finally:
+            reader.cancel()
+            call.close()
+        if call.replies.ending is not None:
+            await context.abort(*call.replies.ending)
+
+    async def _read(self, context: Context, call: HostedCall) -> None:
+        """Handle each message until the runner half-closes; a bad one ends the call with
         INVALID_ARGUMENT, a fault of ours with INTERNAL."""
         try:
             while (raw := await context.read()) is not grpc.aio.EOF:
-                message = decode(relay_pb2.RelayRequest, raw, MAX_RELAY_MESSAGE_BYTES)
-                if message.WhichOneof("message") != "forward":
-                    raise invalid(f"after the open a relay takes forwards only, got {message.WhichOneof('message')}")
-                relay.forward(message.forward)
-            relay.outbox.close()
+                for message in unbatched(decode(relay_pb2.RelayRequest, raw, MAX_RELAY_MESSAGE_BYTES)):
+                    call.handle(message)
+            call.replies.close()
         except RequestRefused as refused:
             self.arena.client_faults.log(logging.WARNING, "RelayService.Relay ended: %s", refused)
-            relay.outbox.end(refused.code, str(refused))
+            call.replies.end(refused.code, str(refused))
         except Exception as fault:
             self.arena.internal_faults.log(logging.ERROR, "RelayService.Relay: internal error", exc_info=fault)
-            relay.outbox.end(grpc.StatusCode.INTERNAL, f"internal error in the referee ({type(fault).__name__})")
+            call.replies.end(grpc.StatusCode.INTERNAL, f"internal error in the referee ({type(fault).__name__})")
 
 
 def add_relay_service(servicer: RelayServicer, server: grpc.aio.Server) -> None:

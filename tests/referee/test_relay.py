@@ -24,12 +24,12 @@ class SingleStreamBot:
     """A bot on the raw stubs that opens exactly one stream, to one referee: it answers
     legal action 0 (after ``delay_s``) and notes which match and seat each request was for."""
 
-    def __init__(self, arena: Arena, token: str, delay_s: float = 0.0, **hello: object) -> None:
+    def __init__(self, arena: Arena, token: str, delay_s: float = 0.0, capacity: int = 2, **hello: object) -> None:
         self.token = token
         self.delay_s = delay_s
         self.requests: Counter[tuple[str, int]] = Counter()
         self.ended: set[str] = set()
-        self.hello = bot_pb2.Hello(protocol_versions=["pitch.v1"], capacity=2, **hello)  # type: ignore[arg-type]
+        self.hello = bot_pb2.Hello(protocol_versions=["pitch.v1"], capacity=capacity, **hello)  # type: ignore[arg-type]
         self.stream = RawBot(arena, token, self.hello, self._handle)
 
     def _handle(self, bot: RawBot, message: bot_pb2.RefereeMessage) -> None:
@@ -100,32 +100,37 @@ def test_two_single_stream_bots_on_different_referees_play_a_match_placed_by_the
     run(scenario())
 
 
-async def relay_call(arena: Arena, messages: list[bytes], metadata: tuple[tuple[str, str], ...] = ADMIN,
-                     half_close: bool = True) -> tuple[grpc.StatusCode, str, list[relay_pb2.RelayResponse]]:
-    """Send raw relay messages to ``arena`` and read until the call ends: its status, its
-    details and the replies."""
+async def relay_call(arena: Arena, messages: list[bytes],
+                     metadata: tuple[tuple[str, str], ...] = ADMIN) -> tuple[grpc.StatusCode, str]:
+    """Send raw relay messages to ``arena``, half-close and read until the call ends: the
+    first relay the host ended (its code and message), else the call's status."""
     call = arena.channel.stream_stream(RELAY_METHOD, request_serializer=lambda raw: raw,
                                        response_deserializer=relay_pb2.RelayResponse.FromString)(metadata=metadata)
-    replies: list[relay_pb2.RelayResponse] = []
+    ended: list[relay_pb2.RelayEnded] = []
     try:
         for message in messages:
             await call.write(message)
-        if half_close:
-            await call.done_writing()
+        await call.done_writing()
         while (reply := await asyncio.wait_for(call.read(), 10)) is not grpc.aio.EOF:
-            replies.append(reply)  # type: ignore[arg-type]
+            assert isinstance(reply, relay_pb2.RelayResponse)
+            if reply.HasField("ended"):
+                ended.append(reply.ended)
     except grpc.aio.AioRpcError as error:
-        return error.code(), error.details() or "", replies
-    return await call.code(), await call.details(), replies
+        return error.code(), error.details() or ""
+    if ended:
+        code = next(status for status in grpc.StatusCode if status.value[0] == ended[0].code)
+        return code, ended[0].message
+    return await call.code(), await call.details()
 
 
 def opening(bot_id: str, match_id: str = "m-1", seats: tuple[int, ...] = (0,)) -> bytes:
-    return relay_pb2.RelayRequest(open=relay_pb2.RelayOpen(bot_id=bot_id, match_id=match_id,
+    return relay_pb2.RelayRequest(open=relay_pb2.RelayOpen(relay_id=1, bot_id=bot_id, match_id=match_id,
                                                            seats=seats)).SerializeToString()
 
 
-def forwarding(message: bot_pb2.RefereeMessage) -> bytes:
-    return relay_pb2.RelayRequest(forward=message).SerializeToString()
+def forwarding(message: bot_pb2.RefereeMessage, relay_id: int = 1) -> bytes:
+    return relay_pb2.RelayRequest(forward=relay_pb2.RelayForward(relay_id=relay_id, message=message)
+                                  ).SerializeToString()
 
 
 def request(match_id: str = "m-1", seat: int = 0, decision_id: str = "m-1:0:1") -> bot_pb2.RefereeMessage:
@@ -135,52 +140,56 @@ def request(match_id: str = "m-1", seat: int = 0, decision_id: str = "m-1:0:1") 
 
 def test_the_relay_admits_referees_only_and_refuses_malformed_input(redis_url: str) -> None:
     """No admin token (a bot's token included) is UNAUTHENTICATED before anything is read;
-    every malformed or out-of-order message ends the call with INVALID_ARGUMENT and a short
-    message; a bot not connected is FAILED_PRECONDITION, seats past its capacity
-    RESOURCE_EXHAUSTED; none of it crashes or stalls the referee or touches the bot."""
+    a message that does not parse, is too big, nests batches or reopens a relay id ends
+    the call with INVALID_ARGUMENT; a bad open or forward ends its relay with
+    INVALID_ARGUMENT, a bot not connected FAILED_PRECONDITION, seats past its capacity
+    RESOURCE_EXHAUSTED; every message is short; none of it crashes or stalls the referee
+    or leaves anything on the bot."""
+    ok = grpc.StatusCode.OK
+    invalid = grpc.StatusCode.INVALID_ARGUMENT
 
     async def scenario() -> None:
-        async with running_arena(redis_url, hello_timeout_s=0.5) as arena:
+        async with running_arena(redis_url) as arena:
             registered = await arena.register()
             bot = SingleStreamBot(arena, registered.token)  # capacity 2
             await bot.stream.started()
             absent = (await arena.register()).bot_id
             good = opening(registered.bot_id)
+            nested = relay_pb2.RelayRequest(batch=relay_pb2.RelayRequests(messages=[relay_pb2.RelayRequest(
+                batch=relay_pb2.RelayRequests())])).SerializeToString()
             cases: list[tuple[list[bytes], grpc.StatusCode, str, dict[str, object]]] = [
                 ([good], grpc.StatusCode.UNAUTHENTICATED, "admin token", {"metadata": ()}),
                 ([good], grpc.StatusCode.UNAUTHENTICATED, "admin token",
                  {"metadata": (("authorization", f"Bearer {registered.token}"),)}),
-                ([b"\xff\xff\xff"], grpc.StatusCode.INVALID_ARGUMENT, "undecodable", {}),
-                ([b"\x0a" + b"\x80\x80\x41" + b"x" * (1024 * 1024 + 16)], grpc.StatusCode.INVALID_ARGUMENT,
-                 "over the limit", {}),
-                ([forwarding(request())], grpc.StatusCode.INVALID_ARGUMENT, "must be an open", {}),
-                ([], grpc.StatusCode.INVALID_ARGUMENT, "no open within", {"half_close": False}),
-                ([opening(registered.bot_id, seats=())], grpc.StatusCode.INVALID_ARGUMENT, "distinct seats", {}),
-                ([opening(registered.bot_id, seats=(1, 1))], grpc.StatusCode.INVALID_ARGUMENT, "distinct seats", {}),
-                ([opening(registered.bot_id, seats=(64,))], grpc.StatusCode.INVALID_ARGUMENT, "out of range", {}),
-                ([opening("b" * 5000)], grpc.StatusCode.INVALID_ARGUMENT, "more than 128", {}),
-                ([opening(registered.bot_id, match_id="")], grpc.StatusCode.INVALID_ARGUMENT, "needs a bot_id", {}),
+                ([b"\xff\xff\xff"], invalid, "undecodable", {}),
+                ([b"\x00" * (3 * 1024 * 1024 + 16)], invalid, "over the limit", {}),
+                ([nested], invalid, "batch inside a batch", {}),
+                ([relay_pb2.RelayRequest().SerializeToString()], invalid, "an open, a forward or a close", {}),
+                ([good, good], invalid, "open already", {}),
+                ([forwarding(request(), relay_id=7)], ok, "", {}),  # an ended relay's late forward: ignored
+                ([opening(registered.bot_id, seats=())], invalid, "distinct seats", {}),
+                ([opening(registered.bot_id, seats=(1, 1))], invalid, "distinct seats", {}),
+                ([opening(registered.bot_id, seats=(64,))], invalid, "out of range", {}),
+                ([opening("b" * 5000)], invalid, "more than 128", {}),
+                ([opening(registered.bot_id, match_id="")], invalid, "needs a bot_id", {}),
                 ([opening(absent)], grpc.StatusCode.FAILED_PRECONDITION, "no stream here", {}),
                 ([opening(registered.bot_id, seats=(0, 1, 2))], grpc.StatusCode.RESOURCE_EXHAUSTED, "seats", {}),
-                ([good, good], grpc.StatusCode.INVALID_ARGUMENT, "forwards only", {}),
-                ([good, forwarding(bot_pb2.RefereeMessage(welcome=bot_pb2.Welcome()))],
-                 grpc.StatusCode.INVALID_ARGUMENT, "match messages only", {}),
-                ([good, forwarding(request(match_id="m-2", decision_id="m-2:0:1"))],
-                 grpc.StatusCode.INVALID_ARGUMENT, "names match", {}),
-                ([good, forwarding(request(seat=3))], grpc.StatusCode.INVALID_ARGUMENT, "names seat 3", {}),
-                ([good, forwarding(request(decision_id="elsewhere:0:1"))], grpc.StatusCode.INVALID_ARGUMENT,
+                ([good, forwarding(bot_pb2.RefereeMessage(welcome=bot_pb2.Welcome()))], invalid,
+                 "match messages only", {}),
+                ([good, forwarding(request(match_id="m-2", decision_id="m-2:0:1"))], invalid, "names match", {}),
+                ([good, forwarding(request(seat=3))], invalid, "names seat 3", {}),
+                ([good, forwarding(request(decision_id="elsewhere:0:1"))], invalid,
                  "does not start with the match id", {}),
-                ([good, forwarding(request()), forwarding(request())], grpc.StatusCode.INVALID_ARGUMENT,
-                 "already pending", {}),
+                ([good, forwarding(request()), forwarding(request())], invalid, "already pending", {}),
             ]
             for messages, code, says, options in cases:
-                status, details, _ = await relay_call(arena, messages, **options)  # type: ignore[arg-type]
-                assert (status, says in details) == (code, True), (messages[:1], status, details)
+                status, details = await relay_call(arena, messages, **options)  # type: ignore[arg-type]
+                assert (status, says in details) == (code, True), (messages[:2], status, details)
                 assert len(details) < 400
             presence = arena.server.arena.registry.get(registered.bot_id)
             assert presence is not None and presence.connected
             assert presence.seats_in_use == 0 and not presence.pending and not presence.relayed
-            assert not presence.resume_messages
+            assert not presence.resume_messages and not presence.watchers
 
     run(scenario())
 

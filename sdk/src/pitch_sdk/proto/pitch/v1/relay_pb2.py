@@ -25,23 +25,35 @@ _sym_db = _symbol_database.Default()
 from pitch_sdk.proto.pitch.v1 import bot_pb2 as pitch_dot_v1_dot_bot__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x14pitch/v1/relay.proto\x12\x08pitch.v1\x1a\x12pitch/v1/bot.proto\"k\n\x0cRelayRequest\x12#\n\x04open\x18\x01 \x01(\x0b\x32\x13.pitch.v1.RelayOpenH\x00\x12+\n\x07\x66orward\x18\x02 \x01(\x0b\x32\x18.pitch.v1.RefereeMessageH\x00\x42\t\n\x07message\"<\n\tRelayOpen\x12\x0e\n\x06\x62ot_id\x18\x01 \x01(\t\x12\x10\n\x08match_id\x18\x02 \x01(\t\x12\r\n\x05seats\x18\x03 \x03(\r\"\x9c\x01\n\rRelayResponse\x12\'\n\x06opened\x18\x01 \x01(\x0b\x32\x15.pitch.v1.RelayOpenedH\x00\x12&\n\x08\x64\x65\x63ision\x18\x02 \x01(\x0b\x32\x12.pitch.v1.DecisionH\x00\x12/\n\nconnection\x18\x03 \x01(\x0b\x32\x19.pitch.v1.RelayConnectionH\x00\x42\t\n\x07message\"-\n\x0bRelayOpened\x12\x1e\n\x05hello\x18\x01 \x01(\x0b\x32\x0f.pitch.v1.Hello\"$\n\x0fRelayConnection\x12\x11\n\tconnected\x18\x01 \x01(\x08\x32L\n\x0cRelayService\x12<\n\x05Relay\x12\x16.pitch.v1.RelayRequest\x1a\x17.pitch.v1.RelayResponse(\x01\x30\x01\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x14pitch/v1/relay.proto\x12\x08pitch.v1\x1a\x12pitch/v1/bot.proto\"\xba\x01\n\x0cRelayRequest\x12#\n\x04open\x18\x01 \x01(\x0b\x32\x13.pitch.v1.RelayOpenH\x00\x12)\n\x07\x66orward\x18\x02 \x01(\x0b\x32\x16.pitch.v1.RelayForwardH\x00\x12%\n\x05\x63lose\x18\x03 \x01(\x0b\x32\x14.pitch.v1.RelayCloseH\x00\x12(\n\x05\x62\x61tch\x18\x04 \x01(\x0b\x32\x17.pitch.v1.RelayRequestsH\x00\x42\t\n\x07message\"9\n\rRelayRequests\x12(\n\x08messages\x18\x01 \x03(\x0b\x32\x16.pitch.v1.RelayRequest\"N\n\tRelayOpen\x12\x0e\n\x06\x62ot_id\x18\x01 \x01(\t\x12\x10\n\x08match_id\x18\x02 \x01(\t\x12\r\n\x05seats\x18\x03 \x03(\r\x12\x10\n\x08relay_id\x18\x04 \x01(\x04\"K\n\x0cRelayForward\x12\x10\n\x08relay_id\x18\x01 \x01(\x04\x12)\n\x07message\x18\x02 \x01(\x0b\x32\x18.pitch.v1.RefereeMessage\"\x1e\n\nRelayClose\x12\x10\n\x08relay_id\x18\x01 \x01(\x04\"\xf3\x01\n\rRelayResponse\x12\'\n\x06opened\x18\x01 \x01(\x0b\x32\x15.pitch.v1.RelayOpenedH\x00\x12+\n\x08\x64\x65\x63ision\x18\x02 \x01(\x0b\x32\x17.pitch.v1.RelayDecisionH\x00\x12/\n\nconnection\x18\x03 \x01(\x0b\x32\x19.pitch.v1.RelayConnectionH\x00\x12%\n\x05\x65nded\x18\x04 \x01(\x0b\x32\x14.pitch.v1.RelayEndedH\x00\x12)\n\x05\x62\x61tch\x18\x05 \x01(\x0b\x32\x18.pitch.v1.RelayResponsesH\x00\x42\t\n\x07message\";\n\x0eRelayResponses\x12)\n\x08messages\x18\x01 \x03(\x0b\x32\x17.pitch.v1.RelayResponse\"?\n\x0bRelayOpened\x12\x10\n\x08relay_id\x18\x01 \x01(\x04\x12\x1e\n\x05hello\x18\x02 \x01(\x0b\x32\x0f.pitch.v1.Hello\"G\n\rRelayDecision\x12\x10\n\x08relay_id\x18\x01 \x01(\x04\x12$\n\x08\x64\x65\x63ision\x18\x02 \x01(\x0b\x32\x12.pitch.v1.Decision\"6\n\x0fRelayConnection\x12\x10\n\x08relay_id\x18\x01 \x01(\x04\x12\x11\n\tconnected\x18\x02 \x01(\x08\"=\n\nRelayEnded\x12\x10\n\x08relay_id\x18\x01 \x01(\x04\x12\x0c\n\x04\x63ode\x18\x02 \x01(\r\x12\x0f\n\x07message\x18\x03 \x01(\t2L\n\x0cRelayService\x12<\n\x05Relay\x12\x16.pitch.v1.RelayRequest\x1a\x17.pitch.v1.RelayResponse(\x01\x30\x01\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'pitch.v1.relay_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_RELAYREQUEST']._serialized_start=54
-  _globals['_RELAYREQUEST']._serialized_end=161
-  _globals['_RELAYOPEN']._serialized_start=163
-  _globals['_RELAYOPEN']._serialized_end=223
-  _globals['_RELAYRESPONSE']._serialized_start=226
-  _globals['_RELAYRESPONSE']._serialized_end=382
-  _globals['_RELAYOPENED']._serialized_start=384
-  _globals['_RELAYOPENED']._serialized_end=429
-  _globals['_RELAYCONNECTION']._serialized_start=431
-  _globals['_RELAYCONNECTION']._serialized_end=467
-  _globals['_RELAYSERVICE']._serialized_start=469
-  _globals['_RELAYSERVICE']._serialized_end=545
+  _globals['_RELAYREQUEST']._serialized_start=55
+  _globals['_RELAYREQUEST']._serialized_end=241
+  _globals['_RELAYREQUESTS']._serialized_start=243
+  _globals['_RELAYREQUESTS']._serialized_end=300
+  _globals['_RELAYOPEN']._serialized_start=302
+  _globals['_RELAYOPEN']._serialized_end=380
+  _globals['_RELAYFORWARD']._serialized_start=382
+  _globals['_RELAYFORWARD']._serialized_end=457
+  _globals['_RELAYCLOSE']._serialized_start=459
+  _globals['_RELAYCLOSE']._serialized_end=489
+  _globals['_RELAYRESPONSE']._serialized_start=492
+  _globals['_RELAYRESPONSE']._serialized_end=735
+  _globals['_RELAYRESPONSES']._serialized_start=737
+  _globals['_RELAYRESPONSES']._serialized_end=796
+  _globals['_RELAYOPENED']._serialized_start=798
+  _globals['_RELAYOPENED']._serialized_end=861
+  _globals['_RELAYDECISION']._serialized_start=863
+  _globals['_RELAYDECISION']._serialized_end=934
+  _globals['_RELAYCONNECTION']._serialized_start=936
+  _globals['_RELAYCONNECTION']._serialized_end=990
+  _globals['_RELAYENDED']._serialized_start=992
+  _globals['_RELAYENDED']._serialized_end=1053
+  _globals['_RELAYSERVICE']._serialized_start=1055
+  _globals['_RELAYSERVICE']._serialized_end=1131
 # @@protoc_insertion_point(module_scope)

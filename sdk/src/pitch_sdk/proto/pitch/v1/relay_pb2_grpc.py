@@ -26,7 +26,7 @@ if _version_not_supported:
 
 
 class RelayServiceStub:
-    """Relaying a seat's traffic between the referees of one arena.
+    """Relaying seats' traffic between the referees of one arena.
     """
 
     def __init__(self, channel):
@@ -43,11 +43,11 @@ class RelayServiceStub:
 
 
 class RelayServiceServicer:
-    """Relaying a seat's traffic between the referees of one arena.
+    """Relaying seats' traffic between the referees of one arena.
     """
 
     def Relay(self, request_iterator, context):
-        """Relays one bot's seats in one match (see the file's comment for the conversation).
+        """Relays seats of matches the caller runs (see the file's comment for the conversation).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -70,7 +70,7 @@ def add_RelayServiceServicer_to_server(servicer, server):
 
  # This class is part of an EXPERIMENTAL API.
 class RelayService:
-    """Relaying a seat's traffic between the referees of one arena.
+    """Relaying seats' traffic between the referees of one arena.
     """
 
     @staticmethod
