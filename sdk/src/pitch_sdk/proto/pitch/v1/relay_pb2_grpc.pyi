@@ -29,7 +29,7 @@ runner chooses:
 5. Either side may send several messages as one `batch` (not nested); they are handled
    in order, as if they had come one by one.
 
-A message that does not parse or is over 4 MiB, a batch of more than 4096 messages or
+A message that does not parse or is over 3 MiB, a batch of more than 4096 messages or
 inside a batch, or a second open of a relay id ends the whole call with
 INVALID_ARGUMENT and a short message.
 """
