@@ -122,6 +122,8 @@ class HostCall:
     async def open(self, presence: RelayedPresence) -> tuple[int, bot_pb2.Hello]:
         """Open a relay for ``presence``: its id and the bot's hello; raises
         :class:`RelayRefused` (the host's reason) or ``TimeoutError``."""
+        if not self.alive:
+            raise RelayRefused(grpc.StatusCode.UNAVAILABLE, f"the relay call to {self.address} ended")
         relay_id = next(self._ids)
         opened: asyncio.Future[bot_pb2.Hello] = asyncio.get_running_loop().create_future()
         self.opening[relay_id] = opened
