@@ -76,6 +76,12 @@ def test_two_single_stream_bots_on_different_referees_play_a_match_placed_by_the
             near, far, other = ids
             await eventually(lambda: [e.address for e in fleet.hosting([far])] == [second.address]
                              and [e.address for e in fleet.hosting([near, other])] == [first.address])
+            with pytest.raises(grpc.aio.AioRpcError) as refused:  # a match that will not start frees its relays
+                await first.run_match("partnership", ids)
+            assert refused.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+            host = second.server.arena.registry.get(far)
+            assert host is not None
+            await eventually(lambda: host.seats_in_use == 0 and not host.relayed)
             referees = FleetReferees(first.address, "test-admin", 60, fleet)
             schedule = round_robin(uuid.uuid4().hex[:8], ids, "cutthroat", games=1)
             match = schedule.matches[0]
@@ -94,8 +100,7 @@ def test_two_single_stream_bots_on_different_referees_play_a_match_placed_by_the
                 assert match.match_id in bot.ended
             store = first.server.arena.store
             assert len(store.match_logs(match.match_id)) == 1 and store.aborted_matches(match.match_id) == []
-            host = second.server.arena.registry.get(far)
-            assert host is not None and host.seats_in_use == 0 and not host.pending and not host.relayed
+            await eventually(lambda: host.seats_in_use == 0 and not host.pending and not host.relayed)
 
     run(scenario())
 
