@@ -239,6 +239,9 @@ class RelayedPresence(Presence):
         self.match_id = match_id
         self.seats = tuple(seats)
         self.host: HostCall | None = None
+        self.host_referee_id = ""
+        """The fleet id of the referee the seats are relayed from (whose record of the bot's
+        declared capacity bounds them fleet-wide)."""
         self.relay_id = 0
         self.bot_connected = False
         self.closed = False
@@ -266,7 +269,7 @@ class RelayedPresence(Presence):
         FAILED_PRECONDITION otherwise) when none takes it."""
         refusals: list[str] = []
         exhausted = False
-        for address in await self.relays.hosts_of(self.bot.bot_id):
+        for referee_id, address in await self.relays.hosts_of(self.bot.bot_id):
             host = self.relays.host(address)
             try:
                 self.relay_id, hello = await host.open(self)
@@ -278,7 +281,7 @@ class RelayedPresence(Presence):
                 refusals.append(f"{address}: no answer within {OPEN_TIMEOUT_S:g} s")
                 continue
             self.session = Session(hello)  # the bot's hello, for what it takes
-            self.host, self.bot_connected = host, True
+            self.host, self.host_referee_id, self.bot_connected = host, referee_id, True
             return
         why = "; ".join(refusals) if refusals else "no live referee has a stream from it"
         raise RelayRefused(grpc.StatusCode.RESOURCE_EXHAUSTED if exhausted else grpc.StatusCode.FAILED_PRECONDITION,
@@ -356,13 +359,13 @@ class Relays:
         await presence.open()
         return presence
 
-    async def hosts_of(self, bot_id: str) -> list[str]:
-        """The addresses of the live referees where ``bot_id`` has a stream, least busy first."""
+    async def hosts_of(self, bot_id: str) -> list[tuple[str, str]]:
+        """The live referees where ``bot_id`` has a stream, least busy first: (id, address)."""
         try:
             entries = await asyncio.to_thread(self.directory.hosting, [bot_id])
         except redis.RedisError as exc:
             raise RelayRefused(grpc.StatusCode.UNAVAILABLE, store_unreachable(exc)) from None
-        return [entry.address for entry in entries]
+        return [(entry.referee_id, entry.address) for entry in entries]
 
     def host(self, address: str) -> HostCall:
         """The live relay call to ``address`` (opened on first use, and again after it ended)."""
