@@ -24,9 +24,12 @@ class SingleStreamBot:
     """A bot on the raw stubs that opens exactly one stream, to one referee: it answers
     legal action 0 (after ``delay_s``) and notes which match and seat each request was for."""
 
-    def __init__(self, arena: Arena, token: str, delay_s: float = 0.0, capacity: int = 2, **hello: object) -> None:
+    def __init__(self, arena: Arena, token: str, delay_s: float = 0.0, capacity: int = 2, junk: bool = False,
+                 **hello: object) -> None:
         self.token = token
         self.delay_s = delay_s
+        self.junk = junk
+        """Also send one answer with a decision id nobody asked for (an ignored answer)."""
         self.requests: Counter[tuple[str, int]] = Counter()
         self.ended: set[str] = set()
         self.hello = bot_pb2.Hello(protocol_versions=["pitch.v1"], capacity=capacity, **hello)  # type: ignore[arg-type]
@@ -37,6 +40,11 @@ class SingleStreamBot:
             if member.HasField("decision_request"):
                 request = member.decision_request
                 self.requests[(request.match_id, request.seat)] += 1
+                if self.junk:
+                    self.junk = False
+                    bot.send(bot_pb2.BotMessage(decision=bot_pb2.Decision(
+                        match_id=request.match_id, decision_id=f"{request.match_id}:{request.seat}:999999",
+                        legal_action_index=0)))
                 answer = bot_pb2.BotMessage(decision=bot_pb2.Decision(
                     match_id=request.match_id, decision_id=request.decision_id, legal_action_index=0))
                 if self.delay_s:
@@ -47,14 +55,16 @@ class SingleStreamBot:
                 self.ended.add(member.match_ended.match_id)
 
 
-async def single_stream_bots(first: Arena, second: Arena, **slow: float) -> tuple[list[str], list[SingleStreamBot]]:
+async def single_stream_bots(first: Arena, second: Arena, far_delay_s: float = 0.0,
+                             far_junk: bool = False) -> tuple[list[str], list[SingleStreamBot]]:
     """Three bots for a cutthroat match: ``near`` and ``other`` connected to the first
-    referee only, ``far`` to the second only (answering after ``slow['far']`` seconds)."""
+    referee only, ``far`` to the second only (answering after ``far_delay_s``, and once
+    with a decision id nobody asked for if ``far_junk``)."""
     ids, bots = [], []
-    for name, arena, hello in (("near", first, {}), ("far", second, {"batching": True, "skip_events": True}),
-                               ("other", first, {})):
+    far: dict[str, object] = {"batching": True, "skip_events": True, "delay_s": far_delay_s, "junk": far_junk}
+    for arena, hello in ((first, {}), (second, far), (first, {})):
         registered = await first.register()
-        bot = SingleStreamBot(arena, registered.token, slow.get(name, 0.0), **hello)  # type: ignore[arg-type]
+        bot = SingleStreamBot(arena, registered.token, **hello)  # type: ignore[arg-type]
         await bot.stream.started()
         ids.append(registered.bot_id)
         bots.append(bot)
@@ -72,7 +82,7 @@ def test_two_single_stream_bots_on_different_referees_play_a_match_placed_by_the
     async def scenario() -> None:
         async with running_arena(redis_url, prefix, **FAST) as first, \
                 running_arena(redis_url, prefix, **FAST) as second:
-            ids, bots = await single_stream_bots(first, second)
+            ids, bots = await single_stream_bots(first, second, far_junk=True)
             near, far, other = ids
             await eventually(lambda: [e.address for e in fleet.hosting([far])] == [second.address]
                              and [e.address for e in fleet.hosting([near, other])] == [first.address])
@@ -94,6 +104,7 @@ def test_two_single_stream_bots_on_different_referees_play_a_match_placed_by_the
             for seat in result.seats:
                 bot = bots[ids.index(seat.bot_id)]
                 assert seat.status == game_pb2.SEAT_STATUS_OK and seat.strikes == 0
+                assert seat.ignored_answers == (1 if seat.bot_id == far else 0)  # counted as for a local seat
                 assert bot.requests[(match.match_id, seat.seat)] == seat.decisions > 0
             for bot_id, bot in zip(ids, bots, strict=True):  # no bot was asked for another's seat
                 assert {seat for (_, seat) in bot.requests} == {s for s, b in enumerate(match.seats) if b == bot_id}
@@ -216,7 +227,7 @@ def test_a_relayed_seat_whose_stream_goes_away_is_a_dropped_stream(redis_url: st
             hosting = running_arena(redis_url, prefix, **FAST)
             second = await hosting.__aenter__()
             try:
-                ids, bots = await single_stream_bots(first, second, far=0.01)
+                ids, bots = await single_stream_bots(first, second, far_delay_s=0.01)
                 await eventually(lambda: len(fleet.hosting(ids)) == 0 and len(fleet.hosting([ids[1]])) == 1)
                 running = asyncio.create_task(first.run_match("cutthroat", ids, seed=5))
                 await eventually(lambda: sum(bots[1].requests.values()) >= 3)
