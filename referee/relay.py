@@ -127,6 +127,7 @@ class HostCall:
         relay_id = next(self._ids)
         opened: asyncio.Future[bot_pb2.Hello] = asyncio.get_running_loop().create_future()
         self.opening[relay_id] = opened
+        self.seats[relay_id] = presence  # before the open: a reply about the relay may follow `opened` at once
         self.outbox.send(relay_pb2.RelayRequest(open=relay_pb2.RelayOpen(
             relay_id=relay_id, bot_id=presence.bot.bot_id, match_id=presence.match_id,
             seats=presence.seats)).SerializeToString())
@@ -137,7 +138,6 @@ class HostCall:
             raise
         finally:
             self.opening.pop(relay_id, None)
-        self.seats[relay_id] = presence
         return relay_id, hello
 
     def forward(self, relay_id: int, encoded: bytes) -> None:
@@ -271,6 +271,7 @@ class RelayedPresence(Presence):
         exhausted = False
         for referee_id, address in await self.relays.hosts_of(self.bot.bot_id):
             host = self.relays.host(address)
+            self.bot_connected = True  # as the host sees it when it opens the relay; it says when that changes
             try:
                 self.relay_id, hello = await host.open(self)
             except RequestRefused as refused:
@@ -281,7 +282,7 @@ class RelayedPresence(Presence):
                 refusals.append(f"{address}: no answer within {OPEN_TIMEOUT_S:g} s")
                 continue
             self.session = Session(hello)  # the bot's hello, for what it takes
-            self.host, self.host_referee_id, self.bot_connected = host, referee_id, True
+            self.host, self.host_referee_id = host, referee_id
             return
         why = "; ".join(refusals) if refusals else "no live referee has a stream from it"
         raise RelayRefused(grpc.StatusCode.RESOURCE_EXHAUSTED if exhausted else grpc.StatusCode.FAILED_PRECONDITION,
