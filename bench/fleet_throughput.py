@@ -93,15 +93,19 @@ async def trivial_stream(address: str, token: str, cycles: Cycles, ready: asynci
 
 
 async def host_bots(addresses: list[str], tokens: list[str]) -> None:
-    """The bot host: every bot on every referee; on each line read from stdin, print the
-    cycle percentiles since the last line (and reset them)."""
+    """The bot host: every bot on every referee (see :func:`host_streams`)."""
+    await host_streams([(address, token) for token in tokens for address in addresses])
+
+
+async def host_streams(streams_to_open: list[tuple[str, str]]) -> None:
+    """A bot host with one trivial stream per (referee address, bot token); on each line
+    read from stdin, print the cycle percentiles since the last line (and reset them)."""
     cycles = Cycles()
     streams = []
-    for token in tokens:
-        for address in addresses:
-            ready = asyncio.Event()
-            streams.append(asyncio.create_task(trivial_stream(address, token, cycles, ready)))
-            await asyncio.wait_for(ready.wait(), 30)
+    for address, token in streams_to_open:
+        ready = asyncio.Event()
+        streams.append(asyncio.create_task(trivial_stream(address, token, cycles, ready)))
+        await asyncio.wait_for(ready.wait(), 30)
     print("ready", flush=True)
     loop = asyncio.get_running_loop()
     while await loop.run_in_executor(None, sys.stdin.readline):
@@ -299,7 +303,7 @@ def main() -> None:
             if host.stdout.readline().strip() != "ready":
                 raise RuntimeError("the bot host did not connect its bots")
             deadline = time.monotonic() + 30
-            while len(directory.placements(bots)) < 2:
+            while len(directory.hosting(bots)) < 2:
                 if time.monotonic() > deadline:
                     raise RuntimeError("the directory never listed the bots on both referees")
                 time.sleep(0.1)

@@ -118,7 +118,7 @@ def arena(redis_url: str, bot: str, referees: int = 1, count: int = 6
                 processes.append(spawn([str(BIN / "pitch-bot"), "run", bot, "--referee", address, "--seed", str(i)],
                                        {"PITCH_BOT_TOKEN": registered.token}))
             deadline = time.monotonic() + 60
-            while len(directory.placements(bots)) < referees:
+            while len(directory.hosting(bots)) < referees:
                 if time.monotonic() > deadline:
                     raise RuntimeError("the bots did not connect to every referee")
                 time.sleep(0.1)

@@ -32,6 +32,7 @@ from referee.admission import (
 from referee.config import RefereeConfig, echo
 from referee.log_limit import LogLimiter
 from referee.match import Match, MatchSpec, result_from_dict, result_to_dict
+from referee.relay import Relays, close_relays
 from referee.sessions import HousePresence, Presence, Registry
 from workers.storage.store import BotRecord, Store
 from workers.storage.versions import BotVersions
@@ -93,6 +94,8 @@ class Arena:
         self.house = BotRecord("house", "house", "referee", "plays the first legal action", 0.0)
         self.fleet: FleetMember | None = None
         """This referee's entry in the fleet directory (set by the server once it listens)."""
+        self.relays: Relays | None = None
+        """Seats relayed from the fleet's other referees (set by the server with the fleet)."""
 
     async def bot_for_token(self, token: str | None) -> BotRecord | None:
         """The registered bot a token belongs to (Redis is asked off the event loop)."""
@@ -100,20 +103,34 @@ class Arena:
             return None
         return await asyncio.to_thread(self.store.bot_for_token, token)
 
-    async def seats_for(self, bot_ids: Sequence[str]) -> list[Presence]:
-        """The connected presences of ``bot_ids``, in seat order."""
+    async def seats_for(self, bot_ids: Sequence[str], match_id: str) -> list[Presence]:
+        """The presences of ``bot_ids``, in seat order: a bot connected here plays here; one
+        connected only to another referee of the fleet is relayed from there (see
+        :mod:`referee.relay`; close them with :func:`referee.relay.close_relays` if the
+        match does not start)."""
         bounded_list("seat_bot_ids", bot_ids, bounds.MAX_LIST_ITEMS, bounds.MAX_ID_CHARS)
-        seats: list[Presence] = []
-        for bot_id in bot_ids:
+        here: dict[str, Presence] = {}
+        away: dict[str, list[int]] = {}
+        for seat, bot_id in enumerate(bot_ids):
             presence = self.registry.get(bot_id)
             if presence is None or not presence.connected:
+                away.setdefault(bot_id, []).append(seat)
+            else:
+                here[bot_id] = presence
+        relayed: dict[str, Presence] = {}
+        try:
+            for bot_id, seats in away.items():
                 known = await asyncio.to_thread(self.store.bot, bot_id)
                 if known is None:
                     raise RequestRefused(grpc.StatusCode.NOT_FOUND, f"bot {echo(bot_id)!r} is not registered")
-                raise RequestRefused(grpc.StatusCode.FAILED_PRECONDITION,
-                                     f"bot {echo(known.name)!r} is not connected")
-            seats.append(presence)
-        return seats
+                if self.relays is None:
+                    raise RequestRefused(grpc.StatusCode.FAILED_PRECONDITION,
+                                         f"bot {echo(known.name)!r} is not connected")
+                relayed[bot_id] = await self.relays.seat(known, match_id, seats)
+        except BaseException:
+            close_relays(relayed.values())
+            raise
+        return [here.get(bot_id) or relayed[bot_id] for bot_id in bot_ids]
 
     async def match_spec(self, match_id: str, preset_name: str, options_json: str, seats: Sequence[Presence],
                          seed: int, games: int, time_control: bot_pb2.TimeControl | None,
@@ -174,6 +191,7 @@ class Arena:
                 finally:
                     for presence in spec.seats:
                         presence.seats_in_use -= 1
+                    close_relays(spec.seats)
                     if self.fleet is not None:
                         await self.fleet.seats.release(spec.match_id)
                 if record:

@@ -29,3 +29,9 @@ def field_tag(message: type[Message], name: str) -> bytes:
 def length_delimited(tag: bytes, payload: bytes) -> bytes:
     """One length-delimited field: ``tag``, then ``payload``'s length, then ``payload``."""
     return tag + varint(len(payload)) + payload
+
+
+def join_batch(batch_tag: bytes, member_tag: bytes, encoded: list[bytes]) -> bytes:
+    """A batch field (``batch_tag``) whose repeated members (``member_tag``) have the given
+    encodings: the encoding of a batch message, built by concatenation."""
+    return length_delimited(batch_tag, b"".join([length_delimited(member_tag, message) for message in encoded]))

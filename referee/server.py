@@ -14,10 +14,12 @@ import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
-from pitch_sdk.proto.pitch.v1 import arena_pb2, bot_pb2
+from pitch_sdk.proto.pitch.v1 import arena_pb2, bot_pb2, relay_pb2
 from referee.arena import Arena
 from referee.config import RefereeConfig
 from referee.fleet import FleetMember
+from referee.relay import Relays
+from referee.relay_host import RelayServicer, add_relay_service
 from referee.service import ArenaServicer, BotServicer, add_arena_service, add_bot_service
 from workers.storage.store import Store
 
@@ -25,6 +27,7 @@ log = logging.getLogger("pitch.referee")
 SERVICE_NAMES = (
     bot_pb2.DESCRIPTOR.services_by_name["BotService"].full_name,
     arena_pb2.DESCRIPTOR.services_by_name["ArenaService"].full_name,
+    relay_pb2.DESCRIPTOR.services_by_name["RelayService"].full_name,
 )
 
 
@@ -44,6 +47,7 @@ class RefereeServer:
         ])
         add_bot_service(BotServicer(self.arena), self.server)
         add_arena_service(ArenaServicer(self.arena), self.server)
+        add_relay_service(RelayServicer(self.arena), self.server)
         self.health = health.aio.HealthServicer()
         health_pb2_grpc.add_HealthServicer_to_server(self.health, self.server)
         reflection.enable_server_reflection((*SERVICE_NAMES, health.SERVICE_NAME, reflection.SERVICE_NAME),
@@ -53,6 +57,7 @@ class RefereeServer:
         if self.port == 0:
             raise OSError(f"cannot listen on {config.address}")
         self.fleet = self.arena.fleet = FleetMember(config, store, self.arena, self.port)
+        self.arena.relays = Relays(config.admin_token, self.fleet.directory)
 
     async def start(self) -> None:
         """Start serving and report SERVING on the health service."""
@@ -71,6 +76,8 @@ class RefereeServer:
             await self.health.set(name, health_pb2.HealthCheckResponse.NOT_SERVING)
         await self.arena.shutdown()
         await self.fleet.stop()
+        if self.arena.relays is not None:
+            await self.arena.relays.close()
         await self.server.stop(grace=1.0)
         log.info("referee stopped")
 

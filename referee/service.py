@@ -47,6 +47,7 @@ from referee.admission import (
 from referee.arena import Arena
 from referee.config import echo
 from referee.match import result_from_dict
+from referee.relay import close_relays
 from referee.sessions import Presence, Session
 from workers.storage.store import BotRecord, StoreError
 from workers.storage.versions import BOT_VERSIONS, RATED_IDS, VersionLimitError
@@ -215,16 +216,19 @@ def add_bot_service(servicer: BotServicer, server: grpc.aio.Server) -> None:
     with messages in as bytes (parsed by the servicer, see the module docstring) and a
     serializer that also takes already encoded messages (a session queues bytes)."""
     handler: grpc.RpcMethodHandler[Any, Any] = grpc.stream_stream_rpc_method_handler(
-        servicer.Connect, request_deserializer=None, response_serializer=_encoded)
-    _register(server, "pitch.v1.BotService", {"Connect": handler})
+        servicer.Connect, request_deserializer=None, response_serializer=encoded)
+    register_handlers(server, "pitch.v1.BotService", {"Connect": handler})
 
 
-def _register(server: grpc.aio.Server, service: str, handlers: dict[str, grpc.RpcMethodHandler[Any, Any]]) -> None:
+def register_handlers(server: grpc.aio.Server, service: str,
+                      handlers: dict[str, grpc.RpcMethodHandler[Any, Any]]) -> None:
+    """Register a service's handlers (generic and registered, as generated code does)."""
     server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(service, handlers),))
     server.add_registered_method_handlers(service, handlers)
 
 
-def _encoded(message: bot_pb2.RefereeMessage | bytes) -> bytes:
+def encoded(message: Message | bytes) -> bytes:
+    """A response serializer that passes already encoded messages through."""
     return message if isinstance(message, bytes) else message.SerializeToString()
 
 
@@ -279,17 +283,23 @@ class ArenaServicer(arena_pb2_grpc.ArenaServiceServicer):
         if task is None:
             if (known := await arena.claim(match_id)) is not None:  # another referee played it meanwhile
                 return arena_pb2.RunMatchResponse(result=known)
+            seats: list[Presence] = []
             try:
-                seats = await arena.seats_for(request.seat_bot_ids)
+                seats = await arena.seats_for(request.seat_bot_ids, match_id)
                 spec = await arena.match_spec(
                     match_id, request.preset, request.options_json, seats, request.seed, request.games,
                     request.time_control if request.HasField("time_control") else None,
                     request.fault_policy.max_strikes if request.HasField("fault_policy") else None)
             except BaseException:
+                close_relays(seats)
                 if match_id not in arena.tasks and arena.fleet is not None:  # refused: free the match id
                     await arena.fleet.release(match_id)
                 raise
-            task = arena.tasks.get(match_id) or arena.start(spec, record=True)  # joined while validating
+            task = arena.tasks.get(match_id)
+            if task is None:
+                task = arena.start(spec, record=True)
+            else:  # joined while validating: this call's relays are not needed
+                close_relays(seats)
         result = await asyncio.shield(task)
         await arena.record_now(match_id)
         return await self._response(match_id, result)
@@ -356,7 +366,7 @@ def add_arena_service(servicer: ArenaServicer, server: grpc.aio.Server) -> None:
             handlers[name] = grpc.unary_unary_rpc_method_handler(
                 _admin_unary(servicer.arena, name, request_type, method),
                 request_deserializer=None, response_serializer=response_type.SerializeToString)
-    _register(server, "pitch.v1.ArenaService", handlers)
+    register_handlers(server, "pitch.v1.ArenaService", handlers)
 
 
 async def _admitted(arena: Arena, name: str, request_type: type[Message], raw: bytes, context: Context) -> Message:

@@ -19,7 +19,7 @@ import grpc
 
 from pitch_sdk.proto.pitch.v1 import bot_pb2
 from pitch_sdk.protocol import wire
-from referee.protowire import field_tag, length_delimited
+from referee.protowire import field_tag, join_batch
 from workers.storage.store import BotRecord
 
 log = logging.getLogger("pitch.referee.sessions")
@@ -34,7 +34,8 @@ class Session:
     :func:`referee.service.add_bot_service`).  The queue is a plain deque with one waiter:
     every decision passes through it, and an ``asyncio.Queue`` costs several times more."""
 
-    def __init__(self, hello: bot_pb2.Hello) -> None:
+    def __init__(self, hello: bot_pb2.Hello, batch: Callable[[list[bytes]], bytes] | None = None,
+                 max_batch: int | None = None) -> None:
         self.session_id = uuid.uuid4().hex[:16]
         self.hello = hello
         self.open = True
@@ -42,6 +43,11 @@ class Session:
         """The status the stream ends with when the referee ends it (``None``: OK)."""
         self._outbox: deque[bytes] = deque()
         self._writer_waiting: asyncio.Future[None] | None = None
+        self._batch = batch or encode_batch
+        """Joins encoded messages into one batch message (other streams than a bot's, such
+        as a relay's, have their own batch message)."""
+        self._max_batch = max_batch
+        """The most messages in one batch (``None``: no bound)."""
 
     def send(self, encoded: bytes) -> None:
         """Queue an encoded ``RefereeMessage`` (dropped silently once the stream has closed)."""
@@ -61,9 +67,11 @@ class Session:
             await self._writer_waiting
         if len(outbox) == 1 or not self.hello.batching:
             return outbox.popleft()
+        if self._max_batch is not None and len(outbox) > self._max_batch:
+            return self._batch([outbox.popleft() for _ in range(self._max_batch)])
         ready = list(outbox)
         outbox.clear()
-        return encode_batch(ready)
+        return self._batch(ready)
 
     def close(self) -> None:
         """Stop the stream's writer once it has written what is queued."""
@@ -93,7 +101,7 @@ _MEMBER = field_tag(bot_pb2.RefereeMessages, "messages")
 def encode_batch(encoded: list[bytes]) -> bytes:
     """The encoding of ``RefereeMessage(batch=RefereeMessages(messages=...))`` whose members
     have the given encodings, built by concatenation."""
-    return length_delimited(_BATCH, b"".join([length_delimited(_MEMBER, message) for message in encoded]))
+    return join_batch(_BATCH, _MEMBER, encoded)
 
 
 @dataclass
@@ -121,6 +129,11 @@ class Presence:
     resume_messages: dict[tuple[str, int], bot_pb2.RefereeMessage] = field(default_factory=dict)
     """``match_started`` per (match id, seat) in progress, re-sent on reconnection."""
     reconnected: asyncio.Event = field(default_factory=asyncio.Event)
+    watchers: set[Callable[[], None]] = field(default_factory=set)
+    """Called whenever a stream of the bot opens or ends (a relay tells its runner)."""
+    relayed: dict[str, Callable[[bot_pb2.Decision], None]] = field(default_factory=dict)
+    """Where answers naming a match another referee runs go (match id -> its relay, see
+    :mod:`referee.relay`), when no pending decision here takes them."""
 
     @property
     def connected(self) -> bool:
@@ -148,9 +161,13 @@ class Presence:
         return True
 
     def resolve(self, decision: bot_pb2.Decision) -> bool:
-        """Hand an answer to its pending decision; ``False`` (and counted) if it has none."""
+        """Hand an answer to its pending decision, or to the relay of the match it names (see
+        :attr:`relayed`); ``False`` (and counted) if neither takes it."""
         pending = self.pending.get(decision.decision_id)
         if pending is None or pending.answer.done():
+            if (relay := self.relayed.get(decision.match_id)) is not None:
+                relay(decision)  # late or unknown: the referee running the match counts it
+                return True
             self.ignore(decision.decision_id)
             return False
         pending.answer.set_result(decision)
@@ -211,7 +228,7 @@ class Registry:
                 session.send(pending.request)
         presence.reconnected.set()
         presence.reconnected = asyncio.Event()
-        self.on_change()
+        self._changed(presence)
         return presence, session
 
     def detach(self, presence: Presence, session: Session) -> None:
@@ -219,6 +236,11 @@ class Registry:
         session.close()
         if presence.session is session:
             presence.session = None
+        self._changed(presence)
+
+    def _changed(self, presence: Presence) -> None:
+        for watch in list(presence.watchers):
+            watch()
         self.on_change()
 
 

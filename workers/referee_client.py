@@ -115,8 +115,8 @@ TRY_NEXT_REFEREE = frozenset({grpc.StatusCode.RESOURCE_EXHAUSTED, grpc.StatusCod
 
 
 class NoRefereeFits(grpc.RpcError):
-    """No live referee has every seat's bot connected (or room): FAILED_PRECONDITION, so
-    the worker retries later, as for a bot that is offline."""
+    """A seat's bot is connected to no live referee, or no referee has room:
+    FAILED_PRECONDITION, so the worker retries later, as for a bot that is offline."""
 
     def __init__(self, message: str) -> None:
         super().__init__(message)
@@ -132,12 +132,14 @@ class NoRefereeFits(grpc.RpcError):
 
 
 class FleetReferees(RefereeClient):
-    """The workers' view of a referee fleet: each match goes to a live referee where every
-    seat's bot is connected and that has room, the least busy first (the fleet directory in
-    Redis says which); a refusal that only means "not here" (:data:`TRY_NEXT_REFEREE`) sends
-    it to the next.  A match some referee already runs goes to that referee (the call joins
-    it).  Admin calls go to ``address``, which is also where matches go while the directory
-    is empty (a referee that predates the fleet)."""
+    """The workers' view of a referee fleet: each match goes to a live referee with room,
+    where most of its seats' bots are connected (all: no relay), the least busy first (the
+    fleet directory in Redis says which, :meth:`FleetDirectory.placements`); a seat whose bot
+    is connected to another referee only is relayed from there.  A refusal that only means
+    "not here" (:data:`TRY_NEXT_REFEREE`) sends it to the next.  A match some referee
+    already runs goes to that referee (the call joins it).  Admin calls go to ``address``,
+    which is also where matches go while the directory is empty (a referee that predates
+    the fleet)."""
 
     def __init__(self, address: str, admin_token: str, match_timeout_s: float, directory: FleetDirectory) -> None:
         super().__init__(address, admin_token, match_timeout_s)
@@ -169,9 +171,7 @@ class FleetReferees(RefereeClient):
             offline = sorted({bot for bot in match.seats if bot not in connected})
             if offline:
                 raise NoRefereeFits(f"bot {', '.join(offline)} is not connected to any live referee")
-            raise NoRefereeFits(f"no live referee has every seat's bot connected and room for match "
-                                f"{match.match_id}: the fleet is full, or bots connected to one referee "
-                                "each are on different referees")
+            raise NoRefereeFits(f"no live referee has room for match {match.match_id}: the fleet is full")
         refusal: grpc.RpcError | None = None
         for address in addresses:
             try:

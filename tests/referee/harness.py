@@ -4,6 +4,7 @@ and helpers to register bots and connect them with the SDK's BotClient."""
 from __future__ import annotations
 
 import asyncio
+import time
 import uuid
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
@@ -14,8 +15,10 @@ import grpc
 from pitch_sdk.bot import Bot
 from pitch_sdk.proto.pitch.v1 import arena_pb2, arena_pb2_grpc, bot_pb2, bot_pb2_grpc
 from pitch_sdk.remote.client import BotClient
+from referee.arena import Arena as RefereeArena
 from referee.config import RefereeConfig
 from referee.server import RefereeServer
+from workers.storage.fleet import FleetDirectory
 from workers.storage.store import Store
 
 ADMIN = (("authorization", "Bearer test-admin"),)
@@ -129,3 +132,43 @@ def answer_first(bot: RawBot, message: bot_pb2.RefereeMessage) -> bool | None:
     if message.HasField("match_ended"):
         bot.close()
     return None
+
+
+FAST = {"fleet_ttl_s": 1.5}
+"""Referee settings for fleet tests: a short directory TTL, so heartbeats come quickly."""
+
+
+def run(coroutine: object) -> object:
+    """Run a test coroutine on a fresh event loop."""
+    return asyncio.run(coroutine)  # type: ignore[arg-type]
+
+
+def directory(redis_url: str, prefix: str, ttl_s: float = 1.5) -> FleetDirectory:
+    """The fleet directory of the referees on ``prefix``, as a worker reads it."""
+    return FleetDirectory(Store.from_url(redis_url, prefix), ttl_s)
+
+
+async def eventually(condition: object, timeout: float = 10.0) -> None:
+    """Wait until ``condition()`` holds (the directory is written off the event loop)."""
+    deadline = time.monotonic() + timeout
+    while not condition():  # type: ignore[operator]
+        assert time.monotonic() < deadline, "condition never held"
+        await asyncio.sleep(0.05)
+
+
+def played_here(arena: RefereeArena, match_id: str) -> bool:
+    """Whether ``arena`` ran ``match_id`` itself (it keeps the matches it ran)."""
+    return match_id in arena.finished or match_id in arena.matches
+
+
+async def connect_everywhere(arenas: list[Arena], token: str, factory: Callable[[], Bot],
+                             capacity: int) -> None:
+    """One stream of the bot ``token`` to each referee (what a fleet bot keeps), until
+    each welcomed it."""
+    clients = []
+    for arena in arenas:
+        client = BotClient(factory, arena.address, token, capacity=capacity)
+        arena.tasks.append(asyncio.create_task(client.run(arena.stop)))
+        clients.append(client)
+    for client in clients:
+        await asyncio.wait_for(client.connected.wait(), 10)

@@ -8,48 +8,34 @@ import socket
 import threading
 import time
 import uuid
-from collections.abc import Callable
 from pathlib import Path
 
 import grpc
 import pytest
 
-from pitch_sdk.bot import Bot
 from pitch_sdk.proto.pitch.v1 import arena_pb2_grpc, bot_pb2
 from pitch_sdk.remote.client import BotClient
 from pitch_sdk.remote.fleet import FleetBot
 from referee.admission import RequestRefused
-from referee.arena import Arena
 from referee.capacity import FleetSeats
 from referee.config import RefereeConfig
 from referee.fleet import advertised_address
 from referee.sessions import Presence, Session
 from tests.referee.bots import FirstLegalBot, GatedBot
+from tests.referee.harness import (
+    FAST,
+    RawBot,
+    connect_everywhere,
+    directory,
+    eventually,
+    played_here,
+    run,
+    running_arena,
+)
 from tests.referee.harness import Arena as HarnessArena
-from tests.referee.harness import RawBot, running_arena
 from workers.processes.services import LocalArena
-from workers.storage.fleet import FleetDirectory
 from workers.storage.seats import SeatLedger, SeatNeed, SeatRefusal
-from workers.storage.store import BotRecord, Store
-
-FAST = {"fleet_ttl_s": 1.5}
-
-
-def run(coroutine: object) -> object:
-    """Run a test coroutine on a fresh event loop."""
-    return asyncio.run(coroutine)  # type: ignore[arg-type]
-
-
-def directory(redis_url: str, prefix: str, ttl_s: float = 1.5) -> FleetDirectory:
-    return FleetDirectory(Store.from_url(redis_url, prefix), ttl_s)
-
-
-async def eventually(condition: object, timeout: float = 10.0) -> None:
-    """Wait until ``condition()`` holds (the directory is written off the event loop)."""
-    deadline = time.monotonic() + timeout
-    while not condition():  # type: ignore[operator]
-        assert time.monotonic() < deadline, "condition never held"
-        await asyncio.sleep(0.05)
+from workers.storage.store import BotRecord
 
 
 def test_each_referee_announces_itself_and_leaves_the_directory_when_it_stops(redis_url: str) -> None:
@@ -77,10 +63,10 @@ def test_each_referee_announces_itself_and_leaves_the_directory_when_it_stops(re
                                    keep).started()
                 assert sorted(welcomes[0].fleet) == sorted([first.address, second.address])
                 assert welcomes[0].referee_address == second.address
-                await eventually(lambda: [e.address for e in fleet.placements([registered.bot_id])]
+                await eventually(lambda: [e.address for e in fleet.hosting([registered.bot_id])]
                                  == [second.address])
                 bot.close()
-                await eventually(lambda: fleet.placements([registered.bot_id]) == [])
+                await eventually(lambda: fleet.hosting([registered.bot_id]) == [])
             await eventually(lambda: [e.address for e in fleet.live()] == [first.address])
 
     run(scenario())
@@ -93,9 +79,9 @@ def test_a_referee_that_stops_beating_expires_from_the_directory(redis_url: str)
     fleet.announce("dead", "127.0.0.1:1", 4, 1, ["bot-a"], [])
     assert fleet.claim("m-1", "dead") == "dead"
     assert fleet.claim("m-1", "other") == "dead"
-    assert [e.referee_id for e in fleet.placements(["bot-a"])] == ["dead"]
+    assert [e.referee_id for e in fleet.hosting(["bot-a"])] == ["dead"]
     time.sleep(0.7)
-    assert fleet.live() == [] and fleet.placements(["bot-a"]) == []
+    assert fleet.live() == [] and fleet.hosting(["bot-a"]) == [] and fleet.placements(["bot-a"]) == []
     assert fleet.claim("m-1", "other") == "other"
 
 
@@ -112,17 +98,24 @@ def test_a_heartbeat_renews_only_the_claims_its_referee_holds(redis_url: str) ->
     assert fleet.release("long", "a") is True and fleet.holder("long") == ""
 
 
-def test_placement_prefers_the_least_busy_referee_with_every_seat_and_room(redis_url: str) -> None:
-    """Placement lists only referees where every seat's bot is connected and a match may
-    start, fewest running matches first."""
+def test_placement_prefers_the_referee_with_most_seats_local_then_the_least_busy(redis_url: str) -> None:
+    """Placement lists the referees with room, those where most of the match's seats have
+    their bot connected first (all of them: no relay), then the fewest running matches; a
+    match whose every bot is connected to some live referee is placeable even when no
+    referee has them all (the others' seats are relayed), one with a bot connected nowhere
+    is not."""
     fleet = directory(redis_url, f"fleet-{uuid.uuid4().hex[:8]}:")
     fleet.announce("busy", "h:1", 8, 5, ["a", "b"], [])
     fleet.announce("idle", "h:2", 8, 1, ["a", "b", "c"], [])
     fleet.announce("full", "h:3", 2, 2, ["a", "b"], [])
     fleet.announce("lacks-b", "h:4", 8, 0, ["a"], [])
-    assert [e.referee_id for e in fleet.placements(["a", "b", "a"])] == ["idle", "busy"]
-    assert [e.referee_id for e in fleet.placements(["c"])] == ["idle"]
-    assert fleet.connected_bots() == {"a", "b", "c"}
+    fleet.announce("only-d", "h:5", 8, 0, ["d"], [])
+    assert [e.referee_id for e in fleet.placements(["a", "b", "a"])] == ["idle", "busy", "lacks-b", "only-d"]
+    assert [e.referee_id for e in fleet.placements(["c"])] == ["idle", "lacks-b", "only-d", "busy"]
+    assert [e.referee_id for e in fleet.placements(["d", "a", "a"])] == ["lacks-b", "idle", "busy", "only-d"]
+    assert fleet.placements(["a", "e"]) == []
+    assert [e.referee_id for e in fleet.hosting(["a", "b"])] == ["idle", "full", "busy"]
+    assert fleet.connected_bots() == {"a", "b", "c", "d"}
 
 
 def test_one_match_id_given_to_two_referees_runs_once(redis_url: str) -> None:
@@ -159,11 +152,6 @@ def test_one_match_id_given_to_two_referees_runs_once(redis_url: str) -> None:
     run(scenario())
 
 
-def played_here(arena: Arena, match_id: str) -> bool:
-    """Whether ``arena`` ran ``match_id`` itself (it keeps the matches it ran)."""
-    return match_id in arena.finished or match_id in arena.matches
-
-
 def test_an_sdk_bot_keeps_a_stream_on_every_live_referee(redis_url: str) -> None:
     """``pitch-bot run``'s FleetBot dials one address, opens a stream to the other referee
     the welcome lists, to a referee that joins later (a fleet update), and drops the
@@ -177,10 +165,10 @@ def test_an_sdk_bot_keeps_a_stream_on_every_live_referee(redis_url: str) -> None
             registered = await first.register()
             bot = FleetBot(FirstLegalBot, first.address, registered.token, capacity=3)
             runner = asyncio.create_task(bot.run(first.stop))
-            await eventually(lambda: {e.address for e in fleet.placements([registered.bot_id])}
+            await eventually(lambda: {e.address for e in fleet.hosting([registered.bot_id])}
                              == {first.address, second.address})
             async with running_arena(redis_url, prefix, **FAST) as third:
-                await eventually(lambda: third.address in {e.address for e in fleet.placements([registered.bot_id])})
+                await eventually(lambda: third.address in {e.address for e in fleet.hosting([registered.bot_id])})
                 assert sorted(c.address for c in bot.clients) == sorted([first.address, second.address, third.address])
                 result = (await third.run_match("cutthroat", [registered.bot_id] * 3, seed=2)).result
                 assert result.completed
@@ -266,19 +254,6 @@ def test_the_seat_ledger_counts_live_referees_only(redis_url: str) -> None:
     ledger.release("b", "m-3", ["x"])
     ledger.release("b", "m-4", ["z"])
     assert ledger.entries("x") == {} and ledger.entries("z") == {}
-
-
-async def connect_everywhere(arenas: list[HarnessArena], token: str, factory: Callable[[], Bot],
-                             capacity: int) -> None:
-    """One stream of the bot ``token`` to each referee (what a fleet bot keeps), until
-    each welcomed it."""
-    clients = []
-    for arena in arenas:
-        client = BotClient(factory, arena.address, token, capacity=capacity)
-        arena.tasks.append(asyncio.create_task(client.run(arena.stop)))
-        clients.append(client)
-    for client in clients:
-        await asyncio.wait_for(client.connected.wait(), 10)
 
 
 def test_a_bots_capacity_holds_across_the_fleet(redis_url: str) -> None:

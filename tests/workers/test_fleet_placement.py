@@ -43,8 +43,8 @@ def ran_on(arena: ArenaThread, match_id: str) -> bool:
 def test_a_match_goes_where_every_seat_is_connected_and_the_least_busy_referee(
         redis_url: str, fleet: tuple[ArenaThread, ArenaThread]) -> None:
     """A bot that connects to one referee only (here the second) has its matches placed
-    there; bots connected to both referees play on either; placement never picks a
-    referee a seat's bot is missing from."""
+    there first (every seat local, no relay); bots connected to both referees play on
+    either."""
     first, second = fleet
     both = [first.register() for _ in range(3)]
     for _, token in both:
@@ -53,12 +53,12 @@ def test_a_match_goes_where_every_seat_is_connected_and_the_least_busy_referee(
     lonely_id, lonely_token = second.register()
     second.connect_registered(lonely_token, "random")
     referees = client(redis_url, first)
-    wait_until(lambda: len(referees.directory.placements([lonely_id, *(b for b, _ in both)])) == 1, 10,
-               "the directory to list the bots")
+    wait_until(lambda: len(referees.directory.hosting([lonely_id, *(b for b, _ in both)])) == 1
+               and len(referees.directory.hosting([b for b, _ in both])) == 2, 10, "the directory to list the bots")
     schedule = round_robin(uuid.uuid4().hex[:8], [lonely_id, *(b for b, _ in both)], "cutthroat", games=1)
     with_lonely = next(m for m in schedule.matches if lonely_id in m.seats)
     without = next(m for m in schedule.matches if lonely_id not in m.seats)
-    assert referees.addresses_for(with_lonely) == [second.arena.address]
+    assert referees.addresses_for(with_lonely) == [second.arena.address, first.arena.address]  # all seats local
     assert set(referees.addresses_for(without)) == {first.arena.address, second.arena.address}
     result = referees.run_match(schedule, with_lonely)
     assert result["completed"] and ran_on(second, with_lonely.match_id) and not ran_on(first, with_lonely.match_id)
@@ -79,7 +79,7 @@ def test_a_full_referee_refuses_and_the_match_goes_to_the_next(
         **{**first.arena.server.arena.config.__dict__, "max_matches": 0})  # full from now on
     referees = client(redis_url, first)
     seats = [b for b, _ in bots]
-    wait_until(lambda: len(referees.directory.placements(seats)) == 2, 10, "both referees listed")
+    wait_until(lambda: len(referees.directory.hosting(seats)) == 2, 10, "both referees listed")
     first_id = first.arena.server.fleet.referee_id
     referees.directory.client.hset(f"{first.prefix}fleet:referee:{first_id}", mapping={"capacity": 9999})
     schedule = round_robin(uuid.uuid4().hex[:8], seats, "cutthroat", games=1)
@@ -89,11 +89,12 @@ def test_a_full_referee_refuses_and_the_match_goes_to_the_next(
     assert result["completed"] and ran_on(second, match.match_id) and not ran_on(first, match.match_id)
 
 
-def test_no_referee_with_every_seat_is_a_transient_refusal(
+def test_bots_connected_to_different_referees_play_through_a_relay(
         redis_url: str, fleet: tuple[ArenaThread, ArenaThread]) -> None:
-    """Two bots that each connected to a different referee only cannot be seated together
-    (no referee relays): the match is refused with FAILED_PRECONDITION, which the worker
-    retries like an offline bot, naming why."""
+    """Bots that each connected to one referee, not all the same one, are seated together:
+    the match goes to the referee where most of its seats are connected and the other
+    bot's seat is relayed (before the relay it was refused and retried, then recorded as
+    not played); a bot connected to no referee is still a transient refusal naming it."""
     first, second = fleet
     one_id, one_token = first.register()
     first.connect_registered(one_token, "random")
@@ -101,13 +102,19 @@ def test_no_referee_with_every_seat_is_a_transient_refusal(
     second.connect_registered(other_token, "random")
     third_id, third_token = first.register()
     first.connect_registered(third_token, "random")
+    offline_id, _ = first.register()
     referees = client(redis_url, first)
     wait_until(lambda: referees.directory.connected_bots() == {one_id, other_id, third_id}, 10, "bots listed")
     schedule = round_robin(uuid.uuid4().hex[:8], [one_id, other_id, third_id], "cutthroat", games=1)
+    match = schedule.matches[0]
+    result = referees.run_match(schedule, match)
+    assert result["completed"] and ran_on(first, match.match_id) and not ran_on(second, match.match_id)
+    assert all(seat["decisions"] > 0 and seat.get("strikes", 0) == 0 for seat in result["seats"])
+    with_offline = round_robin(uuid.uuid4().hex[:8], [one_id, other_id, offline_id], "cutthroat", games=1)
     with pytest.raises(NoRefereeFits) as refused:
-        referees.run_match(schedule, schedule.matches[0])
+        referees.run_match(with_offline, with_offline.matches[0])
     assert refused.value.code() == grpc.StatusCode.FAILED_PRECONDITION
-    assert "different referees" in refused.value.details()
+    assert f"bot {offline_id} is not connected to any live referee" in refused.value.details()
 
 
 def test_the_cli_counts_a_bot_connected_to_any_referee_as_connected(

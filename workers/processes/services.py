@@ -161,7 +161,7 @@ class LocalArena:
     def wait_fleet(self, directory: FleetDirectory, bot_ids: list[str], referees: int, timeout: float = 60) -> None:
         """Wait until ``referees`` referees are live and every bot in ``bot_ids`` is connected
         to each of them (the fleet directory says so)."""
-        wait_for(lambda: len(directory.placements(bot_ids)) >= referees, timeout,
+        wait_for(lambda: len(directory.hosting(bot_ids)) >= referees, timeout,
                  f"the bots to connect to {referees} referee(s)", self.services)
 
     def start_worker(self, config: WorkerConfig, name: str, concurrency: int) -> Service:

@@ -179,19 +179,42 @@ class FleetDirectory:
         return running + [entry for entry in self.placements(bot_ids, entries) if entry.referee_id != holder]
 
     def placements(self, bot_ids: Sequence[str], entries: list[RefereeEntry] | None = None) -> list[RefereeEntry]:
-        """The live referees (of ``entries``, default :meth:`live`) where every one of
-        ``bot_ids`` is connected and a match may start, the least busy first (fewest
-        running matches, then most room)."""
+        """The live referees (of ``entries``, default :meth:`live`) that may run a match
+        seating ``bot_ids``, best first; none unless every bot has a stream to some live
+        referee.  A seat whose bot has no stream on the referee chosen is relayed from one
+        where it has (:mod:`referee.relay`), so the best referee is the one with the most
+        seats local (all of them: no relay), then the least busy (fewest running matches,
+        then most room); only referees with room are listed."""
         entries = self.live() if entries is None else entries
-        if not entries:
+        streams = self._streams(bot_ids, entries)
+        if not entries or set(bot_ids) - set[str]().union(*streams.values()):
             return []
+
+        def rank(entry: RefereeEntry) -> tuple[int, int, int, str]:
+            local = sum(1 for bot_id in bot_ids if bot_id in streams[entry.referee_id])
+            return -local, entry.running, -entry.room, entry.referee_id
+
+        return sorted((entry for entry in entries if entry.room > 0), key=rank)
+
+    def hosting(self, bot_ids: Sequence[str], entries: list[RefereeEntry] | None = None) -> list[RefereeEntry]:
+        """The live referees where every one of ``bot_ids`` has a stream open, the least
+        busy first (where a relay finds a bot; where tools wait for bots to connect)."""
+        entries = self.live() if entries is None else entries
+        streams = self._streams(bot_ids, entries)
+        return sorted((entry for entry in entries if streams[entry.referee_id] >= set(bot_ids)),
+                      key=lambda e: (e.running, -e.room, e.referee_id))
+
+    def _streams(self, bot_ids: Sequence[str], entries: list[RefereeEntry]) -> dict[str, set[str]]:
+        """Which of ``bot_ids`` have a stream to each of ``entries``, by referee id (one
+        round trip)."""
+        if not entries:
+            return {}
         wanted = sorted(set(bot_ids))
         pipe = self.client.pipeline(transaction=False)
         for entry in entries:
             pipe.smismember(self._key("bots", entry.referee_id), wanted)
-        reachable = [entry for entry, present in zip(entries, pipe.execute(), strict=True)
-                     if all(present) and entry.room > 0]
-        return sorted(reachable, key=lambda e: (e.running, -e.room, e.referee_id))
+        return {entry.referee_id: {bot_id for bot_id, here in zip(wanted, present, strict=True) if here}
+                for entry, present in zip(entries, pipe.execute(), strict=True)}
 
     def connected_bots(self) -> set[str]:
         """Every bot with a stream open to at least one live referee."""

@@ -1,0 +1,316 @@
+"""Seats relayed between referees: a match seating bots that each keep one stream, to
+different referees of one fleet, is placed, played and recorded once, each seat answered
+by its own bot; the relay admits referees only and refuses malformed input; a host that
+goes away disconnects the seat as a dropped stream does (real referees on loopback, real
+Redis, bots on the raw generated stubs)."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import uuid
+from collections import Counter
+
+import grpc
+import pytest
+
+from pitch_sdk.proto.pitch.v1 import bot_pb2, game_pb2, relay_pb2
+from referee.relay import RELAY_METHOD
+from tests.referee.bots import GatedBot
+from tests.referee.harness import (
+    ADMIN,
+    FAST,
+    Arena,
+    RawBot,
+    connect_everywhere,
+    directory,
+    eventually,
+    played_here,
+    run,
+    running_arena,
+)
+from workers.referee_client import FleetReferees
+from workers.storage.seats import SeatLedger
+from workers.tournaments.schedule import round_robin
+
+
+class SingleStreamBot:
+    """A bot on the raw stubs that opens exactly one stream, to one referee: it answers
+    legal action 0 (after ``delay_s``) and notes which match and seat each request was for."""
+
+    def __init__(self, arena: Arena, token: str, delay_s: float = 0.0, capacity: int = 2, junk: bool = False,
+                 **hello: object) -> None:
+        self.token = token
+        self.delay_s = delay_s
+        self.junk = junk
+        """Also send one answer with a decision id nobody asked for (an ignored answer)."""
+        self.requests: Counter[tuple[str, int]] = Counter()
+        self.ended: set[str] = set()
+        self.hello = bot_pb2.Hello(protocol_versions=["pitch.v1"], capacity=capacity, **hello)  # type: ignore[arg-type]
+        self.stream = RawBot(arena, token, self.hello, self._handle)
+
+    def _handle(self, bot: RawBot, message: bot_pb2.RefereeMessage) -> None:
+        for member in message.batch.messages if message.HasField("batch") else [message]:
+            if member.HasField("decision_request"):
+                request = member.decision_request
+                self.requests[(request.match_id, request.seat)] += 1
+                if self.junk:
+                    self.junk = False
+                    bot.send(bot_pb2.BotMessage(decision=bot_pb2.Decision(
+                        match_id=request.match_id, decision_id=f"{request.match_id}:{request.seat}:999999",
+                        legal_action_index=0)))
+                answer = bot_pb2.BotMessage(decision=bot_pb2.Decision(
+                    match_id=request.match_id, decision_id=request.decision_id, legal_action_index=0))
+                if self.delay_s:
+                    asyncio.get_running_loop().call_later(self.delay_s, bot.send, answer)
+                else:
+                    bot.send(answer)
+            elif member.HasField("match_ended"):
+                self.ended.add(member.match_ended.match_id)
+
+
+async def single_stream_bots(first: Arena, second: Arena, far_delay_s: float = 0.0,
+                             far_junk: bool = False) -> tuple[list[str], list[SingleStreamBot]]:
+    """Three bots for a cutthroat match: ``near`` and ``other`` connected to the first
+    referee only, ``far`` to the second only (answering after ``far_delay_s``, and once
+    with a decision id nobody asked for if ``far_junk``)."""
+    ids, bots = [], []
+    far: dict[str, object] = {"batching": True, "skip_events": True, "delay_s": far_delay_s, "junk": far_junk}
+    for arena, hello in ((first, {}), (second, far), (first, {})):
+        registered = await first.register()
+        bot = SingleStreamBot(arena, registered.token, **hello)  # type: ignore[arg-type]
+        await bot.stream.started()
+        ids.append(registered.bot_id)
+        bots.append(bot)
+    return ids, bots
+
+
+def test_two_single_stream_bots_on_different_referees_play_a_match_placed_by_the_fleet(redis_url: str) -> None:
+    """Before the relay no referee could seat them together (the match was retried, then
+    recorded as not played).  Now placement picks the referee where most seats are local,
+    the far bot's seat is relayed from the other referee, every seat's decisions are
+    answered by its own bot over its one stream, and the match is recorded once."""
+    prefix = f"relay-{uuid.uuid4().hex[:8]}:"
+    fleet = directory(redis_url, prefix)
+
+    async def scenario() -> None:
+        async with running_arena(redis_url, prefix, **FAST) as first, \
+                running_arena(redis_url, prefix, **FAST) as second:
+            ids, bots = await single_stream_bots(first, second, far_junk=True)
+            near, far, other = ids
+            await eventually(lambda: [e.address for e in fleet.hosting([far])] == [second.address]
+                             and [e.address for e in fleet.hosting([near, other])] == [first.address])
+            with pytest.raises(grpc.aio.AioRpcError) as refused:  # a match that will not start frees its relays
+                await first.run_match("partnership", ids)
+            assert refused.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+            host = second.server.arena.registry.get(far)
+            assert host is not None
+            await eventually(lambda: host.seats_in_use == 0 and not host.relayed)
+            referees = FleetReferees(first.address, "test-admin", 60, fleet)
+            schedule = round_robin(uuid.uuid4().hex[:8], ids, "cutthroat", games=1)
+            match = schedule.matches[0]
+            assert referees.addresses_for(match) == [first.address, second.address]  # two seats local, one
+            recorded = await asyncio.to_thread(referees.run_match, schedule, match)
+            assert recorded["completed"] and not recorded.get("forfeited")
+            assert played_here(first.server.arena, match.match_id)
+            assert not played_here(second.server.arena, match.match_id)
+            result = (await first.run_match("cutthroat", list(match.seats), match_id=match.match_id)).result
+            for seat in result.seats:
+                bot = bots[ids.index(seat.bot_id)]
+                assert seat.status == game_pb2.SEAT_STATUS_OK and seat.strikes == 0
+                assert seat.ignored_answers == (1 if seat.bot_id == far else 0)  # counted as for a local seat
+                assert bot.requests[(match.match_id, seat.seat)] == seat.decisions > 0
+            for bot_id, bot in zip(ids, bots, strict=True):  # no bot was asked for another's seat
+                assert {seat for (_, seat) in bot.requests} == {s for s, b in enumerate(match.seats) if b == bot_id}
+                assert match.match_id in bot.ended
+            store = first.server.arena.store
+            assert len(store.match_logs(match.match_id)) == 1 and store.aborted_matches(match.match_id) == []
+            await eventually(lambda: host.seats_in_use == 0 and not host.pending and not host.relayed)
+
+    run(scenario())
+
+
+def test_a_relayed_seat_counts_against_the_capacity_the_bot_declared_to_its_host(redis_url: str) -> None:
+    """A bot of capacity 2 with one stream, to the second referee, plays a match there; a
+    match on the first referee relaying its seat is its second seat, within its capacity:
+    admitted (before, the relayed seat was counted against the seats it relays, 1, and the
+    match was refused RESOURCE_EXHAUSTED); a third match needing it is refused
+    RESOURCE_EXHAUSTED: the fleet never gives it more than the 2 seats it declared."""
+    prefix = f"relay-{uuid.uuid4().hex[:8]}:"
+    fleet = directory(redis_url, prefix)
+    ledger = SeatLedger(fleet)
+    gate = threading.Event()
+
+    async def scenario() -> None:
+        async with running_arena(redis_url, prefix, per_decision_ms=30_000, **FAST) as first, \
+                running_arena(redis_url, prefix, per_decision_ms=30_000, **FAST) as second:
+            try:
+                single = await first.register()
+                bot = SingleStreamBot(second, single.token, capacity=2)
+                await bot.stream.started()
+                seats = [single.bot_id]
+                for _ in range(2):
+                    gated = await first.register()
+                    await connect_everywhere([first, second], gated.token, lambda: GatedBot(gate), capacity=4)
+                    seats.append(gated.bot_id)
+                await eventually(lambda: [e.address for e in fleet.hosting(seats)] == [second.address])
+                there, relayed, third = (f"m-{uuid.uuid4().hex[:8]}" for _ in range(3))
+                playing = [asyncio.create_task(second.run_match("cutthroat", seats, match_id=there, seed=1))]
+                await eventually(lambda: there in second.server.arena.tasks)
+                playing.append(asyncio.create_task(first.run_match("cutthroat", seats, match_id=relayed, seed=2)))
+                await eventually(lambda: relayed in first.server.arena.tasks or playing[1].done())
+                assert not playing[1].done(), "the relayed match was refused"
+                assert sorted(ledger.entries(single.bot_id)) == sorted([there, relayed])
+                with pytest.raises(grpc.aio.AioRpcError) as refused:
+                    await asyncio.wait_for(first.run_match("cutthroat", seats, match_id=third, seed=3), 10)
+                assert refused.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+                gate.set()
+                for task in playing:
+                    assert (await task).result.completed
+                await eventually(lambda: ledger.entries(single.bot_id) == {})
+            finally:
+                gate.set()
+
+    run(scenario())
+
+
+async def relay_call(arena: Arena, messages: list[bytes],
+                     metadata: tuple[tuple[str, str], ...] = ADMIN) -> tuple[grpc.StatusCode, str]:
+    """Send raw relay messages to ``arena``, half-close and read until the call ends: the
+    first relay the host ended (its code and message), else the call's status."""
+    call = arena.channel.stream_stream(RELAY_METHOD, request_serializer=lambda raw: raw,
+                                       response_deserializer=relay_pb2.RelayResponse.FromString)(metadata=metadata)
+    ended: list[relay_pb2.RelayEnded] = []
+    try:
+        for message in messages:
+            await call.write(message)
+        await call.done_writing()
+        while (reply := await asyncio.wait_for(call.read(), 10)) is not grpc.aio.EOF:
+            assert isinstance(reply, relay_pb2.RelayResponse)
+            if reply.HasField("ended"):
+                ended.append(reply.ended)
+    except grpc.aio.AioRpcError as error:
+        return error.code(), error.details() or ""
+    if ended:
+        code = next(status for status in grpc.StatusCode if status.value[0] == ended[0].code)
+        return code, ended[0].message
+    return await call.code(), await call.details()
+
+
+def opening(bot_id: str, match_id: str = "m-1", seats: tuple[int, ...] = (0,)) -> bytes:
+    return relay_pb2.RelayRequest(open=relay_pb2.RelayOpen(relay_id=1, bot_id=bot_id, match_id=match_id,
+                                                           seats=seats)).SerializeToString()
+
+
+def forwarding(message: bot_pb2.RefereeMessage, relay_id: int = 1) -> bytes:
+    return relay_pb2.RelayRequest(forward=relay_pb2.RelayForward(relay_id=relay_id, message=message)
+                                  ).SerializeToString()
+
+
+def request(match_id: str = "m-1", seat: int = 0, decision_id: str = "m-1:0:1") -> bot_pb2.RefereeMessage:
+    return bot_pb2.RefereeMessage(decision_request=bot_pb2.DecisionRequest(
+        match_id=match_id, seat=seat, decision_id=decision_id))
+
+
+def test_the_relay_admits_referees_only_and_refuses_malformed_input(redis_url: str) -> None:
+    """No admin token (a bot's token included) is UNAUTHENTICATED before anything is read;
+    a message that does not parse, is too big, nests batches or reopens a relay id ends
+    the call with INVALID_ARGUMENT; a bad open or forward ends its relay with
+    INVALID_ARGUMENT, a bot not connected FAILED_PRECONDITION, seats past its capacity
+    RESOURCE_EXHAUSTED; every message is short; none of it crashes or stalls the referee
+    or leaves anything on the bot."""
+    ok = grpc.StatusCode.OK
+    invalid = grpc.StatusCode.INVALID_ARGUMENT
+
+    async def scenario() -> None:
+        async with running_arena(redis_url) as arena:
+            registered = await arena.register()
+            bot = SingleStreamBot(arena, registered.token)  # capacity 2
+            await bot.stream.started()
+            absent = (await arena.register()).bot_id
+            good = opening(registered.bot_id)
+            nested = relay_pb2.RelayRequest(batch=relay_pb2.RelayRequests(messages=[relay_pb2.RelayRequest(
+                batch=relay_pb2.RelayRequests())])).SerializeToString()
+            cases: list[tuple[list[bytes], grpc.StatusCode, str, dict[str, object]]] = [
+                ([good], grpc.StatusCode.UNAUTHENTICATED, "admin token", {"metadata": ()}),
+                ([good], grpc.StatusCode.UNAUTHENTICATED, "admin token",
+                 {"metadata": (("authorization", f"Bearer {registered.token}"),)}),
+                ([b"\xff\xff\xff"], invalid, "undecodable", {}),
+                ([b"\x00" * (3 * 1024 * 1024 + 16)], invalid, "over the limit", {}),
+                ([nested], invalid, "batch inside a batch", {}),
+                ([relay_pb2.RelayRequest().SerializeToString()], invalid, "an open, a forward or a close", {}),
+                ([good, good], invalid, "open already", {}),
+                ([forwarding(request(), relay_id=7)], ok, "", {}),  # an ended relay's late forward: ignored
+                ([opening(registered.bot_id, seats=())], invalid, "distinct seats", {}),
+                ([opening(registered.bot_id, seats=(1, 1))], invalid, "distinct seats", {}),
+                ([opening(registered.bot_id, seats=(64,))], invalid, "out of range", {}),
+                ([opening("b" * 5000)], invalid, "more than 128", {}),
+                ([opening(registered.bot_id, match_id="")], invalid, "needs a bot_id", {}),
+                ([opening(absent)], grpc.StatusCode.FAILED_PRECONDITION, "no stream here", {}),
+                ([opening(registered.bot_id, seats=(0, 1, 2))], grpc.StatusCode.RESOURCE_EXHAUSTED, "seats", {}),
+                ([good, forwarding(bot_pb2.RefereeMessage(welcome=bot_pb2.Welcome()))], invalid,
+                 "match messages only", {}),
+                ([good, forwarding(request(match_id="m-2", decision_id="m-2:0:1"))], invalid, "names match", {}),
+                ([good, forwarding(request(seat=3))], invalid, "names seat 3", {}),
+                ([good, forwarding(request(decision_id="elsewhere:0:1"))], invalid,
+                 "does not start with the match id", {}),
+                ([good, forwarding(request()), forwarding(request())], invalid, "already pending", {}),
+            ]
+            for messages, code, says, options in cases:
+                status, details = await relay_call(arena, messages, **options)  # type: ignore[arg-type]
+                assert (status, says in details) == (code, True), (messages[:2], status, details)
+                assert len(details) < 400
+            presence = arena.server.arena.registry.get(registered.bot_id)
+            assert presence is not None and presence.connected
+            assert presence.seats_in_use == 0 and not presence.pending and not presence.relayed
+            assert not presence.resume_messages and not presence.watchers
+
+    run(scenario())
+
+
+@pytest.mark.parametrize("fault", ["host stops, bot gone", "host stops, bot back on the runner",
+                                   "bot's stream to the host drops and comes back"])
+def test_a_relayed_seat_whose_stream_goes_away_is_a_dropped_stream(redis_url: str, fault: str) -> None:
+    """In the middle of a relayed match, the far bot's way to the runner breaks: its host
+    stops, or its own stream to the host drops.  The seat is disconnected, never struck,
+    as a seat whose local stream dropped: a bot connected nowhere forfeits after the
+    reconnect grace; one that reconnects within it (to the host, or to any other referee:
+    here the runner itself, which then relays it from itself) resumes and the match ends
+    normally."""
+    prefix = f"relay-{uuid.uuid4().hex[:8]}:"
+    fleet = directory(redis_url, prefix)
+
+    async def scenario() -> None:
+        async with running_arena(redis_url, prefix, **FAST) as first:
+            hosting = running_arena(redis_url, prefix, **FAST)
+            second = await hosting.__aenter__()
+            try:
+                ids, bots = await single_stream_bots(first, second, far_delay_s=0.01)
+                await eventually(lambda: len(fleet.hosting(ids)) == 0 and len(fleet.hosting([ids[1]])) == 1)
+                running = asyncio.create_task(first.run_match("cutthroat", ids, seed=5))
+                await eventually(lambda: sum(bots[1].requests.values()) >= 3)
+                if fault.startswith("bot's stream"):
+                    bots[1].stream.close()
+                    await eventually(lambda: not second.server.arena.registry.get(ids[1]).connected)  # type: ignore[union-attr]
+                    back = SingleStreamBot(second, bots[1].token, 0.01)
+                    await back.stream.started()
+            finally:
+                if fault.startswith("host stops"):
+                    await hosting.__aexit__(None, None, None)
+            if fault == "host stops, bot back on the runner":
+                back = SingleStreamBot(first, bots[1].token, 0.01)
+                await back.stream.started()
+            result = (await asyncio.wait_for(running, 30)).result
+            far = result.seats[1]
+            assert far.strikes == 0
+            if fault == "host stops, bot gone":
+                assert result.forfeited and result.forfeiting_party == 1
+                assert far.status == game_pb2.SEAT_STATUS_FORFEITED
+            else:  # disconnected if a decision came while it was away; OK if it was back by then
+                assert result.completed and not result.forfeited
+                assert far.status in (game_pb2.SEAT_STATUS_OK, game_pb2.SEAT_STATUS_DISCONNECTED)
+                assert sum(back.requests.values()) > 0 and result.seats[1].decisions > 3
+            if not fault.startswith("host stops"):
+                await hosting.__aexit__(None, None, None)
+
+    run(scenario())
