@@ -110,7 +110,7 @@ def test_the_live_pages_show_what_runs_on_another_referee_of_the_fleet(
     streams = [connect_raw(second, token, held) for _, token in bots]
     a, b = (bot_id for bot_id, _ in bots)
     directory = FleetDirectory(Store.from_url(redis_url, first.prefix))
-    wait_until(lambda: [e.address for e in directory.placements([a, b])] == [second.arena.address], 10,
+    wait_until(lambda: [e.address for e in directory.hosting([a, b])] == [second.arena.address], 10,
                "the bots listed under the second referee")
     config = WebConfig(redis_url=redis_url, store_prefix=first.prefix, referee=first.arena.address,
                        admin_token="test-admin")  # tests.referee.harness's referees' token
