@@ -170,6 +170,10 @@ class ReceivedObservation(Observation):
 
     __hash__ = Observation.__hash__
 
+    def __repr__(self) -> str:
+        """The plain observation's ``repr``: a bot's log reads the same either way."""
+        return repr(self.decoded())
+
     def __reduce__(self) -> tuple[type[Observation], tuple[Any, ...]]:
         """Pickled and copied as the plain observation (the message stays behind)."""
         decoded = self.decoded()
