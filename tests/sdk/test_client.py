@@ -116,7 +116,7 @@ def test_a_flush_on_an_ended_stream_drops_its_messages_without_raising() -> None
         await outbox.flush()
         assert outbox.pending == [] and not outbox.writing
 
-    assert [ids(m) for m in received(scenario)] == [["1"]]
+    assert all(ids(m) == ["1"] for m in received(scenario))  # "1" may or may not have arrived before the end
 
 
 def test_a_bot_is_asked_inline_only_after_a_streak_of_quick_decisions() -> None:
