@@ -67,7 +67,9 @@ def _last_result(message: pb.Observation, rules: Ruleset) -> HandResult | None:
     return result
 
 
-FIELDS: dict[str, Callable[[pb.Observation, Ruleset], Any]] = {
+_Decoder = Callable[[pb.Observation, Ruleset], Any]
+
+_SCALARS: dict[str, _Decoder] = {
     "viewer": lambda m, r: m.seat,
     "players": lambda m, r: m.players,
     "parties": lambda m, r: m.parties,
@@ -75,32 +77,40 @@ FIELDS: dict[str, Callable[[pb.Observation, Ruleset], Any]] = {
     "dealer": lambda m, r: m.dealer,
     "phase": lambda m, r: wire.phase_from_pb(m.phase),
     "to_move": lambda m, r: m.to_move,
-    "scores": lambda m, r: tuple(m.scores),
-    "hand": lambda m, r: wire.cards_from_pb(m.hand),
-    "hand_sizes": lambda m, r: tuple(m.hand_sizes),
-    "bids": lambda m, r: tuple((b.seat, b.amount or None) for b in m.bids),
     "pitcher": lambda m, r: m.pitcher if m.has_pitcher else None,
     "bid": lambda m, r: m.bid if m.has_pitcher and r.bidding.auction and m.bid else None,
     "trump": lambda m, r: wire.suit_from_pb(m.trump),
-    "current_trick": lambda m, r: _plays_from_pb(m.current_trick),
-    "tricks": lambda m, r: tuple(_trick_from_pb(trick.SerializeToString()) for trick in m.tricks),
     "stock_size": lambda m, r: m.stock_size,
-    "exchanged": lambda m, r: tuple((e.seat, e.count) for e in m.exchanged),
-    "my_discards": lambda m, r: wire.cards_from_pb(m.my_discards),
-    "my_draws": lambda m, r: wire.cards_from_pb(m.my_draws),
-    "last_result": _last_result,
     "sub_trump": lambda m, r: wire.suit_from_pb(m.sub_trump),
     "doubled": lambda m, r: m.doubled,
     "called_card": lambda m, r: wire.card_from_pb(m.called_card) if m.HasField("called_card") else None,
     "partner": lambda m, r: m.partner if m.has_partner else None,
-    "looked": lambda m, r: tuple(m.looked),
     "hand_hidden": lambda m, r: m.hand_hidden,
+    "offered": lambda m, r: wire.card_from_pb(m.offered) if m.HasField("offered") else None,
+}
+"""The fields of one value each: a :class:`ReceivedObservation` decodes them all at the first
+read of any (a bot reads several, and each first read costs a fall-back of its own)."""
+
+_LISTS: dict[str, _Decoder] = {
+    "scores": lambda m, r: tuple(m.scores),
+    "hand": lambda m, r: wire.cards_from_pb(m.hand),
+    "hand_sizes": lambda m, r: tuple(m.hand_sizes),
+    "bids": lambda m, r: tuple((b.seat, b.amount or None) for b in m.bids),
+    "current_trick": lambda m, r: _plays_from_pb(m.current_trick),
+    "tricks": lambda m, r: tuple(_trick_from_pb(trick.SerializeToString()) for trick in m.tricks),
+    "exchanged": lambda m, r: tuple((e.seat, e.count) for e in m.exchanged),
+    "my_discards": lambda m, r: wire.cards_from_pb(m.my_discards),
+    "my_draws": lambda m, r: wire.cards_from_pb(m.my_draws),
+    "last_result": _last_result,
+    "looked": lambda m, r: tuple(m.looked),
     "burned": lambda m, r: tuple((s.seat, wire.cards_from_pb(s.cards)) for s in m.burned),
     "cokes": lambda m, r: tuple((s.seat, wire.cards_from_pb(s.cards)) for s in m.cokes),
-    "offered": lambda m, r: wire.card_from_pb(m.offered) if m.HasField("offered") else None,
     "bid_doubles": lambda m, r: tuple(m.bid_doubles),
     "face_up_discards": lambda m, r: _face_up_discards(m.exchanged),
 }
+"""The other fields, each decoded at its own first read."""
+
+FIELDS: dict[str, _Decoder] = {**_SCALARS, **_LISTS}
 """How each field of ``Observation`` is read from the message, but the three that do not
 come from it: ``ruleset`` (the ruleset's name), ``hands`` (only the full view has them,
 and no bot is sent it) and ``legal_actions`` (decoded from the request, beside it)."""
@@ -148,13 +158,19 @@ class ReceivedObservation(Observation):
         return observation
 
     def __getattr__(self, name: str) -> Any:
-        """A field read for the first time: decoded from the message into its slot."""
-        decode = FIELDS.get(name)
-        if decode is None:  # not a field: no such attribute, as on any Observation
+        """A field read for the first time: decoded from the message into its slot (with
+        every other scalar, for a scalar)."""
+        decode = _LISTS.get(name)
+        if decode is not None:
+            value = decode(self._message, self._rules)
+            _SET_FIELD(self, name, value)
+            return value
+        if name not in _SCALARS:  # not a field: no such attribute, as on any Observation
             raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
-        value = decode(self._message, self._rules)
-        _SET_FIELD(self, name, value)
-        return value
+        message, rules = self._message, self._rules
+        for scalar, decode in _SCALARS.items():
+            _SET_FIELD(self, scalar, decode(message, rules))
+        return getattr(self, name)
 
     def decoded(self) -> Observation:
         """The plain :class:`Observation` with the same values, every field decoded."""
