@@ -69,8 +69,10 @@ def test_a_field_is_decoded_once_then_read_from_its_slot() -> None:
     observation, message = next(o for o in observations(rules, seed=3) if o[0].tricks)
     received = ReceivedObservation.of(message, rules, observation.legal_actions)
     assert received.tricks is received.tricks and received.hand is received.hand
+    assert received.viewer == observation.viewer  # and with it every other one-value field
     message.Clear()  # decoded values stay; the fields not read yet would now read as empty
     assert received.tricks == observation.tricks and received.hand == observation.hand
+    assert received.dealer == observation.dealer and received.trump == observation.trump is not None
     assert received.scores == () != observation.scores
 
 
