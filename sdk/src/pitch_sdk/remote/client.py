@@ -159,10 +159,12 @@ class BotClient:
             stopper = asyncio.create_task(stop.wait())
             stopper.add_done_callback(lambda _: call.cancel())
             outbox = _Outbox(call)
+            outbox.put(self.hello())
             tasks: set[asyncio.Task[None]] = set()
             try:
-                await call.write(self.hello())
-                async for message in call:
+                await outbox.flush()  # the hello, alone: a stream that failed already fails the read
+                # ``read`` until the end (EOF), not ``async for``: one generator less per message
+                while isinstance(message := await call.read(), bot_pb2.RefereeMessage):
                     for inner in unbatched(message):
                         self._dispatch(inner, outbox, tasks)
                     await outbox.flush()
