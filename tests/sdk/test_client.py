@@ -1,16 +1,22 @@
 """The SDK client's outgoing stream, written with the call's own ``write`` over real gRPC on
-loopback: answers ready at the same moment go as one batch, one write at a time."""
+loopback: answers ready at the same moment go as one batch, one write at a time; and how
+the client times a bot's decisions to choose the thread it asks it on."""
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Awaitable, Callable
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 
 import grpc
 
+from pitch_sdk.bot import Bot
+from pitch_sdk.clock import Clock
 from pitch_sdk.proto.pitch.v1 import bot_pb2, bot_pb2_grpc
-from pitch_sdk.remote.answering import Took
+from pitch_sdk.protocol import wire
+from pitch_sdk.remote.answering import Took, decide
 from pitch_sdk.remote.client import QUICK_STREAK, _Outbox, _Pace
+from pitch_sdk.rules import Action, GameState, Observation, observe, preset
 
 Scenario = Callable[[_Outbox, grpc.aio.StreamStreamCall[bot_pb2.BotMessage, bot_pb2.RefereeMessage]],
                     Awaitable[None]]
@@ -136,3 +142,45 @@ def test_a_bot_is_asked_inline_only_after_a_streak_of_quick_decisions() -> None:
         pace.note(quick)
     pace.note(Took(seconds=0.004, cpu_seconds=0.004))  # computing: slow in CPU
     assert not pace.inline()
+
+
+class Spending(Bot):
+    """Answers the first legal action after ``spend(seconds)`` (computing or sleeping)."""
+
+    def __init__(self, spend: Callable[[float], None], seconds: float) -> None:
+        super().__init__()
+        self.spend, self.seconds = spend, seconds
+
+    def act(self, observation: Observation, legal_actions: Sequence[Action]) -> Action:
+        self.spend(self.seconds)
+        return legal_actions[0]
+
+
+def compute(seconds: float) -> None:
+    started = time.thread_time()
+    while time.thread_time() - started < seconds:
+        pass
+
+
+def test_the_cpu_time_is_read_only_for_a_decision_long_in_all() -> None:
+    """Reading the thread's CPU time is a system call, so ``decide`` reads it at the end only
+    for a decision that took ``read_cpu_from`` or more in all: a shorter one reports its
+    wall-clock time as its CPU time (which it bounds); a long one its real CPU time,
+    however it spent the wall-clock time (computing, or waiting)."""
+    state = GameState.new(preset("partnership"), seed=1)
+    legal = state.legal_actions()
+    request = bot_pb2.DecisionRequest(match_id="m", decision_id="d",
+                                      legal_actions=[wire.action_to_pb(a) for a in legal])
+    observation = observe(state, state.to_move)
+
+    def took(bot: Bot) -> Took:
+        answer, spent = decide(bot, request, observation, legal, Clock(), read_cpu_from=0.002)
+        assert answer.decision.legal_action_index == 0
+        return spent
+
+    quick = took(Spending(compute, 0))
+    assert quick.cpu_seconds == quick.seconds or quick.seconds >= 0.002  # (a loaded machine may stall it)
+    computing = took(Spending(compute, 0.004))
+    assert computing.cpu_seconds >= 0.004 and computing.seconds >= 0.004
+    waiting = took(Spending(time.sleep, 0.004))
+    assert waiting.seconds >= 0.004 and waiting.cpu_seconds < 0.002

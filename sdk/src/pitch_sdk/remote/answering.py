@@ -44,25 +44,25 @@ class Took(NamedTuple):
     seconds: float
     """Wall-clock time (in a worker thread, waits for the GIL included)."""
     cpu_seconds: float
-    """CPU time of the thread that ran it, or, where it was not measured, the wall-clock time,
-    which bounds it (see :func:`decide`)."""
+    """CPU time of the thread that ran it, or, for a decision shorter in all than
+    :func:`decide`'s ``read_cpu_from``, the wall-clock time, which bounds it."""
 
 
 def decide(bot: Bot, request: bot_pb2.DecisionRequest, observation: Observation, legal: Sequence[Action],
-           clock: Clock, measure_cpu: bool = True) -> tuple[bot_pb2.BotMessage, Took]:
+           clock: Clock, read_cpu_from: float = 0.0) -> tuple[bot_pb2.BotMessage, Took]:
     """Ask ``bot`` (with ``clock`` as its ``bot.clock``) and build the message answering
     ``request``; also returns how long the bot's own code took.
 
-    Without ``measure_cpu`` the thread's CPU time is not read: reading it is a system call
-    (about 3 microseconds here, twice per decision: more than a quick bot's whole answer),
-    and on the thread that runs nothing else the wall-clock time bounds it."""
+    The thread's CPU time at the end is read only when the decision took ``read_cpu_from``
+    seconds or more in all: reading it is a system call (about 3 microseconds here, more
+    than a quick bot's whole answer), and a caller that only asks whether the CPU time was
+    under that much has its answer already."""
     message = bot_pb2.BotMessage()
     answer = message.decision  # filled in place: no copy into the message afterwards
     answer.match_id = request.match_id
     answer.decision_id = request.decision_id
     bot.clock = clock
-    cpu_clock = time.thread_time if measure_cpu else time.perf_counter
-    started, started_cpu = time.perf_counter(), cpu_clock()
+    started, started_cpu = time.perf_counter(), time.thread_time()
     try:
         action: object = bot.act(observation, legal)
     except Exception as exc:  # the bot's bug: reported to the referee, never raised here
@@ -70,8 +70,8 @@ def decide(bot: Bot, request: bot_pb2.DecisionRequest, observation: Observation,
                     type(exc).__name__, exc, where(exc))
         answer.bot_error.CopyFrom(bot_pb2.BotError(type=type(exc).__name__[:MAX_TYPE_CHARS],
                                                    message=str(exc)[:MAX_ERROR_CHARS]))
-        return message, Took(time.perf_counter() - started, cpu_clock() - started_cpu)
-    took = Took(time.perf_counter() - started, cpu_clock() - started_cpu)
+        return message, _took(started, started_cpu, read_cpu_from)
+    took = _took(started, started_cpu, read_cpu_from)
     if isinstance(action, Action):
         listed = request.legal_actions
         index = _index_of(action, legal) if listed else None
@@ -84,6 +84,13 @@ def decide(bot: Bot, request: bot_pb2.DecisionRequest, observation: Observation,
                     action)
         answer.action.CopyFrom(pb.Action(text=repr(action)[:MAX_ERROR_CHARS]))
     return message, took
+
+
+def _took(started: float, started_cpu: float, read_cpu_from: float) -> Took:
+    """How long since ``started`` (``time.perf_counter``) and ``started_cpu``
+    (``time.thread_time``), the CPU time read as :func:`decide` says."""
+    seconds = time.perf_counter() - started
+    return Took(seconds, seconds if seconds < read_cpu_from else time.thread_time() - started_cpu)
 
 
 def _index_of(action: Action, legal: Sequence[Action]) -> int | None:

@@ -47,9 +47,7 @@ class _Pace:
     decisions (any seat's: every seat runs the same code) were each quick, else in a
     worker thread.  For a quick bot the hop to a worker thread and back was a quarter of
     the SDK's cost per decision; a slow one keeps its thread, so it never holds up the
-    stream for long, and one slow answer sends it back there.  On the event loop's thread
-    the bot's CPU time is not read (:func:`answering.decide`): its wall-clock time stands
-    for it there, so a decision asked there is quick when it took under ``QUICK_CPU_MS``."""
+    stream for long, and one slow answer sends it back there."""
 
     quick: int = 0
 
@@ -243,7 +241,7 @@ class BotClient:
             else:
                 observation, legal = self._prepare(seat, request)
                 answer, took = await asyncio.to_thread(answering.decide, seat.bot, request, observation, legal,
-                                                       clock)
+                                                       clock, QUICK_CPU_MS / 1000)
                 self._pace.note(took)
         self._send(answer, outbox)
         await outbox.flush()
@@ -263,7 +261,7 @@ class BotClient:
     def _ask(self, seat: _Seat, request: bot_pb2.DecisionRequest, clock: Clock) -> bot_pb2.BotMessage:
         """Ask a quick bot on this thread (see :class:`_Pace`)."""
         observation, legal = self._prepare(seat, request)
-        answer, took = answering.decide(seat.bot, request, observation, legal, clock, measure_cpu=False)
+        answer, took = answering.decide(seat.bot, request, observation, legal, clock, QUICK_CPU_MS / 1000)
         self._pace.note(took)
         return answer
 
