@@ -7,15 +7,18 @@ once with four seats and plays all four seats of ``partnership`` matches against
   ``bench/referee_throughput.py``'s trivial bot): every request is answered at once with
   legal action 0, so its CPU time is the floor any Python bot pays for the protocol;
 * ``sdk`` - the SDK's ``BotClient`` running a ``Bot`` whose ``act`` returns the first legal
-  action, so its CPU time is the SDK's own (decoding, the bot's thread, answering).
+  action, so its CPU time is the SDK's own (decoding what the bot reads, answering);
+* ``sdk-reading`` (with ``--reading``) - the same, but its ``act`` first reads every field of
+  the observation, so that the whole observation is decoded: the SDK's cost for a bot that
+  reads everything (the SDK decodes a field when the bot first reads it).
 
-Each round runs matches for ``--seconds`` with one bot, then with the other (the order
-alternates between rounds), and reads the bot process's CPU time from ``/proc``; the
+Each round runs matches for ``--seconds`` with each bot in turn (the order reverses
+between rounds), and reads the bot process's CPU time from ``/proc``; the
 figure is CPU microseconds of the bot process per decision it answered.  Each ratio
 (sdk / raw) is taken within its round, since this shared machine's speed drifts between
 minutes; the report gives medians and ranges.
 
-Run: ``.venv/bin/python bench/sdk_overhead.py [--rounds 5] [--seconds 3]``.
+Run: ``.venv/bin/python bench/sdk_overhead.py [--rounds 5] [--seconds 3] [--reading]``.
 Target (issue 14): sdk / raw <= 1.5.
 """
 
@@ -23,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import dataclasses
 import json
 import os
 import signal
@@ -56,14 +60,29 @@ class FirstLegal(Bot):
         return legal_actions[0]
 
 
+class ReadingFirstLegal(FirstLegal):
+    """The SDK bot that reads every field of its observation before it answers."""
+
+    name = "reading-first-legal"
+
+    def act(self, observation: Observation, legal_actions: Sequence[Action]) -> Action:
+        for name in FIELD_NAMES:
+            getattr(observation, name)
+        return legal_actions[0]
+
+
+FIELD_NAMES = tuple(field.name for field in dataclasses.fields(Observation))
+BOTS: dict[str, type[FirstLegal]] = {"sdk": FirstLegal, "sdk-reading": ReadingFirstLegal}
+
+
 def serve_bot(kind: str, address: str, token: str) -> None:
     """Play as the ``kind`` bot until SIGTERM."""
 
     async def run() -> None:
         stop = asyncio.Event()
         asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stop.set)
-        if kind == "sdk":
-            await BotClient(FirstLegal, address, token, capacity=SEATS).run(stop)
+        if kind in BOTS:
+            await BotClient(BOTS[kind], address, token, capacity=SEATS).run(stop)
         else:
             await trivial_bot(address, token, asyncio.Event(), [], stop, batching=True)
 
@@ -117,6 +136,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--seconds", type=float, default=3.0, help="length of each phase")
+    parser.add_argument("--reading", action="store_true", help="also measure the SDK bot that reads every field")
     # the child's token comes through the environment: a token may start with "-", which
     # argparse would take for an option (the bench then failed at random)
     parser.add_argument("--serve-bot", nargs=2, metavar=("KIND", "ADDRESS"), help=argparse.SUPPRESS)
@@ -132,7 +152,8 @@ def main() -> None:
                         port)
         bots: dict[str, tuple[str, subprocess.Popen[bytes]]] = {}
         try:
-            for kind in ("raw", "sdk"):
+            kinds = ("raw", "sdk", "sdk-reading") if args.reading else ("raw", "sdk")
+            for kind in kinds:
                 bot_id, token = asyncio.run(register(address))
                 process = subprocess.Popen([sys.executable, __file__, "--serve-bot", kind, address],
                                            env={**os.environ, "PITCH_BOT_TOKEN": token})
@@ -140,7 +161,7 @@ def main() -> None:
                 asyncio.run(connected(address, bot_id))
             rounds: list[dict[str, float]] = []
             for number in range(args.rounds):
-                order = ("raw", "sdk") if number % 2 == 0 else ("sdk", "raw")
+                order = kinds if number % 2 == 0 else kinds[::-1]
                 rounds.append({kind: phase(address, bots[kind], args.seconds, 1000 * number) for kind in order})
         finally:
             for _, process in bots.values():
@@ -148,15 +169,16 @@ def main() -> None:
                 process.wait(timeout=10)
             referee.terminate()
             referee.wait(timeout=10)
-    ratios = [round(r["sdk"] / r["raw"], 2) for r in rounds]
-    report = {
+    report: dict[str, object] = {
         "cpu_us_per_decision": {kind: {"median": round(statistics.median(r[kind] for r in rounds)),
                                        "range": [round(min(r[kind] for r in rounds)),
                                                  round(max(r[kind] for r in rounds))]}
-                                for kind in ("raw", "sdk")},
-        "ratio_sdk_to_raw": {"median": statistics.median(ratios), "range": [min(ratios), max(ratios)],
-                             "by_round": ratios},
-        "rounds": args.rounds, "seconds_per_phase": args.seconds}
+                                for kind in kinds}}
+    for kind in kinds[1:]:
+        ratios = [round(r[kind] / r["raw"], 2) for r in rounds]
+        report[f"ratio_{kind.replace('-', '_')}_to_raw"] = {
+            "median": statistics.median(ratios), "range": [min(ratios), max(ratios)], "by_round": ratios}
+    report |= {"rounds": args.rounds, "seconds_per_phase": args.seconds}
     print(json.dumps(report, indent=2))
 
 

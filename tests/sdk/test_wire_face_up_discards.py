@@ -7,6 +7,7 @@ and rulesets without the option send counts only, as before."""
 from __future__ import annotations
 
 from pitch_sdk.protocol import wire
+from pitch_sdk.protocol.observation_wire import observation_from_pb
 from pitch_sdk.rules import SPECTATOR, Deal, GameState, Ruleset, observe, parse_cards, preset
 from pitch_sdk.rules.events import Exchanged
 
@@ -33,10 +34,10 @@ def test_face_up_discards_round_trip_in_every_seats_observation() -> None:
         message = wire.observation_to_pb(observation)
         assert [[c.name for c in e.discarded] for e in message.exchanged] == LAID_DOWN
         assert [(e.seat, e.count) for e in message.exchanged] == [(1, 4), (2, 5), (0, 5)]
-        back = wire.observation_from_pb(message, state.rules)
+        back = observation_from_pb(message, state.rules)
         assert back.face_up_discards == observation.face_up_discards != ()
         assert back.exchanged == observation.exchanged and back.my_draws == observation.my_draws
-    assert wire.observation_from_pb(wire.observation_to_pb(observe(state, 3)), state.rules).my_draws == ()
+    assert observation_from_pb(wire.observation_to_pb(observe(state, 3)), state.rules).my_draws == ()
 
 
 def test_the_exchange_event_shows_the_discards_to_everyone_but_not_the_draws() -> None:
@@ -53,7 +54,7 @@ def test_without_the_option_only_counts_travel() -> None:
     state = kentucky(preset("kentucky-seven", discards_face_up=False))
     message = wire.observation_to_pb(observe(state, 3))
     assert [(e.seat, e.count, list(e.discarded)) for e in message.exchanged] == [(1, 4, []), (2, 5, []), (0, 5, [])]
-    assert wire.observation_from_pb(message, state.rules).face_up_discards == ()
+    assert observation_from_pb(message, state.rules).face_up_discards == ()
     first = next(e for e in state.history if isinstance(e, Exchanged))
     assert not wire.event_to_pb(first, SPECTATOR, game=0).exchange.discarded
 

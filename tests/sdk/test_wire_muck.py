@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from pitch_sdk.proto.pitch.v1 import game_pb2 as pb
 from pitch_sdk.protocol import wire
+from pitch_sdk.protocol.observation_wire import observation_from_pb
 from pitch_sdk.rules import SPECTATOR, Deal, DecisionKind, GameState, MuckHand, Phase, observe, parse_cards, preset
 from pitch_sdk.rules.actions import KEEP_HAND, MUCK_HAND
 from pitch_sdk.rules.events import MuckShown
@@ -37,7 +38,7 @@ def test_the_muck_phase_round_trips_in_an_observation() -> None:
     observation = observe(state, 2)
     message = wire.observation_to_pb(observation)
     assert message.phase == pb.PHASE_MUCK
-    back = wire.observation_from_pb(message, state.rules, observation.legal_actions)
+    back = observation_from_pb(message, state.rules, observation.legal_actions)
     assert back.phase is Phase.MUCK and list(back.legal_actions) == [KEEP_HAND, MUCK_HAND]
 
 

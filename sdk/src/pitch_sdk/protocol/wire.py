@@ -84,7 +84,13 @@ _PHASE_TO_PB = {
     Phase.PLAY: pb.PHASE_PLAY,
     Phase.GAME_OVER: pb.PHASE_GAME_OVER,
 }
-_PHASE_FROM_PB = {value: phase for phase, value in _PHASE_TO_PB.items()}
+_PHASE_FROM_PB: dict[int, Phase] = {value: phase for phase, value in _PHASE_TO_PB.items()}
+
+
+def phase_from_pb(value: int) -> Phase:
+    """The protocol enum back to a phase (an unknown one, from a newer referee, reads as
+    bidding, as it always has)."""
+    return _PHASE_FROM_PB.get(value, Phase.BIDDING)
 
 
 # ----------------------------------------------------------------------------- cards
@@ -424,79 +430,6 @@ def observation_bytes(observation: Observation, with_tensor: bool = True) -> byt
 def observation_to_pb(observation: Observation, with_tensor: bool = True) -> pb.Observation:
     """A seat's observation as a message, with the dense tensor encoding if asked."""
     return pb.Observation.FromString(observation_bytes(observation, with_tensor))
-
-
-@lru_cache(maxsize=4096)
-def _trick_from_pb(encoded: bytes) -> Trick:
-    """A finished trick from its encoding (cached: every later decision of the hand
-    carries it again, and encoding it back in protobuf's C code costs a fraction of
-    decoding it)."""
-    trick = pb.Trick.FromString(encoded)
-    return Trick(trick.leader, tuple((seat, int(card)) for seat, card in _plays_from_pb(trick.plays)), trick.winner)
-
-
-def _plays_from_pb(plays: Sequence[pb.PlayRecord]) -> tuple[tuple[int, Card], ...]:
-    """Card plays back to (seat, card) pairs."""
-    return tuple(zip([play.seat for play in plays], cards_from_pb([play.card for play in plays]), strict=True))
-
-
-def observation_from_pb(message: pb.Observation, ruleset: Ruleset,
-                        legal_actions: Sequence[Action] = ()) -> Observation:
-    """A message back to the friendly :class:`Observation` a ``Bot`` receives."""
-    auction = ruleset.bidding.auction
-    return Observation(
-        viewer=message.seat, ruleset=ruleset.name, players=message.players, parties=message.parties,
-        hand_number=message.hand_number, dealer=message.dealer,
-        phase=_PHASE_FROM_PB.get(message.phase, Phase.BIDDING), to_move=message.to_move,
-        scores=tuple(message.scores), hand=cards_from_pb(message.hand), hands=None,
-        hand_sizes=tuple(message.hand_sizes),
-        bids=tuple((b.seat, b.amount or None) for b in message.bids),
-        pitcher=message.pitcher if message.has_pitcher else None,
-        bid=message.bid if message.has_pitcher and auction and message.bid else None,
-        trump=suit_from_pb(message.trump),
-        current_trick=_plays_from_pb(message.current_trick),
-        tricks=tuple(_trick_from_pb(trick.SerializeToString()) for trick in message.tricks),
-        stock_size=message.stock_size, exchanged=tuple((e.seat, e.count) for e in message.exchanged),
-        my_discards=cards_from_pb(message.my_discards),
-        my_draws=cards_from_pb(message.my_draws),
-        last_result=_last_result(message.last_result, auction) if message.HasField("last_result") else None,
-        legal_actions=legal_actions if isinstance(legal_actions, CardSetChoices) else tuple(legal_actions),
-        sub_trump=suit_from_pb(message.sub_trump), doubled=message.doubled,
-        called_card=card_from_pb(message.called_card) if message.HasField("called_card") else None,
-        partner=message.partner if message.has_partner else None, looked=tuple(message.looked),
-        hand_hidden=message.hand_hidden,
-        burned=tuple((s.seat, cards_from_pb(s.cards)) for s in message.burned),
-        cokes=tuple((s.seat, cards_from_pb(s.cards)) for s in message.cokes),
-        offered=card_from_pb(message.offered) if message.HasField("offered") else None,
-        bid_doubles=tuple(message.bid_doubles),
-        face_up_discards=_face_up_discards(message.exchanged),
-    )
-
-
-def _face_up_discards(exchanged: Sequence[pb.ExchangeRecord]) -> tuple[tuple[Card, ...], ...]:
-    """``Observation.face_up_discards`` from the exchange records: empty while none shows a
-    card, as :func:`~pitch_sdk.rules.observation.observe` builds it."""
-    if not any(record.discarded for record in exchanged):
-        return ()
-    return tuple(cards_from_pb(record.discarded) for record in exchanged)
-
-
-_last_result_seen: list[tuple[pb.HandResult, bool, HandResult]] = []
-"""The last hand result :func:`_last_result` decoded: one entry, enough for every seat of a
-process (they all carry the same last result until the next hand is scored)."""
-
-
-def _last_result(message: pb.HandResult, auction: bool) -> HandResult:
-    """An observation's last hand result, decoded once for all the decisions that carry it
-    (every decision of a hand: decoding it was a fifth of a bot's decoding time); the
-    comparison of messages runs in protobuf's C code."""
-    if _last_result_seen:
-        seen, seen_auction, result = _last_result_seen[0]
-        if seen_auction == auction and seen == message:
-            return result
-    result = hand_result_from_pb(message, auction)
-    _last_result_seen[:] = [(message, auction, result)]
-    return result
 
 
 # ----------------------------------------------------------------------------- events

@@ -44,14 +44,23 @@ class Took(NamedTuple):
     seconds: float
     """Wall-clock time (in a worker thread, waits for the GIL included)."""
     cpu_seconds: float
-    """CPU time of the thread that ran it."""
+    """CPU time of the thread that ran it, or, for a decision shorter in all than
+    :func:`decide`'s ``read_cpu_from``, the wall-clock time, which bounds it."""
 
 
 def decide(bot: Bot, request: bot_pb2.DecisionRequest, observation: Observation, legal: Sequence[Action],
-           clock: Clock) -> tuple[bot_pb2.Decision, Took]:
-    """Ask ``bot`` (with ``clock`` as its ``bot.clock``) and build the answer to ``request``;
-    also returns how long the bot's own code took."""
-    answer = bot_pb2.Decision(match_id=request.match_id, decision_id=request.decision_id)
+           clock: Clock, read_cpu_from: float = 0.0) -> tuple[bot_pb2.BotMessage, Took]:
+    """Ask ``bot`` (with ``clock`` as its ``bot.clock``) and build the message answering
+    ``request``; also returns how long the bot's own code took.
+
+    The thread's CPU time at the end is read only when the decision took ``read_cpu_from``
+    seconds or more in all: reading it is a system call (about 3 microseconds here, more
+    than a quick bot's whole answer), and a caller that only asks whether the CPU time was
+    under that much has its answer already."""
+    message = bot_pb2.BotMessage()
+    answer = message.decision  # filled in place: no copy into the message afterwards
+    answer.match_id = request.match_id
+    answer.decision_id = request.decision_id
     bot.clock = clock
     started, started_cpu = time.perf_counter(), time.thread_time()
     try:
@@ -61,8 +70,8 @@ def decide(bot: Bot, request: bot_pb2.DecisionRequest, observation: Observation,
                     type(exc).__name__, exc, where(exc))
         answer.bot_error.CopyFrom(bot_pb2.BotError(type=type(exc).__name__[:MAX_TYPE_CHARS],
                                                    message=str(exc)[:MAX_ERROR_CHARS]))
-        return answer, Took(time.perf_counter() - started, time.thread_time() - started_cpu)
-    took = Took(time.perf_counter() - started, time.thread_time() - started_cpu)
+        return message, _took(started, started_cpu, read_cpu_from)
+    took = _took(started, started_cpu, read_cpu_from)
     if isinstance(action, Action):
         listed = request.legal_actions
         index = _index_of(action, legal) if listed else None
@@ -74,7 +83,14 @@ def decide(bot: Bot, request: bot_pb2.DecisionRequest, observation: Observation,
         log.warning("match %s seat %d: the bot returned %.200r, not an action", request.match_id, request.seat,
                     action)
         answer.action.CopyFrom(pb.Action(text=repr(action)[:MAX_ERROR_CHARS]))
-    return answer, took
+    return message, took
+
+
+def _took(started: float, started_cpu: float, read_cpu_from: float) -> Took:
+    """How long since ``started`` (``time.perf_counter``) and ``started_cpu``
+    (``time.thread_time``), the CPU time read as :func:`decide` says."""
+    seconds = time.perf_counter() - started
+    return Took(seconds, seconds if seconds < read_cpu_from else time.thread_time() - started_cpu)
 
 
 def _index_of(action: Action, legal: Sequence[Action]) -> int | None:

@@ -15,7 +15,7 @@ import contextlib
 import logging
 import random
 import zlib
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import grpc
@@ -25,7 +25,8 @@ from pitch_sdk.bot import Bot
 from pitch_sdk.clock import Clock
 from pitch_sdk.proto.pitch.v1 import bot_pb2, bot_pb2_grpc
 from pitch_sdk.protocol import wire
-from pitch_sdk.protocol.batching import take_ready, unbatched
+from pitch_sdk.protocol.batching import unbatched
+from pitch_sdk.protocol.observation_wire import ReceivedObservation
 from pitch_sdk.remote import answering
 from pitch_sdk.rules import Action, Observation, Ruleset
 
@@ -150,19 +151,21 @@ class BotClient:
             backoff = min(backoff * 2, self.max_backoff_s)
 
     async def _session(self, stop: asyncio.Event) -> None:
-        outbox: asyncio.Queue[bot_pb2.BotMessage | None] = asyncio.Queue()
-        outbox.put_nowait(self.hello())
-
         async with grpc.aio.insecure_channel(self.address) as channel:
             call = bot_pb2_grpc.BotServiceStub(channel).Connect(
-                _coalesced(outbox), metadata=(("authorization", f"Bearer {self.token}"),))
+                metadata=(("authorization", f"Bearer {self.token}"),))
             stopper = asyncio.create_task(stop.wait())
             stopper.add_done_callback(lambda _: call.cancel())
+            outbox = _Outbox(call)
+            outbox.put(self.hello())
             tasks: set[asyncio.Task[None]] = set()
             try:
-                async for message in call:
+                await outbox.flush()  # the hello, alone: a stream that failed already fails the read
+                # ``read`` until the end (EOF), not ``async for``: one generator less per message
+                while isinstance(message := await call.read(), bot_pb2.RefereeMessage):
                     for inner in unbatched(message):
                         self._dispatch(inner, outbox, tasks)
+                    await outbox.flush()
             except asyncio.CancelledError:
                 if not stop.is_set():
                     raise
@@ -173,11 +176,10 @@ class BotClient:
                 stopper.cancel()
                 for task in tasks:
                     task.cancel()
-                outbox.put_nowait(None)
 
-    def _dispatch(self, message: bot_pb2.RefereeMessage, outbox: asyncio.Queue[bot_pb2.BotMessage | None],
-                  tasks: set[asyncio.Task[None]]) -> None:
-        """Act on one referee message (decisions run as tasks, answering through ``outbox``)."""
+    def _dispatch(self, message: bot_pb2.RefereeMessage, outbox: _Outbox, tasks: set[asyncio.Task[None]]) -> None:
+        """Act on one referee message: a quick bot's answer goes into ``outbox`` now, a
+        decision asked in a worker thread runs as a task that flushes its own answer."""
         kind = message.WhichOneof("message")
         if kind == "refusal":
             raise ConnectionRefused(f"referee refused the bot: {message.refusal.message}")
@@ -189,7 +191,7 @@ class BotClient:
             if self.on_fleet is not None and message.welcome.fleet:
                 self.on_fleet(self, list(message.welcome.fleet))
             for request in self.practice:  # asked once: a reconnection resumes them
-                outbox.put_nowait(bot_pb2.BotMessage(practice=request))
+                outbox.put(bot_pb2.BotMessage(practice=request))
             self.practice = []
         elif kind == "match_started":
             self._start_seat(message.match_started)
@@ -227,8 +229,7 @@ class BotClient:
         self.seats[key] = _Seat(ruleset, bot, budget_ms=bot.budget_ms)
         log.info("match %s: playing seat %d of %s", started.match_id, started.seat, ruleset.name)
 
-    async def _decide(self, request: bot_pb2.DecisionRequest, outbox: asyncio.Queue[bot_pb2.BotMessage | None]
-                      ) -> None:
+    async def _decide(self, request: bot_pb2.DecisionRequest, outbox: _Outbox) -> None:
         clock = Clock(request.time_budget_ms, request.time_bank_ms)  # running from the request's arrival
         seat = self.seats.get((request.match_id, request.seat))
         if seat is None:
@@ -240,9 +241,10 @@ class BotClient:
             else:
                 observation, legal = self._prepare(seat, request)
                 answer, took = await asyncio.to_thread(answering.decide, seat.bot, request, observation, legal,
-                                                       clock)
+                                                       clock, QUICK_CPU_MS / 1000)
                 self._pace.note(took)
         self._send(answer, outbox)
+        await outbox.flush()
 
     def _prepare(self, seat: _Seat, request: bot_pb2.DecisionRequest) -> tuple[Observation, Sequence[Action]]:
         """Bring the seat's bot up to date and decode what it is asked."""
@@ -254,18 +256,18 @@ class BotClient:
         legal = ([wire.action_from_pb(a) for a in request.legal_actions] if request.legal_actions
                  else wire.card_set_actions(request.card_set))
         seat.bot.budget_ms = capped_budget(seat.budget_ms, request.time_budget_ms)
-        return wire.observation_from_pb(request.observation, seat.ruleset, legal), legal
+        return ReceivedObservation.of(request.observation, seat.ruleset, legal), legal
 
-    def _ask(self, seat: _Seat, request: bot_pb2.DecisionRequest, clock: Clock) -> bot_pb2.Decision:
+    def _ask(self, seat: _Seat, request: bot_pb2.DecisionRequest, clock: Clock) -> bot_pb2.BotMessage:
         """Ask a quick bot on this thread (see :class:`_Pace`)."""
         observation, legal = self._prepare(seat, request)
-        answer, took = answering.decide(seat.bot, request, observation, legal, clock)
+        answer, took = answering.decide(seat.bot, request, observation, legal, clock, QUICK_CPU_MS / 1000)
         self._pace.note(took)
         return answer
 
-    def _send(self, answer: bot_pb2.Decision, outbox: asyncio.Queue[bot_pb2.BotMessage | None]) -> None:
+    def _send(self, answer: bot_pb2.BotMessage, outbox: _Outbox) -> None:
         self.decisions += 1
-        outbox.put_nowait(bot_pb2.BotMessage(decision=answer))
+        outbox.put(answer)
 
     def _game_seed(self, first: bot_pb2.DecisionRequest) -> int:
         """The seed of a seat's ``rng`` for a game, from the client's seed, the seat, the game
@@ -303,17 +305,43 @@ class BotClient:
         log.info("match %s ended", match_id)
 
 
-async def _coalesced(outbox: asyncio.Queue[bot_pb2.BotMessage | None]) -> AsyncIterator[bot_pb2.BotMessage]:
-    """The stream's messages: each as it is queued, or, when several are ready at once
-    (answers of several seats), one batch of them all; ends at ``None``."""
-    while (message := await outbox.get()) is not None:
-        if outbox.empty() or message.HasField("hello"):
-            yield message
-            continue
-        ready, ended = take_ready(outbox, message)
-        yield bot_pb2.BotMessage(batch=bot_pb2.BotMessages(messages=ready))
-        if ended:
+class _Outbox:
+    """The messages a session sends, written with the stream call's own ``write``.
+
+    The answers of a referee message (several, when it was a batch of requests for several
+    seats) are put here while it is handled, then flushed as one message or one batch: no
+    request iterator, whose hand-off to gRPC's own task for every message was a quarter of
+    the SDK's cost per decision.  Only one write may be under way on a call, so a flush
+    that finds one under way leaves its messages to it: that write's flush sends them next.
+    """
+
+    def __init__(self, call: grpc.aio.StreamStreamCall[bot_pb2.BotMessage, bot_pb2.RefereeMessage]) -> None:
+        self.call = call
+        self.pending: list[bot_pb2.BotMessage] = []
+        self.writing = False
+
+    def put(self, message: bot_pb2.BotMessage) -> None:
+        """Queue ``message`` for the next flush."""
+        self.pending.append(message)
+
+    async def flush(self) -> None:
+        """Write what is queued, unless a flush is writing already (it takes it along).
+
+        A stream that has ended drops them: the session's read sees the end and reconnects,
+        and the referee sends the requests still unanswered again."""
+        if self.writing:
             return
+        self.writing = True
+        try:
+            while self.pending:
+                ready, self.pending = self.pending, []
+                await self.call.write(ready[0] if len(ready) == 1 else
+                                      bot_pb2.BotMessage(batch=bot_pb2.BotMessages(messages=ready)))
+        except (grpc.aio.AioRpcError, asyncio.InvalidStateError) as exc:
+            log.debug("stream to %s ended before a write: %s", self.call, exc)
+            self.pending = []
+        finally:
+            self.writing = False
 
 
 def run_bot(bot_factory: Callable[[], Bot], address: str, token: str, **options: object) -> None:
