@@ -1,7 +1,9 @@
 """Connecting a bot to every referee of an arena (``pitch-bot run``).
 
-An arena may run several referee processes; a match is placed on a referee where every
-seat's bot has a stream open.  :class:`FleetBot` dials the one address it is given, learns
+An arena may run several referee processes; a match is placed on the referee where most
+of its seats' bots have a stream open (a seat whose bot has none there is relayed from a
+referee where it has one, at about 2.5x the referee CPU of a local decision: keeping a
+stream on every referee avoids that).  :class:`FleetBot` dials the one address it is given, learns
 the live referees from the welcome (``Welcome.fleet``) and from later fleet updates, and
 keeps one :class:`~pitch_sdk.remote.client.BotClient` on each: a referee that joins gets a
 stream, one that leaves (stopped, or dead past the directory's TTL) has its stream
@@ -11,8 +13,8 @@ this bot is already connected: nothing to do but keep the other streams.
 The address given may be a shared name that resolves to any referee (compose's
 ``referee`` service): the client that dialled it then keeps the address the referee gave
 in its welcome, so every referee has exactly one stream from this bot.  Each stream
-declares the bot's whole capacity: a bot on N referees may be given up to N times its
-capacity at once (see ``docs/fleet.md``).
+declares the bot's whole capacity, and the referees bound the seats it plays on all of
+them together by it (a fleet-wide ledger in Redis, see ``docs/fleet.md``).
 """
 
 from __future__ import annotations
