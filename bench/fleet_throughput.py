@@ -24,8 +24,10 @@ Referee hosts of a fixed size (``--referee-cpu 0.5``): each referee process gets
 cgroup with a CPU quota (:mod:`cpu_limits`; needs root and a writable cgroup cpu
 controller), and every round also runs both phases with the quota on (``budget``; the
 plain phases, ``shared``, run with it off), so the referee tier is the bottleneck as when
-referees run on hosts of their own, and the ratio shows how the tier scales.  The share of
-quota periods in which each referee was throttled says whether the budget was what bound.
+referees run on hosts of their own, and the ratio shows how the tier scales (docs/fleet.md
+says why 0.5).  Per referee, the share of quota periods in which it was throttled and the
+share of its budget it used say whether the budget was what bound: a referee that waits
+for a core on a loaded machine uses less than its budget.
 ``--pin-referees`` adds phases with referee ``i`` pinned to core ``i`` (``pinned``).
 
 Run: ``.venv/bin/python bench/fleet_throughput.py [--concurrency 8] [--seconds 5] [--rounds 3]
