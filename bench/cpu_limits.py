@@ -218,10 +218,12 @@ class CpuBudgets:
 
     def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
                  traceback: TracebackType | None) -> None:
-        for group in self.groups.values():
-            group.remove()
-        self.groups.clear()
-        signal.signal(signal.SIGTERM, self._sigterm)
+        try:
+            for group in self.groups.values():
+                group.remove()
+            self.groups.clear()
+        finally:
+            signal.signal(signal.SIGTERM, self._sigterm)
 
     def place(self, slot: str, pid: int) -> None:
         """Put ``pid`` in the group of ``slot`` (made, unlimited, at its first process)."""
