@@ -20,7 +20,18 @@ two consecutive decision requests of one match (one decision's whole cycle: refe
 transports, the bot); CPU microseconds per decision of the referees (both processes
 summed), the bot host and the driver, from ``/proc``; and the driver's time per placement.
 
-Run: ``.venv/bin/python bench/fleet_throughput.py [--concurrency 8] [--seconds 5] [--rounds 3]``.
+Referee hosts of a fixed size (``--referee-cpu 0.5``): each referee process gets its own
+cgroup with a CPU quota (:mod:`cpu_limits`; needs root and a writable cgroup cpu
+controller), and every round also runs both phases with the quota on (``budget``; the
+plain phases, ``shared``, run with it off), so the referee tier is the bottleneck as when
+referees run on hosts of their own, and the ratio shows how the tier scales (docs/fleet.md
+says why 0.5).  Per referee, the share of quota periods in which it was throttled and the
+share of its budget it used say whether the budget was what bound: a referee that waits
+for a core on a loaded machine uses less than its budget.
+``--pin-referees`` adds phases with referee ``i`` pinned to core ``i`` (``pinned``).
+
+Run: ``.venv/bin/python bench/fleet_throughput.py [--concurrency 8] [--seconds 5] [--rounds 3]
+[--referee-cpu 0.5] [--pin-referees]``.
 Target (issue 14): two/one >= 1.6 on two cores.  A fleet cannot make more CPU: on a
 2-core machine where the bots and the driver share the cores with the referees, the
 ceiling is the cores' total over the CPU per decision of all processes (see docs/fleet.md).
@@ -37,6 +48,7 @@ import subprocess
 import sys
 import time
 import uuid
+from contextlib import nullcontext
 from pathlib import Path
 from typing import Any
 
@@ -44,7 +56,8 @@ import grpc
 import uvloop
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from referee_throughput import answer_first_legal, cpu_seconds, spawn  # bench/ is not a package: reuse by path
+from cpu_limits import PERIOD_US, CpuBudgets, pin  # bench/ is not a package: reuse by path
+from referee_throughput import answer_first_legal, cpu_seconds, spawn
 
 from pitch_sdk.proto.pitch.v1 import arena_pb2, arena_pb2_grpc, bot_pb2, bot_pb2_grpc
 from workers.processes.redis_server import RedisServer
@@ -145,9 +158,27 @@ async def phase(directory: FleetDirectory, stubs: dict[str, arena_pb2_grpc.Arena
             "placement_us": placing_s / max(1, matches) * 1e6}
 
 
-def measure(name: str, directory: FleetDirectory, addresses: list[str], referees: list[subprocess.Popen[bytes]],
-            host: subprocess.Popen[str], bots: list[str], args: argparse.Namespace) -> dict[str, float]:
-    """One phase with its CPU and latency figures."""
+SETTINGS = ("shared", "budget", "pinned")
+"""How the referees' CPU is limited in a phase: not at all; each at ``--referee-cpu``
+cores (:class:`cpu_limits.CpuBudgets`); referee ``i`` pinned to core ``i``."""
+
+
+def limit(setting: str, referees: list[subprocess.Popen[bytes]], budgets: CpuBudgets | None) -> None:
+    """Put the referees' CPU limits in place for a phase of ``setting`` (and lift the others)."""
+    if budgets is not None:
+        budgets.budget(setting == "budget")
+    cores = sorted(os.sched_getaffinity(0))
+    for index, process in enumerate(referees):
+        pin(process.pid, [cores[index % len(cores)]] if setting == "pinned" else None)
+
+
+def measure(name: str, setting: str, directory: FleetDirectory, addresses: list[str],
+            referees: list[subprocess.Popen[bytes]], host: subprocess.Popen[str], bots: list[str],
+            args: argparse.Namespace, budgets: CpuBudgets | None) -> dict[str, Any]:
+    """One phase with its CPU and latency figures (and, under a budget, for each referee the
+    share of quota periods in which it was throttled and the share of its budget it used)."""
+    limit(setting, referees, budgets)
+    throttled = budgets.throttling() if budgets is not None else {}
     before = [cpu_seconds(p.pid) for p in referees], cpu_seconds(host.pid), time.process_time()
 
     async def run() -> dict[str, float]:
@@ -167,14 +198,20 @@ def measure(name: str, directory: FleetDirectory, addresses: list[str], referees
     latency = json.loads(host.stdout.readline())
     decisions = figures["decisions"]
     referee_cpu = sum(cpu_seconds(p.pid) for p in referees) - sum(before[0])
-    return {"rate": decisions / figures["elapsed"], **latency,
-            "referee_us": referee_cpu / decisions * 1e6,
-            "bots_us": (cpu_seconds(host.pid) - before[1]) / decisions * 1e6,
-            "driver_us": (time.process_time() - before[2]) / decisions * 1e6,
-            "placement_us": figures["placement_us"], "matches": figures["matches"]}
+    result: dict[str, Any] = {"rate": decisions / figures["elapsed"], **latency,
+                              "referee_us": referee_cpu / decisions * 1e6,
+                              "bots_us": (cpu_seconds(host.pid) - before[1]) / decisions * 1e6,
+                              "driver_us": (time.process_time() - before[2]) / decisions * 1e6,
+                              "placement_us": figures["placement_us"], "matches": figures["matches"]}
+    if setting == "budget" and budgets is not None:
+        now = budgets.throttling()
+        result["throttled"] = [now[slot].since(throttled[slot]) for slot in sorted(now)]
+        result["budget_used"] = [(cpu_seconds(p.pid) - used) / (budgets.cpus * figures["elapsed"])
+                                 for p, used in zip(referees, before[0], strict=True)]
+    return result
 
 
-def summary(rounds: list[dict[str, dict[str, float]]]) -> dict[str, Any]:
+def summary(rounds: list[dict[str, dict[str, Any]]]) -> dict[str, Any]:
     """Medians with their ranges, and the ratio two/one within each round."""
 
     def spread(phase_name: str, key: str, digits: int = 0) -> dict[str, float]:
@@ -193,7 +230,23 @@ def summary(rounds: list[dict[str, dict[str, float]]]) -> dict[str, Any]:
                                     "driver": spread(phase_name, "driver_us")},
             "placement_us_per_match": spread(phase_name, "placement_us"),
             "matches": sum(int(r[phase_name]["matches"]) for r in rounds)}
+        for key in ("throttled", "budget_used"):
+            if key in rounds[0][phase_name]:
+                report[phase_name][f"{key}_per_referee"] = [
+                    round(statistics.median(r[phase_name][key][i] for r in rounds), 3)
+                    for i in range(len(rounds[0][phase_name][key]))]
     return report
+
+
+def round_order(index: int, settings: list[str]) -> list[tuple[str, str]]:
+    """Round ``index``'s phases, (setting, referees): the settings' order is reversed and
+    the one/two order alternated from round to round, so that no phase always runs first."""
+    ordered = settings if index % 2 == 0 else settings[::-1]
+    phases = []
+    for position, setting in enumerate(ordered):
+        names = ("one", "two") if (index + position) % 2 == 0 else ("two", "one")
+        phases += [(setting, name) for name in names]
+    return phases
 
 
 def timed(operation: Any, calls: int) -> float:
@@ -277,15 +330,29 @@ def main() -> None:
                         help="fleet sizes at which to time the directory's operations")
     parser.add_argument("--idle-streams", type=int, default=500,
                         help="idle bot streams opened at the end to measure the referee's memory per stream")
+    parser.add_argument("--referee-cpu", type=float, metavar="CORES",
+                        help="also run every round with each referee process held to this CPU budget "
+                             "(its own cgroup with a quota; needs root): referee hosts of a fixed size")
+    parser.add_argument("--referee-cpu-period-ms", type=float, default=PERIOD_US / 1000,
+                        help="the quota's period (see bench/cpu_limits.py)")
+    parser.add_argument("--pin-referees", action="store_true",
+                        help="also run every round with referee i pinned to core i")
     parser.add_argument("--host-bots", nargs=2, metavar=("ADDRESSES", "TOKENS"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.host_bots:
         uvloop.run(host_bots(args.host_bots[0].split(","), args.host_bots[1].split(",")))
         return
-    with RedisServer() as redis_server:
+    settings = [s for s in SETTINGS if s == "shared" or (s == "budget" and args.referee_cpu is not None)
+                or (s == "pinned" and args.pin_referees)]
+    budgets_or_none = (CpuBudgets(args.referee_cpu, round(args.referee_cpu_period_ms * 1000))
+                       if args.referee_cpu is not None else nullcontext())
+    with budgets_or_none as budgets, RedisServer() as redis_server:
         env = {"REDIS_URL": redis_server.url, "PITCH_ADMIN_TOKEN": ADMIN, "PITCH_STORE_PREFIX": PREFIX}
         ports = [free_port(), free_port()]
         referees = [spawn(["-m", "referee", "--address", f"127.0.0.1:{port}"], env, port) for port in ports]
+        for index, process in enumerate(referees):
+            if budgets is not None:
+                budgets.place(f"referee{index}", process.pid)
         addresses = [f"127.0.0.1:{port}" for port in ports]
         store = Store.from_url(redis_server.url, PREFIX)
         directory = FleetDirectory(store)
@@ -307,13 +374,22 @@ def main() -> None:
                 if time.monotonic() > deadline:
                     raise RuntimeError("the directory never listed the bots on both referees")
                 time.sleep(0.1)
-            rounds = []
+            rounds: dict[str, list[dict[str, dict[str, Any]]]] = {setting: [] for setting in settings}
+            load_at_start = round(os.getloadavg()[0], 2)
             for index in range(args.rounds):
-                order = ("one", "two") if index % 2 == 0 else ("two", "one")
-                rounds.append({name: measure(name, directory, addresses, referees, host, bots, args)
-                               for name in order})
+                measured = {(setting, name): measure(name, setting, directory, addresses, referees, host, bots,
+                                                     args, budgets)
+                            for setting, name in round_order(index, settings)}
+                for setting in settings:
+                    rounds[setting].append({name: measured[setting, name] for name in ("one", "two")})
+            limit("shared", referees, budgets)
             report = {"concurrency": args.concurrency, "seconds": args.seconds, "cpus": os.cpu_count(),
-                      "load_average_1min_at_end": round(os.getloadavg()[0], 2), **summary(rounds),
+                      "load_average_1min_at_start": load_at_start,
+                      "load_average_1min_at_end": round(os.getloadavg()[0], 2), **summary(rounds["shared"]),
+                      **({"budget": {"referee_cpu": args.referee_cpu, "period_ms": args.referee_cpu_period_ms,
+                                     **summary(rounds["budget"])}}
+                         if "budget" in rounds else {}),
+                      **({"pinned": summary(rounds["pinned"])} if "pinned" in rounds else {}),
                       "directory_costs": directory_costs(redis_server.url, args.directory_sizes),
                       "idle_streams": asyncio.run(idle_streams(addresses[1], args.idle_streams, referees[1]))}
         finally:
