@@ -116,6 +116,21 @@ def test_the_bots_index_of_referees_forgets_referees_that_left(redis_url: str) -
     assert [e.referee_id for e in fleet.hosting(["w"])] == ["c"]
 
 
+def test_a_workers_cached_live_list_is_read_again_once_it_is_old(redis_url: str) -> None:
+    """A worker reads the live list once per ``live_cache_s``, not per placement: a referee
+    that joined since is placed after the next read (the bots' index is read every time)."""
+    prefix = f"fleet-{uuid.uuid4().hex[:8]}:"
+    cached, fresh = directory(redis_url, prefix), directory(redis_url, prefix)
+    cached.live_cache_s = 0.3
+    fresh.announce("first", "h:1", 4, 1, ["a"])
+    assert [e.referee_id for e in cached.place("m-1", ["a"])] == ["first"]
+    fresh.announce("second", "h:2", 4, 0, ["a"])
+    assert [e.referee_id for e in cached.place("m-1", ["a"])] == ["first"]
+    assert [e.referee_id for e in fresh.place("m-1", ["a"])] == ["second", "first"]
+    time.sleep(0.35)
+    assert [e.referee_id for e in cached.place("m-1", ["a"])] == ["second", "first"]
+
+
 def test_a_heartbeat_renews_only_the_claims_its_referee_holds(redis_url: str) -> None:
     """A match that runs longer than the TTL keeps its claim while its referee beats; a
     claim another referee took after a lapse is not taken back by the old holder."""

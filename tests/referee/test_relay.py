@@ -318,6 +318,7 @@ def test_a_relayed_seat_whose_stream_goes_away_is_a_dropped_stream(redis_url: st
                 assert result.completed and not result.forfeited
                 assert far.status in (game_pb2.SEAT_STATUS_OK, game_pb2.SEAT_STATUS_DISCONNECTED)
                 assert sum(back.requests.values()) > 0 and result.seats[1].decisions > 3
+                assert far.ignored_answers == 0  # no decision answered twice, none answered late
             if not fault.startswith("host stops"):
                 await hosting.__aexit__(None, None, None)
 
