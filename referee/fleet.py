@@ -89,15 +89,16 @@ class FleetMember:
         registry = self.arena.registry
         declared = {p.bot.bot_id: p.capacity for p in registry.connected()} if self._resync else None
         try:
-            await asyncio.to_thread(self.directory.announce, self.referee_id, self.address, self.capacity,
-                                    len(self.arena.tasks), declared, sorted(self.claimed), declared)
+            forgotten = await asyncio.to_thread(self.directory.announce, self.referee_id, self.address,
+                                                self.capacity, len(self.arena.tasks), declared, sorted(self.claimed),
+                                                declared)
             live = await asyncio.to_thread(self.directory.live)
             await self.seats.beat()
         except redis.RedisError as exc:
             self._resync = True
             log.warning("fleet heartbeat failed (%s); retrying", exc)
             return
-        self._resync = False
+        self._resync = forgotten and declared is None  # readers may have pruned it from the bots' index
         addresses = sorted({entry.address for entry in live} | {self.address})
         if addresses != self.addresses:
             log.info("fleet changed: %s", addresses)

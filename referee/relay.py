@@ -14,7 +14,8 @@ bot's stream has: the per-message cost of gRPC is shared by the matches in fligh
 Faults are a local seat's: while the relay is down, or the bot's stream to the host is,
 the seat is disconnected (no strike, its bank not spent, forfeited after the reconnect
 grace, as :class:`referee.match.SeatRunner` does for any seat).  A relay that fails (the
-host died) is opened again, to whichever live referee the bot is connected to by then,
+host died), or whose bot turns up on another referee while its stream to the host is
+down, is opened again, to whichever live referee the bot is connected to by then,
 and, as :meth:`referee.sessions.Registry.attach` does for a stream that comes back, the
 seats' ``match_started`` and the pending decision are sent again.
 """
@@ -187,6 +188,8 @@ class HostCall:
                 presence.bot_connected = reply.connection.connected
                 if presence.bot_connected:
                     presence.came_back()
+                else:
+                    presence.bot_left(self)
         elif kind == "opened":
             opening = self.opening.get(reply.opened.relay_id)
             if opening is not None and not opening.done():
@@ -246,6 +249,7 @@ class RelayedPresence(Presence):
         self.bot_connected = False
         self.closed = False
         self._relinking: asyncio.Task[None] | None = None
+        self._following: asyncio.Task[None] | None = None
 
     @property
     def connected(self) -> bool:
@@ -294,6 +298,37 @@ class RelayedPresence(Presence):
         self.reconnected.set()
         self.reconnected = asyncio.Event()
 
+    def bot_left(self, host: HostCall) -> None:
+        """The bot's stream to the host ended: until it is back there, look for it on the
+        other referees (see :meth:`_follow`)."""
+        if self.host is host and not self.closed and self._following is None:
+            self._following = asyncio.create_task(self._follow(), name=f"follow-{self.match_id}")
+
+    async def _follow(self) -> None:
+        """While the bot is away from its host, which is still up, look every
+        :data:`RELINK_PAUSE_S` for it on another live referee (a third one, or this one):
+        there, the relay is opened again (:meth:`_relink`), the host's relay closed first,
+        so the pending decision, dropped there, is asked once more, on the new host only.
+        Otherwise the seat would wait on the host until the reconnect grace ran out."""
+        try:
+            while not self.closed and (host := self.host) is not None and not self.bot_connected:
+                await asyncio.sleep(RELINK_PAUSE_S)
+                if self.closed or self.host is not host or self.bot_connected:
+                    return
+                try:
+                    hosts = await self.relays.hosts_of(self.bot.bot_id)
+                except RelayRefused:
+                    continue  # the directory is unreachable for now: look again
+                if self.host is host and not self.bot_connected \
+                        and any(address != host.address for _, address in hosts):
+                    log.info("match %s: bot %r left %s for another referee; following it", self.match_id,
+                             self.bot.name, host.address)
+                    host.close(self.relay_id)
+                    self.link_lost(host)
+                    return
+        finally:
+            self._following = None
+
     def link_lost(self, host: HostCall) -> None:
         """The relay ended (its call failed, or the host ended it): unless the match is
         over, the seats are disconnected until it is open again (see :meth:`_relink`)."""
@@ -330,8 +365,9 @@ class RelayedPresence(Presence):
     def close(self) -> None:
         """The match is over (or never started): end the relay after what is queued."""
         self.closed = True
-        if self._relinking is not None:
-            self._relinking.cancel()
+        for task in (self._relinking, self._following):
+            if task is not None:
+                task.cancel()
         if self.host is not None:
             self.host.close(self.relay_id)
             self.host = None

@@ -85,6 +85,52 @@ def test_a_referee_that_stops_beating_expires_from_the_directory(redis_url: str)
     assert fleet.claim("m-1", "other") == "other"
 
 
+def test_the_bots_index_of_referees_forgets_referees_that_left(redis_url: str) -> None:
+    """Placement reads each bot's set of referees (``fleet:bot:{id}``), not every referee's
+    set of bots.  The index follows streams opening and closing and a heartbeat's rewrite;
+    a stopping referee leaves it at once; a dead one counts no more after the TTL and is
+    deleted from it by the next read once the live set pruned it; a referee that comes
+    back after that is told so by its heartbeat (it then rewrites its bots)."""
+    fleet = directory(redis_url, f"fleet-{uuid.uuid4().hex[:8]}:", ttl_s=0.5)
+
+    def index(bot_id: str) -> set[str]:
+        return {str(r) for r in fleet.client.smembers(fleet.key("bot", bot_id))}
+
+    assert fleet.announce("a", "h:1", 4, 0, ["x", "y"]) is True  # a first heartbeat
+    assert fleet.announce("b", "h:2", 4, 0, ["x"]) is True
+    assert fleet.announce("a", "h:1", 4, 0, None) is False
+    fleet.bot_connected("b", "z")
+    fleet.bot_disconnected("a", "y")
+    assert (index("x"), index("y"), index("z")) == ({"a", "b"}, set(), {"b"})
+    fleet.announce("a", "h:1", 4, 0, ["y"])  # a rewrite after a Redis error: x left meanwhile
+    assert (index("x"), index("y")) == ({"b"}, {"a"})
+    fleet.withdraw("a")
+    assert index("y") == set() and fleet.placements(["y"]) == []
+    time.sleep(0.6)  # b stops beating: dead
+    assert fleet.placements(["x"]) == [] and index("x") == {"b"}  # not live, not yet pruned
+    assert fleet.announce("c", "h:3", 4, 0, ["w"]) is True
+    time.sleep(0.5)
+    fleet.announce("c", "h:3", 4, 0, None)  # prunes b from the live set (older than twice the TTL)
+    assert fleet.hosting(["x", "z"]) == [] and index("x") == set() and index("z") == set()
+    assert fleet.announce("b", "h:2", 4, 0, None) is True  # back after the prune: it must rewrite
+    assert [e.referee_id for e in fleet.hosting(["w"])] == ["c"]
+
+
+def test_a_workers_cached_live_list_is_read_again_once_it_is_old(redis_url: str) -> None:
+    """A worker reads the live list once per ``live_cache_s``, not per placement: a referee
+    that joined since is placed after the next read (the bots' index is read every time)."""
+    prefix = f"fleet-{uuid.uuid4().hex[:8]}:"
+    cached, fresh = directory(redis_url, prefix), directory(redis_url, prefix)
+    cached.live_cache_s = 0.3
+    fresh.announce("first", "h:1", 4, 1, ["a"])
+    assert [e.referee_id for e in cached.place("m-1", ["a"])] == ["first"]
+    fresh.announce("second", "h:2", 4, 0, ["a"])
+    assert [e.referee_id for e in cached.place("m-1", ["a"])] == ["first"]
+    assert [e.referee_id for e in fresh.place("m-1", ["a"])] == ["second", "first"]
+    time.sleep(0.35)
+    assert [e.referee_id for e in cached.place("m-1", ["a"])] == ["second", "first"]
+
+
 def test_a_heartbeat_renews_only_the_claims_its_referee_holds(redis_url: str) -> None:
     """A match that runs longer than the TTL keeps its claim while its referee beats; a
     claim another referee took after a lapse is not taken back by the old holder."""

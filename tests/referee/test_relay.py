@@ -269,21 +269,28 @@ def test_the_relay_admits_referees_only_and_refuses_malformed_input(redis_url: s
 
 
 @pytest.mark.parametrize("fault", ["host stops, bot gone", "host stops, bot back on the runner",
-                                   "bot's stream to the host drops and comes back"])
+                                   "bot's stream to the host drops and comes back",
+                                   "bot's stream to the host drops, bot moves to a third referee",
+                                   "bot's stream to the host drops, bot moves to the runner"])
 def test_a_relayed_seat_whose_stream_goes_away_is_a_dropped_stream(redis_url: str, fault: str) -> None:
     """In the middle of a relayed match, the far bot's way to the runner breaks: its host
     stops, or its own stream to the host drops.  The seat is disconnected, never struck,
     as a seat whose local stream dropped: a bot connected nowhere forfeits after the
     reconnect grace; one that reconnects within it (to the host, or to any other referee:
     here the runner itself, which then relays it from itself) resumes and the match ends
-    normally."""
+    normally.  A bot that leaves its host for another referee while the host stays up (a
+    third one, or the runner) is followed there: the relay is opened again where the bot
+    is (before, the runner waited on the host until the grace ran out, and the seat
+    forfeited)."""
     prefix = f"relay-{uuid.uuid4().hex[:8]}:"
     fleet = directory(redis_url, prefix)
 
     async def scenario() -> None:
-        async with running_arena(redis_url, prefix, **FAST) as first:
+        async with running_arena(redis_url, prefix, **FAST) as first, \
+                running_arena(redis_url, prefix, **FAST) as third:
             hosting = running_arena(redis_url, prefix, **FAST)
             second = await hosting.__aenter__()
+            moves_to = {"comes back": second, "a third referee": third, "the runner": first}
             try:
                 ids, bots = await single_stream_bots(first, second, far_delay_s=0.01)
                 await eventually(lambda: len(fleet.hosting(ids)) == 0 and len(fleet.hosting([ids[1]])) == 1)
@@ -292,7 +299,8 @@ def test_a_relayed_seat_whose_stream_goes_away_is_a_dropped_stream(redis_url: st
                 if fault.startswith("bot's stream"):
                     bots[1].stream.close()
                     await eventually(lambda: not second.server.arena.registry.get(ids[1]).connected)  # type: ignore[union-attr]
-                    back = SingleStreamBot(second, bots[1].token, 0.01)
+                    back = SingleStreamBot(next(a for end, a in moves_to.items() if fault.endswith(end)),
+                                           bots[1].token, 0.01)
                     await back.stream.started()
             finally:
                 if fault.startswith("host stops"):
@@ -310,6 +318,7 @@ def test_a_relayed_seat_whose_stream_goes_away_is_a_dropped_stream(redis_url: st
                 assert result.completed and not result.forfeited
                 assert far.status in (game_pb2.SEAT_STATUS_OK, game_pb2.SEAT_STATUS_DISCONNECTED)
                 assert sum(back.requests.values()) > 0 and result.seats[1].decisions > 3
+                assert far.ignored_answers == 0  # no decision answered twice, none answered late
             if not fault.startswith("host stops"):
                 await hosting.__aexit__(None, None, None)
 

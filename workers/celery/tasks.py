@@ -47,7 +47,8 @@ def tournaments() -> TournamentStore:
 @cache
 def referee() -> FleetReferees:
     """This process's client of the referee fleet (matches placed through the directory)."""
-    directory = FleetDirectory(tournaments().store, config.fleet_ttl_s)
+    # the live list is read at most twice per heartbeat period, not once per match
+    directory = FleetDirectory(tournaments().store, config.fleet_ttl_s, live_cache_s=config.fleet_ttl_s / 6)
     return FleetReferees(config.referee, config.admin_token, config.match_timeout_s, directory)
 
 
