@@ -8,6 +8,7 @@ import socket
 import threading
 import time
 import uuid
+from collections import Counter
 from pathlib import Path
 
 import grpc
@@ -459,3 +460,20 @@ def test_a_referee_writes_back_its_seats_a_take_deleted_while_it_looked_dead(red
         assert ledger.entries("x") == {}
 
     run(scenario())
+
+
+def test_a_burst_of_placements_within_the_cached_live_list_is_spread_over_equal_referees(redis_url: str) -> None:
+    """A worker places many matches per read of the live list, whose running counts do not
+    show the matches it just placed: those count too, and a tie between equally loaded
+    referees is broken per match, not by referee id.  Before, the 20 matches of a burst on
+    two idle referees all went to the first (which refused them once full)."""
+    prefix = f"fleet-{uuid.uuid4().hex[:8]}:"
+    worker, referees = directory(redis_url, prefix), directory(redis_url, prefix)
+    worker.live_cache_s = 60
+    referees.announce("one", "h:1", 16, 0, ["a", "b"])
+    referees.announce("two", "h:2", 16, 0, ["a", "b"])
+    first_choices = Counter(worker.place(f"m-{index}", ["a", "b"])[0].referee_id for index in range(20))
+    assert first_choices == {"one": 10, "two": 10}
+    assert {worker.place(f"m-{index}", ["a", "b"])[0].referee_id for index in range(40, 60)} == {"one", "two"}
+    fresh = directory(redis_url, prefix)  # a directory that reads the list each time: the same referee
+    assert len({fresh.place("m-same", ["a", "b"])[0].referee_id for _ in range(5)}) == 1  # for the same match

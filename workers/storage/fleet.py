@@ -28,7 +28,9 @@ set and its match claims expire on their own.  Keys, under the store's prefix:
 
 from __future__ import annotations
 
+import hashlib
 import time
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -123,6 +125,10 @@ class FleetDirectory:
         self.ttl_s = ttl_s
         self.live_cache_s = live_cache_s
         self._cached: tuple[float, list[RefereeEntry]] = (-float("inf"), [])
+        self._placed: Counter[str] = Counter()
+        """Matches :meth:`place` sent to each referee since the live list was last read: the
+        running counts it read do not show them yet, and a burst of placements ranked on
+        those counts alone would all go to the same referee."""
         self._renew = self.client.register_script(_RENEW)
         self._release = self.client.register_script(_RELEASE)
         self._candidates = self.client.register_script(_CANDIDATES)
@@ -239,6 +245,7 @@ class FleetDirectory:
         if time.monotonic() - read_at >= self.live_cache_s:
             entries = self.live()
             self._cached = (time.monotonic(), entries)
+            self._placed.clear()
         return entries
 
     def place(self, match_id: str, bot_ids: Sequence[str]) -> list[RefereeEntry]:
@@ -247,7 +254,10 @@ class FleetDirectory:
         holder, local, missing = self._seats_local(match_id, bot_ids)
         entries = self.live_entries()
         running = [entry for entry in entries if entry.referee_id == holder]
-        return running + [entry for entry in self._ranked(entries, local, missing) if entry.referee_id != holder]
+        ranked = [entry for entry in self._ranked(entries, local, missing, match_id) if entry.referee_id != holder]
+        if not running and ranked:
+            self._placed[ranked[0].referee_id] += 1
+        return running + ranked
 
     def placements(self, bot_ids: Sequence[str]) -> list[RefereeEntry]:
         """The live referees that may run a match seating ``bot_ids``, best first; none
@@ -259,12 +269,23 @@ class FleetDirectory:
         _, local, missing = self._seats_local("", bot_ids)
         return self._ranked(self.live_entries(), local, missing)
 
-    @staticmethod
-    def _ranked(entries: list[RefereeEntry], local: Mapping[str, int], missing: bool) -> list[RefereeEntry]:
+    def _ranked(self, entries: list[RefereeEntry], local: Mapping[str, int], missing: bool,
+                match_id: str = "") -> list[RefereeEntry]:
+        """Most seats local first, then the least busy (the running count read, plus the
+        matches placed there since), then most room; a tie goes to the referee whose hash
+        with ``match_id`` is lowest (rendezvous hashing; without a match, the lowest id), so
+        that equally loaded referees share a burst of matches rather than take it in the
+        order of their ids."""
         if missing:
             return []
-        return sorted((entry for entry in entries if entry.room > 0),
-                      key=lambda e: (-local.get(e.referee_id, 0), e.running, -e.room, e.referee_id))
+
+        def rank(entry: RefereeEntry) -> tuple[int, int, int, bytes]:
+            busy = entry.running + self._placed[entry.referee_id]
+            tie = (hashlib.blake2b(f"{match_id}/{entry.referee_id}".encode(), digest_size=8).digest() if match_id
+                   else entry.referee_id.encode())
+            return -local.get(entry.referee_id, 0), busy, busy - entry.capacity, tie
+
+        return sorted((entry for entry in entries if entry.room > 0), key=rank)
 
     def hosting(self, bot_ids: Sequence[str]) -> list[RefereeEntry]:
         """The live referees where every one of ``bot_ids`` has a stream open, the least
