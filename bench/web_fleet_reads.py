@@ -30,6 +30,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from pitch_sdk.proto.pitch.v1 import arena_pb2  # noqa: E402
 from web.referees import ArenaReferees  # noqa: E402
 from workers.processes.redis_server import RedisServer  # noqa: E402
 from workers.processes.services import LocalArena, free_port, wait_for  # noqa: E402
@@ -39,7 +40,27 @@ from workers.storage.store import Store  # noqa: E402
 
 ADMIN = "bench-admin"
 CASES = ("lone", "two", "two+silent")
-READS = ("running", "bots")
+READS = ("running", "bots", "bots-asked")
+
+
+def bots_asked(referees: ArenaReferees) -> dict[str, arena_pb2.BotInfo]:
+    """The bots read as the pages did before they read the directory (the baseline of
+    ``bots``): every live referee's ListBots at once, merged (connected on any of them)."""
+    answers = referees.ask(referees.addresses(), lambda stub: stub.ListBots, arena_pb2.ListBotsRequest())
+    merged: dict[str, arena_pb2.BotInfo] = {}
+    for answer in answers.by_address.values():
+        for bot in answer.bots:
+            if bot.bot_id not in merged or bot.connected:
+                merged[bot.bot_id] = bot
+    return merged
+
+
+def read_of(referees: ArenaReferees, read: str) -> Callable[[], object]:
+    """The read named ``read`` of ``referees``."""
+    if read == "bots-asked":
+        return lambda: bots_asked(referees)
+    method: Callable[[], object] = getattr(referees, read)
+    return method
 
 
 def timed(read: Callable[[], object], calls: int) -> float:
@@ -66,8 +87,8 @@ def main() -> None:
         client = RefereeClient(first, ADMIN, 30)
         for n in range(args.bots):
             client.register(f"bot-{n}")
-        lone = ArenaReferees(first, ADMIN, FleetDirectory(Store.from_url(redis_server.url, f"lone-{prefix}")))
-        fleet = ArenaReferees(first, ADMIN, directory)
+        lone = ArenaReferees(first, ADMIN, Store.from_url(redis_server.url, f"lone-{prefix}"))
+        fleet = ArenaReferees(first, ADMIN, Store.from_url(redis_server.url, prefix))
         silent = f"127.0.0.1:{free_port()}"
         per_round: dict[tuple[str, str], list[float]] = {(case, read): [] for case in CASES for read in READS}
         for _ in range(args.rounds):
@@ -76,7 +97,7 @@ def main() -> None:
                 if case == "two+silent":
                     directory.announce("silent", silent, 4, 0, [], [])
                 for read in READS:
-                    per_round[(case, read)].append(timed(getattr(referees, read), args.calls))
+                    per_round[(case, read)].append(timed(read_of(referees, read), args.calls))
                 if case == "two+silent":
                     directory.withdraw("silent")
         print(f"{args.bots} registered bots, {args.rounds} rounds of {args.calls} calls; ms per call, "

@@ -19,7 +19,6 @@ from web.referees import ASK_TIMEOUT_S, ArenaReferees, RunningMatches
 from workers.ratings.leaderboard import Leaderboard
 from workers.ratings.model import RatingRow
 from workers.referee_client import RefereeClient
-from workers.storage.fleet import FleetDirectory
 from workers.storage.store import Store
 from workers.tournaments.store import TournamentStore
 
@@ -47,8 +46,8 @@ class WebArena:
     def __post_init__(self) -> None:
         self.tournaments = TournamentStore(self.store)
         self.referee = RefereeClient(self.config.referee, self.config.admin_token, match_timeout_s=ASK_TIMEOUT_S)
-        self.referees = ArenaReferees(self.config.referee, self.config.admin_token,
-                                      FleetDirectory(self.store, self.config.fleet_ttl_s))
+        self.referees = ArenaReferees(self.config.referee, self.config.admin_token, self.store,
+                                      self.config.fleet_ttl_s)
 
     @classmethod
     def from_config(cls, config: WebConfig) -> WebArena:
@@ -70,11 +69,6 @@ class WebArena:
         any live referee of the fleet; ``None`` when no referee can be reached (pages then
         say so instead of failing).  Kept for :data:`CONNECTED_TTL_S` (see :meth:`_kept`)."""
         return self._kept("fleet", self.referees.bots)
-
-    def seatable(self) -> Bots | None:
-        """The registered bots as ``PITCH_REFEREE`` alone sees them: a person's game runs
-        there (its seats connect to it), so only the bots connected to it can be seated."""
-        return self._kept("here", lambda: self.referees.bots_on(self.config.referee))
 
     def _kept(self, view: str, read: Callable[[], Bots | None]) -> Bots | None:
         """``read()``, reused for :data:`CONNECTED_TTL_S`: ListBots lists every registered

@@ -102,6 +102,23 @@ class SeatNeed:
 
 
 @dataclass(frozen=True)
+class SeatUsage:
+    """A bot as the directory and the ledger show it fleet-wide (what a page or the
+    command line says of its seats, without asking any referee)."""
+
+    in_use: int
+    """Seats it plays now on the live referees (the ledger's fields of live referees)."""
+    capacity: int
+    """The most seats it declared on a stream to a live referee (each stream declares the
+    bot's whole capacity); 0: it has no stream on a live referee."""
+
+    @property
+    def connected(self) -> bool:
+        """Whether it has a stream on a live referee."""
+        return self.capacity > 0
+
+
+@dataclass(frozen=True)
 class SeatRefusal:
     """Why a match's seats were not taken: one bot has no room left fleet-wide."""
 
@@ -161,6 +178,51 @@ class SeatLedger:
             for bot_id, seats in bots.items():
                 pipe.hsetnx(self.directory.key("seats", bot_id), match_id, f"{referee_id}:{seats}")
         pipe.execute()
+
+    def usage(self, bot_ids: Sequence[str] | None = None) -> dict[str, SeatUsage]:
+        """Each of ``bot_ids`` (default: every bot with a stream on a live referee)
+        fleet-wide: the capacity its streams declared (``fleet:capacity:{referee}``) and the
+        seats it plays on the live referees (its ledger), without asking any referee.  Two
+        round trips for given bots (the live referees; one pipeline of an ``HMGET`` per live
+        referee and an ``HGETALL`` per bot), three for every bot (each live referee's whole
+        capacity hash, then the connected bots' ledgers)."""
+        if bot_ids is not None and not bot_ids:
+            return {}
+        directory, client = self.directory, self.directory.client
+        live = [str(r) for r in client.zrangebyscore(directory.key("live"), time.time() - directory.ttl_s, "+inf")]
+        pipe = client.pipeline(transaction=False)
+        for referee_id in live:
+            if bot_ids is None:
+                pipe.hgetall(directory.key("capacity", referee_id))
+            else:
+                pipe.hmget(directory.key("capacity", referee_id), list(bot_ids))
+        for bot_id in bot_ids or ():
+            pipe.hgetall(directory.key("seats", bot_id))
+        answers = pipe.execute()
+        declared: dict[str, int] = {}
+        for on_referee in answers[:len(live)]:
+            pairs = on_referee.items() if bot_ids is None else zip(bot_ids, on_referee, strict=True)
+            for bot_id, capacity in pairs:
+                if capacity is not None:
+                    declared[str(bot_id)] = max(declared.get(str(bot_id), 0), int(capacity))
+        if bot_ids is None:
+            bot_ids = sorted(declared)
+            pipe = client.pipeline(transaction=False)
+            for bot_id in bot_ids:
+                pipe.hgetall(directory.key("seats", bot_id))
+            ledgers = pipe.execute()
+        else:
+            ledgers = answers[len(live):]
+        alive = set(live)
+        usage: dict[str, SeatUsage] = {}
+        for bot_id, ledger in zip(bot_ids, ledgers, strict=True):
+            in_use = 0
+            for entry in ledger.values():
+                referee_id, _, seats = str(entry).rpartition(":")
+                if referee_id in alive and seats.isdigit():
+                    in_use += int(seats)
+            usage[bot_id] = SeatUsage(in_use, declared.get(bot_id, 0))
+        return usage
 
     def entries(self, bot_id: str) -> dict[str, str]:
         """The bot's ledger as stored (match id -> ``{referee id}:{seats}``), dead referees'
