@@ -5,8 +5,15 @@ two referee processes, and the same fleet with a third directory entry on which 
 listens (a silent referee: the read must skip it, not fail or wait).
 
 Setup: a private Redis, two ``pitch-arena referee`` processes on one prefix
-(``LocalArena.start_referee``), ``--bots`` registered bots (none connected: ListBots lists
-every registered bot, which is what grows).  The lone case reads a fresh prefix, whose
+(``LocalArena.start_referee``), ``--bots`` registered bots (ListBots lists every registered
+bot, which is what grows), of which ``--connected`` are listed in the directory as connected
+to both referees with two of their four seats taken in the ledger (entries the bench
+writes as a referee would, with no bot processes: the Redis read then has a bot's ledger to
+read per connected bot, and ListBots costs the same per bot connected or not).
+
+``bots`` is the read the pages use: from the directory and the seat ledger alone with a
+fleet, ListBots of ``PITCH_REFEREE`` without one; ``bots-asked`` the read before it, every
+live referee's ListBots merged (the baseline of ``bots`` on a fleet).  The lone case reads a fresh prefix, whose
 directory is empty, with ``PITCH_REFEREE`` the first referee.  Each of ``--rounds`` rounds
 times ``--calls`` sequential calls of each read in each case, the cases interleaved in the
 round, so a swing of the machine's speed hits every case alike.  Per round: the mean time of
@@ -36,6 +43,7 @@ from workers.processes.redis_server import RedisServer  # noqa: E402
 from workers.processes.services import LocalArena, free_port, wait_for  # noqa: E402
 from workers.referee_client import RefereeClient  # noqa: E402
 from workers.storage.fleet import FleetDirectory  # noqa: E402
+from workers.storage.seats import SeatLedger, SeatNeed  # noqa: E402
 from workers.storage.store import Store  # noqa: E402
 
 ADMIN = "bench-admin"
@@ -75,6 +83,7 @@ def timed(read: Callable[[], object], calls: int) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--bots", type=int, default=100, help="registered bots")
+    parser.add_argument("--connected", type=int, default=50, help="of them listed as connected")
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--calls", type=int, default=100, help="calls of each read per case and round")
     args = parser.parse_args()
@@ -85,8 +94,12 @@ def main() -> None:
         directory = FleetDirectory(Store.from_url(redis_server.url, prefix))
         wait_for(lambda: len(directory.live()) == 2, 30, "two referees in the directory", arena.services)
         client = RefereeClient(first, ADMIN, 30)
-        for n in range(args.bots):
-            client.register(f"bot-{n}")
+        registered = [client.register(f"bot-{n}").bot_id for n in range(args.bots)]
+        ledger = SeatLedger(directory)
+        for entry in directory.live():
+            for bot_id in registered[:args.connected]:
+                directory.bot_connected(entry.referee_id, bot_id, 4)
+                assert ledger.take(entry.referee_id, f"m-{entry.referee_id}-{bot_id}", {bot_id: SeatNeed(1, 4)}) is None
         lone = ArenaReferees(first, ADMIN, Store.from_url(redis_server.url, f"lone-{prefix}"))
         fleet = ArenaReferees(first, ADMIN, Store.from_url(redis_server.url, prefix))
         silent = f"127.0.0.1:{free_port()}"
@@ -100,14 +113,19 @@ def main() -> None:
                     per_round[(case, read)].append(timed(read_of(referees, read), args.calls))
                 if case == "two+silent":
                     directory.withdraw("silent")
-        print(f"{args.bots} registered bots, {args.rounds} rounds of {args.calls} calls; ms per call, "
-              "median [range] over rounds; ratio to the lone referee of the same round")
+        print(f"{args.bots} registered bots ({args.connected} connected), {args.rounds} rounds of {args.calls} "
+              "calls; ms per call, median [range] over rounds; ratio to the lone referee of the same round")
         for read in READS:
             for case in CASES:
                 values = per_round[(case, read)]
                 ratios = [v / base for v, base in zip(values, per_round[("lone", read)], strict=True)]
-                print(f"  {read:8} {case:11} {statistics.median(values):7.2f} ms [{min(values):.2f}-{max(values):.2f}]"
+                print(f"  {read:10} {case:11} {statistics.median(values):7.2f} ms [{min(values):.2f}-{max(values):.2f}]"
                       f"   x{statistics.median(ratios):.2f} [{min(ratios):.2f}-{max(ratios):.2f}]")
+        print("bots (directory and ledger) against bots-asked (every referee's ListBots), same case and round:")
+        for case in CASES[1:]:
+            ratios = [new / old for new, old in zip(per_round[(case, "bots")], per_round[(case, "bots-asked")],
+                                                    strict=True)]
+            print(f"  {case:11} x{statistics.median(ratios):.2f} [{min(ratios):.2f}-{max(ratios):.2f}]")
 
 
 if __name__ == "__main__":

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from pitch_sdk.proto.pitch.v1 import arena_pb2, arena_pb2_grpc
@@ -22,7 +22,7 @@ from workers.referee_client import RefereeClient
 from workers.storage.store import Store
 from workers.tournaments.store import TournamentStore
 
-#: Seconds the referees' lists of bots are reused between page views.
+#: Seconds the list of bots (connected, seats) is reused between page views.
 CONNECTED_TTL_S = 2.0
 
 Bots = dict[str, arena_pb2.BotInfo]
@@ -39,7 +39,7 @@ class WebArena:
     """``PITCH_REFEREE``: registrations, and people's games (their seats connect to it)."""
     referees: ArenaReferees = field(init=False)
     """Every live referee of the fleet (``PITCH_REFEREE`` alone without one): the live pages' reads."""
-    _bots: dict[str, tuple[float, Bots]] = field(default_factory=dict, init=False)
+    _bots: tuple[float, Bots] | None = field(default=None, init=False)
     _names: dict[str, str] = field(default_factory=dict, init=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, init=False)
 
@@ -66,22 +66,18 @@ class WebArena:
 
     def connected(self) -> Bots | None:
         """Every registered bot (connected or not) by id, connected if it has a stream on
-        any live referee of the fleet; ``None`` when no referee can be reached (pages then
-        say so instead of failing).  Kept for :data:`CONNECTED_TTL_S` (see :meth:`_kept`)."""
-        return self._kept("fleet", self.referees.bots)
-
-    def _kept(self, view: str, read: Callable[[], Bots | None]) -> Bots | None:
-        """``read()``, reused for :data:`CONNECTED_TTL_S`: ListBots lists every registered
-        bot, so asking it on every page view of a large arena would cost each view the
-        whole list (times the referees, for the fleet's view)."""
+        any live referee of the fleet, with its seats in use fleet-wide; ``None`` when
+        neither Redis nor ``PITCH_REFEREE`` can be read (pages then say so instead of
+        failing).  Reused for :data:`CONNECTED_TTL_S`: the read lists every registered bot,
+        so repeating it on every page view of a large arena would cost each view the whole
+        list."""
         with self._lock:
-            kept = self._bots.get(view)
-            if kept is not None and time.monotonic() - kept[0] < CONNECTED_TTL_S:
-                return kept[1]
-        listed = read()
+            if self._bots is not None and time.monotonic() - self._bots[0] < CONNECTED_TTL_S:
+                return self._bots[1]
+        listed = self.referees.bots()
         if listed is not None:
             with self._lock:
-                self._bots[view] = (time.monotonic(), listed)
+                self._bots = (time.monotonic(), listed)
         return listed
 
     def names(self, bot_ids: Iterable[str]) -> dict[str, str]:

@@ -2,12 +2,14 @@
 directory in Redis (:mod:`workers.storage.fleet`), or ``PITCH_REFEREE`` alone while the
 directory is empty (a lone referee, or one that predates the fleet) or Redis cannot be read.
 
-Each referee answers ListMatches, ListBots and StreamMatchEvents for itself only (its own
-running matches, the bot streams open to it), so a page that shows the whole arena asks
-every live referee at once (gRPC futures, :data:`ASK_TIMEOUT_S` each) and merges the
-answers.  A referee that does not answer in time is counted as silent: the calls run at
-once, so stuck referees cost a page one deadline in all, and the page says what is missing
-rather than fail.
+Each referee answers ListMatches and StreamMatchEvents for itself only (its own running
+matches), so a page that shows the whole arena's matches asks every live referee at once
+(gRPC futures, :data:`ASK_TIMEOUT_S` each) and merges the answers.  A referee that does not
+answer in time is counted as silent: the calls run at once, so stuck referees cost a page
+one deadline in all, and the page says what is missing rather than fail.  The bots'
+connection facts need no referee: the directory and the seat ledger hold them fleet-wide
+(:func:`fleet_bots`), so that read costs the same few Redis round trips at 1 or 100
+referees (asking each referee's ListBots would pull every registered bot once per referee).
 """
 
 from __future__ import annotations
