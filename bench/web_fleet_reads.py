@@ -1,8 +1,9 @@
 """What the web arena's reads of a referee fleet cost: ``ArenaReferees.running`` (the /live
 list) and ``ArenaReferees.bots`` (the bots pages' connection facts, before their 2 s cache)
 with a lone referee (an empty directory: ``PITCH_REFEREE`` alone, the baseline), a fleet of
-two referee processes, and the same fleet with a third directory entry on which nothing
-listens (a silent referee: the read must skip it, not fail or wait).
+two referee processes, and the same fleet with ``--silent`` more directory entries (default
+1) on which nothing listens (silent referees: the read must skip them, not fail or wait;
+each lists the connected bots, so ``--silent 98`` gives the directory read a fleet of 100).
 
 Setup: a private Redis, two ``pitch-arena referee`` processes on one prefix
 (``LocalArena.start_referee``), ``--bots`` registered bots (ListBots lists every registered
@@ -84,6 +85,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--bots", type=int, default=100, help="registered bots")
     parser.add_argument("--connected", type=int, default=50, help="of them listed as connected")
+    parser.add_argument("--silent", type=int, default=1, help="directory entries on which nothing listens")
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--calls", type=int, default=100, help="calls of each read per case and round")
     args = parser.parse_args()
@@ -102,19 +104,23 @@ def main() -> None:
                 assert ledger.take(entry.referee_id, f"m-{entry.referee_id}-{bot_id}", {bot_id: SeatNeed(1, 4)}) is None
         lone = ArenaReferees(first, ADMIN, Store.from_url(redis_server.url, f"lone-{prefix}"))
         fleet = ArenaReferees(first, ADMIN, Store.from_url(redis_server.url, prefix))
-        silent = f"127.0.0.1:{free_port()}"
+        silent = [(f"silent-{n}", f"127.0.0.1:{free_port()}") for n in range(args.silent)]
+        connected = dict.fromkeys(registered[:args.connected], 4)
         per_round: dict[tuple[str, str], list[float]] = {(case, read): [] for case in CASES for read in READS}
         for _ in range(args.rounds):
             for case in CASES:
                 referees = lone if case == "lone" else fleet
                 if case == "two+silent":
-                    directory.announce("silent", silent, 4, 0, [], [])
+                    for referee_id, address in silent:
+                        directory.announce(referee_id, address, 4, 0, list(connected), [], connected)
                 for read in READS:
                     per_round[(case, read)].append(timed(read_of(referees, read), args.calls))
                 if case == "two+silent":
-                    directory.withdraw("silent")
-        print(f"{args.bots} registered bots ({args.connected} connected), {args.rounds} rounds of {args.calls} "
-              "calls; ms per call, median [range] over rounds; ratio to the lone referee of the same round")
+                    for referee_id, _ in silent:
+                        directory.withdraw(referee_id)
+        print(f"{args.bots} registered bots ({args.connected} connected), {args.silent} silent, {args.rounds} "
+              f"rounds of {args.calls} calls; ms per call, median [range] over rounds; "
+              "ratio to the lone referee of the same round")
         for read in READS:
             for case in CASES:
                 values = per_round[(case, read)]
