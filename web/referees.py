@@ -215,8 +215,9 @@ class ArenaReferees:
         ListBots of ``PITCH_REFEREE`` (its own streams and seats).  ``None`` when neither
         answered."""
         try:
-            if self.directory.live():
-                return fleet_bots(self.store, self.ledger.usage())
+            usage = self.ledger.usage()
+            if usage or self.directory.live():  # a fleet (with or without connected bots)
+                return fleet_bots(self.store, usage)
         except redis.RedisError:
             pass
         answer = self.ask([self.address], lambda stub: stub.ListBots, arena_pb2.ListBotsRequest())

@@ -87,6 +87,27 @@ end
 return 0
 """
 
+#: KEYS: the capacity hashes of the live referees.  Returns a flat list, bot id then the
+#: most seats it declared on any of them, for every bot listed there: the union is built
+#: in Redis, so the caller parses each connected bot once, not once per referee.
+_DECLARED = """
+local most, order = {}, {}
+for _, key in ipairs(KEYS) do
+  local declared = redis.call('HGETALL', key)
+  for j = 1, #declared, 2 do
+    local bot, seats = declared[j], tonumber(declared[j + 1])
+    if most[bot] == nil then order[#order + 1] = bot end
+    if most[bot] == nil or seats > most[bot] then most[bot] = seats end
+  end
+end
+local out = {}
+for _, bot in ipairs(order) do
+  out[#out + 1] = bot
+  out[#out + 1] = most[bot]
+end
+return out
+"""
+
 
 @dataclass(frozen=True)
 class SeatNeed:
@@ -138,6 +159,7 @@ class SeatLedger:
         self.directory = directory
         self._take = directory.client.register_script(_TAKE)
         self._release = directory.client.register_script(_RELEASE)
+        self._declared = directory.client.register_script(_DECLARED)
 
     def take(self, referee_id: str, match_id: str, needs: Mapping[str, SeatNeed]) -> SeatRefusal | None:
         """Take every bot's seats of ``match_id`` for ``referee_id``, or none of them; the
@@ -182,40 +204,23 @@ class SeatLedger:
     def usage(self, bot_ids: Sequence[str] | None = None) -> dict[str, SeatUsage]:
         """Each of ``bot_ids`` (default: every bot with a stream on a live referee)
         fleet-wide: the capacity its streams declared (``fleet:capacity:{referee}``) and the
-        seats it plays on the live referees (its ledger), without asking any referee.  Two
-        round trips for given bots (the live referees; one pipeline of an ``HMGET`` per live
-        referee and an ``HGETALL`` per bot), three for every bot (each live referee's whole
-        capacity hash, then the connected bots' ledgers)."""
+        seats it plays on the live referees (its ledger), without asking any referee.
+        Three round trips however many referees and bots: the live referees, their
+        declarations (one script for every bot, one ``HMGET`` per referee for given ones,
+        pipelined), the bots' ledgers (one pipeline of ``HGETALL``)."""
         if bot_ids is not None and not bot_ids:
             return {}
-        directory, client = self.directory, self.directory.client
-        live = [str(r) for r in client.zrangebyscore(directory.key("live"), time.time() - directory.ttl_s, "+inf")]
-        pipe = client.pipeline(transaction=False)
-        for referee_id in live:
-            if bot_ids is None:
-                pipe.hgetall(directory.key("capacity", referee_id))
-            else:
-                pipe.hmget(directory.key("capacity", referee_id), list(bot_ids))
-        for bot_id in bot_ids or ():
+        directory = self.directory
+        live = [str(r) for r in directory.client.zrangebyscore(directory.key("live"),
+                                                               time.time() - directory.ttl_s, "+inf")]
+        declared = self._declared_by_every(live) if bot_ids is None else self._declared_by(live, bot_ids)
+        wanted = sorted(declared) if bot_ids is None else list(bot_ids)
+        pipe = directory.client.pipeline(transaction=False)
+        for bot_id in wanted:
             pipe.hgetall(directory.key("seats", bot_id))
-        answers = pipe.execute()
-        declared: dict[str, int] = {}
-        for on_referee in answers[:len(live)]:
-            pairs = on_referee.items() if bot_ids is None else zip(bot_ids, on_referee, strict=True)
-            for bot_id, capacity in pairs:
-                if capacity is not None:
-                    declared[str(bot_id)] = max(declared.get(str(bot_id), 0), int(capacity))
-        if bot_ids is None:
-            bot_ids = sorted(declared)
-            pipe = client.pipeline(transaction=False)
-            for bot_id in bot_ids:
-                pipe.hgetall(directory.key("seats", bot_id))
-            ledgers = pipe.execute()
-        else:
-            ledgers = answers[len(live):]
         alive = set(live)
         usage: dict[str, SeatUsage] = {}
-        for bot_id, ledger in zip(bot_ids, ledgers, strict=True):
+        for bot_id, ledger in zip(wanted, pipe.execute(), strict=True):
             in_use = 0
             for entry in ledger.values():
                 referee_id, _, seats = str(entry).rpartition(":")
@@ -223,6 +228,25 @@ class SeatLedger:
                     in_use += int(seats)
             usage[bot_id] = SeatUsage(in_use, declared.get(bot_id, 0))
         return usage
+
+    def _declared_by_every(self, live: Sequence[str]) -> dict[str, int]:
+        """Every bot listed by a live referee, with the most seats it declared on one."""
+        if not live:
+            return {}
+        flat = self._declared(keys=[self.directory.key("capacity", referee_id) for referee_id in live])
+        return {str(bot): int(seats) for bot, seats in zip(flat[::2], flat[1::2], strict=True)}
+
+    def _declared_by(self, live: Sequence[str], bot_ids: Sequence[str]) -> dict[str, int]:
+        """The most seats each of ``bot_ids`` declared on a live referee (absent: none)."""
+        pipe = self.directory.client.pipeline(transaction=False)
+        for referee_id in live:
+            pipe.hmget(self.directory.key("capacity", referee_id), list(bot_ids))
+        declared: dict[str, int] = {}
+        for on_referee in pipe.execute():
+            for bot_id, seats in zip(bot_ids, on_referee, strict=True):
+                if seats is not None:
+                    declared[bot_id] = max(declared.get(bot_id, 0), int(seats))
+        return declared
 
     def entries(self, bot_id: str) -> dict[str, str]:
         """The bot's ledger as stored (match id -> ``{referee id}:{seats}``), dead referees'
