@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from pitch_sdk.proto.pitch.v1 import arena_pb2, arena_pb2_grpc
@@ -19,11 +19,10 @@ from web.referees import ASK_TIMEOUT_S, ArenaReferees, RunningMatches
 from workers.ratings.leaderboard import Leaderboard
 from workers.ratings.model import RatingRow
 from workers.referee_client import RefereeClient
-from workers.storage.fleet import FleetDirectory
 from workers.storage.store import Store
 from workers.tournaments.store import TournamentStore
 
-#: Seconds the referees' lists of bots are reused between page views.
+#: Seconds the list of bots (connected, seats) is reused between page views.
 CONNECTED_TTL_S = 2.0
 
 Bots = dict[str, arena_pb2.BotInfo]
@@ -40,15 +39,15 @@ class WebArena:
     """``PITCH_REFEREE``: registrations, and people's games (their seats connect to it)."""
     referees: ArenaReferees = field(init=False)
     """Every live referee of the fleet (``PITCH_REFEREE`` alone without one): the live pages' reads."""
-    _bots: dict[str, tuple[float, Bots]] = field(default_factory=dict, init=False)
+    _bots: tuple[float, Bots] | None = field(default=None, init=False)
     _names: dict[str, str] = field(default_factory=dict, init=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, init=False)
 
     def __post_init__(self) -> None:
         self.tournaments = TournamentStore(self.store)
         self.referee = RefereeClient(self.config.referee, self.config.admin_token, match_timeout_s=ASK_TIMEOUT_S)
-        self.referees = ArenaReferees(self.config.referee, self.config.admin_token,
-                                      FleetDirectory(self.store, self.config.fleet_ttl_s))
+        self.referees = ArenaReferees(self.config.referee, self.config.admin_token, self.store,
+                                      self.config.fleet_ttl_s)
 
     @classmethod
     def from_config(cls, config: WebConfig) -> WebArena:
@@ -67,27 +66,18 @@ class WebArena:
 
     def connected(self) -> Bots | None:
         """Every registered bot (connected or not) by id, connected if it has a stream on
-        any live referee of the fleet; ``None`` when no referee can be reached (pages then
-        say so instead of failing).  Kept for :data:`CONNECTED_TTL_S` (see :meth:`_kept`)."""
-        return self._kept("fleet", self.referees.bots)
-
-    def seatable(self) -> Bots | None:
-        """The registered bots as ``PITCH_REFEREE`` alone sees them: a person's game runs
-        there (its seats connect to it), so only the bots connected to it can be seated."""
-        return self._kept("here", lambda: self.referees.bots_on(self.config.referee))
-
-    def _kept(self, view: str, read: Callable[[], Bots | None]) -> Bots | None:
-        """``read()``, reused for :data:`CONNECTED_TTL_S`: ListBots lists every registered
-        bot, so asking it on every page view of a large arena would cost each view the
-        whole list (times the referees, for the fleet's view)."""
+        any live referee of the fleet, with its seats in use fleet-wide; ``None`` when
+        neither Redis nor ``PITCH_REFEREE`` can be read (pages then say so instead of
+        failing).  Reused for :data:`CONNECTED_TTL_S`: the read lists every registered bot,
+        so repeating it on every page view of a large arena would cost each view the whole
+        list."""
         with self._lock:
-            kept = self._bots.get(view)
-            if kept is not None and time.monotonic() - kept[0] < CONNECTED_TTL_S:
-                return kept[1]
-        listed = read()
+            if self._bots is not None and time.monotonic() - self._bots[0] < CONNECTED_TTL_S:
+                return self._bots[1]
+        listed = self.referees.bots()
         if listed is not None:
             with self._lock:
-                self._bots[view] = (time.monotonic(), listed)
+                self._bots = (time.monotonic(), listed)
         return listed
 
     def names(self, bot_ids: Iterable[str]) -> dict[str, str]:

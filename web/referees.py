@@ -2,18 +2,20 @@
 directory in Redis (:mod:`workers.storage.fleet`), or ``PITCH_REFEREE`` alone while the
 directory is empty (a lone referee, or one that predates the fleet) or Redis cannot be read.
 
-Each referee answers ListMatches, ListBots and StreamMatchEvents for itself only (its own
-running matches, the bot streams open to it), so a page that shows the whole arena asks
-every live referee at once (gRPC futures, :data:`ASK_TIMEOUT_S` each) and merges the
-answers.  A referee that does not answer in time is counted as silent: the calls run at
-once, so stuck referees cost a page one deadline in all, and the page says what is missing
-rather than fail.
+Each referee answers ListMatches and StreamMatchEvents for itself only (its own running
+matches), so a page that shows the whole arena's matches asks every live referee at once
+(gRPC futures, :data:`ASK_TIMEOUT_S` each) and merges the answers.  A referee that does not
+answer in time is counted as silent: the calls run at once, so stuck referees cost a page
+one deadline in all, and the page says what is missing rather than fail.  The bots'
+connection facts need no referee: the directory and the seat ledger hold them fleet-wide
+(:func:`fleet_bots`), so that read costs the same few Redis round trips at 1 or 100
+referees (asking each referee's ListBots would pull every registered bot once per referee).
 """
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
@@ -21,7 +23,10 @@ import grpc
 import redis
 
 from pitch_sdk.proto.pitch.v1 import arena_pb2, arena_pb2_grpc
-from workers.storage.fleet import FleetDirectory, RefereeEntry
+from workers.storage.fleet import DEFAULT_TTL_S, FleetDirectory, RefereeEntry
+from workers.storage.seats import SeatLedger, SeatUsage
+from workers.storage.store import Store
+from workers.storage.versions import BotVersions
 
 #: Seconds a page waits for a referee before it shows what the others answered.
 ASK_TIMEOUT_S = 2.0
@@ -71,23 +76,29 @@ class RefereesUnreachable(Exception):
     """A referee that may run the match asked for did not answer."""
 
 
-def merge_bots(answers: Iterable[Sequence[arena_pb2.BotInfo]]) -> dict[str, arena_pb2.BotInfo]:
-    """Every registered bot, connected if it is connected to any of the referees that
-    answered; the seats it declared and plays are summed over those referees (each referee
-    seats a bot up to the capacity its stream declared there: ``docs/fleet.md``)."""
-    merged: dict[str, arena_pb2.BotInfo] = {}
-    for bots in answers:
-        for bot in bots:
-            known = merged.get(bot.bot_id)
-            if known is None:
-                merged[bot.bot_id] = known = arena_pb2.BotInfo()
-                known.CopyFrom(bot)
-            elif bot.connected and known.connected:
-                known.capacity += bot.capacity
-                known.seats_in_use += bot.seats_in_use
-            elif bot.connected:
-                known.CopyFrom(bot)
-    return merged
+def fleet_bots(store: Store, usage: Mapping[str, SeatUsage]) -> dict[str, arena_pb2.BotInfo]:
+    """Every registered bot as the fleet's Redis shows it, without asking a referee:
+    connected if a live referee records its stream (``fleet:capacity:{referee}``), its
+    capacity the one its streams declared (each declares the bot's whole capacity), its
+    seats in use the ledger's fleet-wide count (``fleet:seats:{bot}``), its version and
+    rated id the current version its last hello recorded (what ListBots reads too)."""
+    records = store.bots()
+    versions = BotVersions(store)
+    current = versions.current_of([record.bot_id for record in records])
+    connected = [record.bot_id for record in records if record.bot_id in usage and usage[record.bot_id].connected]
+    labels = versions.records(current[bot_id] for bot_id in connected if bot_id in current)
+    bots: dict[str, arena_pb2.BotInfo] = {}
+    for record in records:
+        seats = usage.get(record.bot_id)
+        online = seats is not None and seats.connected
+        version = labels.get(current.get(record.bot_id, ""))
+        bots[record.bot_id] = arena_pb2.BotInfo(
+            bot_id=record.bot_id, name=record.name, owner=record.owner, connected=online,
+            capacity=seats.capacity if seats is not None and online else 0,
+            seats_in_use=seats.in_use if seats is not None and online else 0,
+            bot_version=version.version if online and version is not None else "",
+            rated_id=current.get(record.bot_id, ""))
+    return bots
 
 
 class ArenaReferees:
@@ -97,11 +108,13 @@ class ArenaReferees:
     channel per referee address, opened on first use and kept (an idle channel to a
     referee that left costs no traffic)."""
 
-    def __init__(self, address: str, admin_token: str, directory: FleetDirectory,
+    def __init__(self, address: str, admin_token: str, store: Store, fleet_ttl_s: float = DEFAULT_TTL_S,
                  timeout_s: float = ASK_TIMEOUT_S) -> None:
         self.address = address
         """``PITCH_REFEREE``: the referee asked while the directory is empty."""
-        self.directory = directory
+        self.store = store
+        self.directory = FleetDirectory(store, fleet_ttl_s)
+        self.ledger = SeatLedger(self.directory)
         self.metadata = (("authorization", f"Bearer {admin_token}"),)
         self.timeout_s = timeout_s
         self._stubs: dict[str, arena_pb2_grpc.ArenaServiceStub] = {}
@@ -196,30 +209,19 @@ class ArenaReferees:
         return [first, *rest] if first else rest
 
     def bots(self) -> dict[str, arena_pb2.BotInfo] | None:
-        """Every registered bot, connected if it has a stream on any live referee
-        (:func:`merge_bots` of every referee's ListBots; a bot on a referee that did not
-        answer is connected when the directory's connected-bot sets list it); ``None``
-        when no referee answered."""
-        entries = self.live()
-        answers = self.ask(self.addresses(entries), lambda stub: stub.ListBots, arena_pb2.ListBotsRequest())
-        if not answers.by_address:
-            return None
-        merged = merge_bots(answer.bots for answer in answers.by_address.values())
-        if answers.silent and entries:
-            try:
-                elsewhere = self.directory.connected_bots()
-            except redis.RedisError:
-                elsewhere = set()
-            for bot_id in elsewhere:
-                if bot_id in merged:
-                    merged[bot_id].connected = True
-        return merged
-
-    def bots_on(self, address: str) -> dict[str, arena_pb2.BotInfo] | None:
-        """Every registered bot as the referee at ``address`` alone sees it (connected
-        there or not); ``None`` when it does not answer."""
-        answer = self.ask([address], lambda stub: stub.ListBots, arena_pb2.ListBotsRequest())
-        listed = answer.by_address.get(address)
+        """Every registered bot, connected if it has a stream on any live referee.  With a
+        fleet in the directory, read from Redis alone (:func:`fleet_bots`: a few round
+        trips, however many referees); without one, or when Redis cannot be read, the
+        ListBots of ``PITCH_REFEREE`` (its own streams and seats).  ``None`` when neither
+        answered."""
+        try:
+            usage = self.ledger.usage()
+            if usage or self.directory.live():  # a fleet (with or without connected bots)
+                return fleet_bots(self.store, usage)
+        except redis.RedisError:
+            pass
+        answer = self.ask([self.address], lambda stub: stub.ListBots, arena_pb2.ListBotsRequest())
+        listed = answer.by_address.get(self.address)
         return None if listed is None else {bot.bot_id: bot for bot in listed.bots}
 
     # ------------------------------------------------------------ streams

@@ -16,6 +16,7 @@ import redis
 from pitch_sdk.proto.pitch.v1 import arena_pb2, arena_pb2_grpc, bot_pb2
 from referee.match import result_to_dict
 from workers.storage.fleet import FleetDirectory
+from workers.storage.seats import SeatLedger
 from workers.storage.versions import stamp_fields
 from workers.tournaments.schedule import Schedule, ScheduledMatch
 
@@ -185,14 +186,18 @@ class FleetReferees(RefereeClient):
 
     def bots(self, timeout_s: float = 30) -> list[arena_pb2.BotInfo]:
         """Every registered bot (ListBots of ``address``), connected if it is connected to
-        any live referee of the fleet, not only to ``address``."""
+        any live referee of the fleet, not only to ``address``, with the capacity its
+        streams declared and the seats it plays fleet-wide (the seat ledger), not only
+        ``address``'s."""
         known = super().bots(timeout_s)
         try:
-            connected = self.directory.connected_bots() if self.directory.live() else set()
+            usage = SeatLedger(self.directory).usage([bot.bot_id for bot in known])
         except redis.RedisError:  # an operator's laptop may reach the referee but not Redis
-            connected = set()
+            usage = {}
         for bot in known:
-            bot.connected = bot.connected or bot.bot_id in connected
+            seats = usage.get(bot.bot_id)
+            if seats is not None and seats.connected:
+                bot.connected, bot.capacity, bot.seats_in_use = True, seats.capacity, seats.in_use
         return known
 
     def connected_bots(self) -> list[str]:

@@ -35,7 +35,7 @@ from tests.referee.harness import (
 )
 from tests.referee.harness import Arena as HarnessArena
 from workers.processes.services import LocalArena
-from workers.storage.seats import SeatLedger, SeatNeed, SeatRefusal
+from workers.storage.seats import SeatLedger, SeatNeed, SeatRefusal, SeatUsage
 from workers.storage.store import BotRecord
 
 
@@ -301,6 +301,33 @@ def test_the_seat_ledger_counts_live_referees_only(redis_url: str) -> None:
     ledger.release("b", "m-3", ["x"])
     ledger.release("b", "m-4", ["z"])
     assert ledger.entries("x") == {} and ledger.entries("z") == {}
+
+
+def test_the_seat_ledger_reports_each_bots_seats_and_capacity_fleet_wide(redis_url: str) -> None:
+    """What the pages and the command line show: a bot's seats in use summed over the live
+    referees (a dead referee's seats and streams not counted), its capacity the most its
+    streams on live referees declared; for given bots or every connected one."""
+    fleet = directory(redis_url, f"fleet-{uuid.uuid4().hex[:8]}:", ttl_s=0.5)
+    ledger = SeatLedger(fleet)
+    for referee_id in ("a", "b", "dying"):
+        fleet.announce(referee_id, f"h:{referee_id}", 8, 0, [], [])
+    fleet.bot_connected("a", "x", 3)
+    fleet.bot_connected("b", "x", 3)
+    fleet.bot_connected("dying", "y", 2)
+    fleet.bot_connected("dying", "x", 9)
+    assert ledger.take("a", "m-1", {"x": SeatNeed(1, 3)}) is None
+    assert ledger.take("b", "m-2", {"x": SeatNeed(2, 3)}) is None
+    assert ledger.take("dying", "m-3", {"y": SeatNeed(1, 2)}) is None
+    assert ledger.usage(["x", "y", "unknown"]) == {
+        "x": SeatUsage(3, 9), "y": SeatUsage(1, 2), "unknown": SeatUsage(0, 0)}
+    assert ledger.usage() == {"x": SeatUsage(3, 9), "y": SeatUsage(1, 2)}
+    for _ in range(4):  # "dying" stops beating and expires; a and b live on
+        time.sleep(0.2)
+        fleet.announce("a", "h:a", 8, 1, None, [])
+        fleet.announce("b", "h:b", 8, 1, None, [])
+    assert ledger.usage(["x", "y"]) == {"x": SeatUsage(3, 3), "y": SeatUsage(0, 0)}
+    assert not ledger.usage(["y"])["y"].connected and ledger.usage() == {"x": SeatUsage(3, 3)}
+    assert ledger.usage([]) == {}
 
 
 def test_a_bots_capacity_holds_across_the_fleet(redis_url: str) -> None:

@@ -6,23 +6,24 @@ first decisions until the pages have been read (so the match is still running th
 from __future__ import annotations
 
 import asyncio
+import http.cookiejar
 import json
 import urllib.error
+import urllib.parse
 import urllib.request
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
 from starlette.testclient import TestClient
 
-from pitch_sdk.proto.pitch.v1 import arena_pb2, bot_pb2
+from pitch_sdk.proto.pitch.v1 import bot_pb2
 from tests.referee.harness import RawBot, answer_first
 from tests.web.harness import read_sse, served
 from tests.workers.celery_harness import ArenaThread, referee_fleet, wait_until
 from web.app import create_app
 from web.config import WebConfig
-from web.referees import merge_bots
 from workers.processes.services import free_port
 from workers.referee_client import RefereeClient
 from workers.storage.fleet import FleetDirectory
@@ -98,10 +99,11 @@ def test_the_live_pages_show_what_runs_on_another_referee_of_the_fleet(
     """With the web service pointed at the first referee: /live lists the match the second
     runs and links its spectator page; its event stream comes from the second referee while
     the match runs, then to the result; a bot connected to the second referee only is
-    connected on the bot page and the bots list (but not offered for a person's game, which
-    runs on the first); a referee that does not answer is said on /live, a bot the directory
-    lists on it is connected, and a match it may run (its claim names it) is a 503, not a
-    404; with no fleet in the directory, PITCH_REFEREE alone is read as before; once the
+    connected on the bot page and the bots list, with the seats it plays fleet-wide, and
+    offered for a person's game (the first relays its seat); a referee that does not answer
+    is said on /live, a bot the directory lists on it is connected (with the capacity it
+    declared there), and a match it may run (its claim names it) is a 503, not a 404; with
+    no fleet in the directory, PITCH_REFEREE alone is read as before; once the
     match ended, its stream is still found (on the referee that ran it) and its page shows
     the result."""
     first, second = fleet
@@ -138,14 +140,15 @@ def test_the_live_pages_show_what_runs_on_another_referee_of_the_fleet(
         bots_page = page(f"{url}/bots")
         row = bots_page[bots_page.index(f'data-bot-id="{b}"'):]
         assert '<span class="badge on">connected</span>' in row[:row.index("</tr>")]
-        assert f'value="bot:{a}"' not in page(f"{url}/play")  # a person's game runs on the first referee
+        assert f'value="bot:{a}"' in page(f"{url}/play")  # the first referee relays its seat
 
         elsewhere, _ = second.register()  # connected, says the directory, to a referee that does not answer
-        directory.announce("silent", f"127.0.0.1:{free_port()}", 4, 0, [elsewhere], [])  # nothing listens there
+        directory.announce("silent", f"127.0.0.1:{free_port()}", 4, 0, [elsewhere], [],
+                           {elsewhere: 3})  # nothing listens there
         with TestClient(create_app(config)) as client:  # a fresh service: no list of bots kept from above
             facts = client.get(f"/bots/{elsewhere}").text
         assert '<dd id="bot-status"><span class="badge on">connected</span>' in facts
-        assert '<dd id="bot-capacity">—' in facts  # its referee did not answer: no facts, but connected
+        assert '<dd id="bot-capacity">3 seats (0 in use)' in facts  # read from the directory, not the referee
         shown = listed(url)
         assert (shown["reachable"], shown["referees"], shown["silent"]) == (True, 3, 1)
         assert [m["match_id"] for m in shown["matches"]] == [match_id]
@@ -176,20 +179,81 @@ def test_the_live_pages_show_what_runs_on_another_referee_of_the_fleet(
         second.loop.call_soon_threadsafe(stream.close)
 
 
-def test_a_bot_on_several_referees_is_connected_with_its_seats_summed() -> None:
-    """Merging the referees' ListBots: connected if any referee has its stream, the seats it
-    declared and plays summed over the referees it is connected to (each seats it up to its
-    stream's capacity), version and rated id from a referee it is connected to; a bot no
-    referee has is offline."""
-    def info(bot_id: str, connected: bool, capacity: int = 0, in_use: int = 0, version: str = "") -> arena_pb2.BotInfo:
-        return arena_pb2.BotInfo(bot_id=bot_id, name=bot_id, connected=connected, capacity=capacity,
-                                 seats_in_use=in_use, bot_version=version, rated_id=f"{bot_id}-v2" if version else "")
+class AnsweredDecisions:
+    """A RawBot handler that answers every decision with legal action 0 and keeps the
+    match ids of the decisions it answered."""
 
-    first = [info("both", True, 4, 1, "2.0"), info("second-only", False), info("nowhere", False)]
-    second = [info("both", True, 4, 3, "2.0"), info("second-only", True, 2, 2, "1.1"), info("nowhere", False)]
-    merged = merge_bots([first, second])
-    assert (merged["both"].connected, merged["both"].capacity, merged["both"].seats_in_use) == (True, 8, 4)
-    assert (merged["second-only"].connected, merged["second-only"].capacity) == (True, 2)
-    assert (merged["second-only"].bot_version, merged["second-only"].rated_id) == ("1.1", "second-only-v2")
-    assert not merged["nowhere"].connected
-    assert first[0].capacity == 4, "the referees' answers are left as they were"
+    def __init__(self) -> None:
+        self.matches: list[str] = []
+
+    def __call__(self, bot: RawBot, message: bot_pb2.RefereeMessage) -> None:
+        if message.HasField("decision_request"):
+            self.matches.append(message.decision_request.match_id)
+            answer_first(bot, message)
+
+
+def table_state(opener: urllib.request.OpenerDirector, url: str,
+                until: Callable[[dict[str, Any]], bool]) -> dict[str, Any]:
+    """The first state of a person's table (its event stream, read with the game's cookie)
+    that satisfies ``until``."""
+    with opener.open(url, timeout=60) as response:
+        for raw in response:
+            line = raw.decode().rstrip("\r\n")
+            if line.startswith("data:"):
+                state: dict[str, Any] = json.loads(line.removeprefix("data:").strip())
+                if until(state):
+                    return state
+    raise AssertionError(f"the table's stream ended before the state wanted: {url}")
+
+
+def test_a_persons_game_seats_a_bot_connected_to_another_referee_through_the_relay(
+        redis_url: str, fleet: tuple[ArenaThread, ArenaThread]) -> None:
+    """The web service points at the first referee; a bot of capacity 1 is connected to the
+    second only.  /play offers it (with its fleet-wide seats), a person's game started
+    through the web app seats it, the person makes a move and the bot answers its seat's
+    decisions through the relay; its pages count the seat it plays (the ledger); a second
+    game with it is refused by the referee for lack of room, and the person is told so."""
+    first, second = fleet
+    answered = AnsweredDecisions()
+    bot_id, token = second.register()
+
+    async def start() -> RawBot:
+        hello = bot_pb2.Hello(protocol_versions=["pitch.v1"], capacity=1)
+        return await RawBot(second.arena, token, hello, answered).started()
+
+    stream: RawBot = second.call(start())
+    directory = FleetDirectory(Store.from_url(redis_url, first.prefix))
+    wait_until(lambda: [e.address for e in directory.hosting([bot_id])] == [second.arena.address], 10,
+               "the bot listed under the second referee")
+    config = WebConfig(redis_url=redis_url, store_prefix=first.prefix, referee=first.arena.address,
+                       admin_token="test-admin")
+    with served(create_app(config)) as url:
+        form = page(f"{url}/play")
+        assert f'value="bot:{bot_id}"' in form and "0 of 1 seats in use" in form
+        opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(http.cookiejar.CookieJar()))
+
+        def start_game() -> str:
+            seats = {"preset": "partnership", "target": "1", "seat": "0", "admin_token": "test-admin",
+                     "opponent": [f"bot:{bot_id}", "house:random", "house:random"]}
+            body = urllib.parse.urlencode(seats, doseq=True).encode()
+            with opener.open(f"{url}/play", data=body, timeout=30) as started:  # 303 to the table, cookie kept
+                return str(started.geturl().rsplit("/", 1)[1])
+
+        match_id = start_game()
+        deciding = table_state(opener, f"{url}/play/{match_id}/events", lambda s: s["decision"] is not None)
+        move = urllib.parse.urlencode({"decision_id": deciding["decision"]["id"], "index": "0"}).encode()
+        with opener.open(f"{url}/play/{match_id}/decision", data=move, timeout=30) as sent:
+            assert json.loads(sent.read()) == {"ok": True}
+        wait_until(lambda: match_id in answered.matches, 20, "a decision of the bot's seat, relayed")
+        then = table_state(opener, f"{url}/play/{match_id}/events",  # its answer came back: the game went on
+                           lambda s: s["decision"] is not None and s["decision"]["id"] != deciding["decision"]["id"])
+        assert not then["strikes"] and then["state"] == "deciding"
+        assert first.arena.server.arena.registry.get(bot_id) is None  # no stream on the first: relayed
+        wait_until(lambda: "1 seats (1 in use)" in page(f"{url}/bots/{bot_id}"), 10,  # past the 2 s of the form's read
+                   "the bot page counting the relayed seat")
+
+        refused = start_game()
+        ended = table_state(opener, f"{url}/play/{refused}/events", lambda s: s["state"] == "finished")
+        assert ended["error"].startswith("no room for this game now: bot"), ended["error"]
+        assert refused not in answered.matches
+    second.loop.call_soon_threadsafe(stream.close)

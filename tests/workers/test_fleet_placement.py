@@ -17,6 +17,7 @@ from tests.workers.test_cli import invoke
 from workers.config import WorkerConfig
 from workers.referee_client import FleetReferees, NoRefereeFits
 from workers.storage.fleet import FleetDirectory
+from workers.storage.seats import SeatLedger, SeatNeed
 from workers.storage.store import Store
 from workers.tournaments.schedule import round_robin
 
@@ -120,7 +121,8 @@ def test_bots_connected_to_different_referees_play_through_a_relay(
 def test_the_cli_counts_a_bot_connected_to_any_referee_as_connected(
         redis_url: str, fleet: tuple[ArenaThread, ArenaThread], tmp_path: Path) -> None:
     """PITCH_REFEREE names the first referee, the entrants are connected to the second only:
-    `pitch-arena bots` shows them connected and `pitch-arena tournament` accepts them (its
+    `pitch-arena bots` shows them connected, with the capacity they declared and the seats
+    they play fleet-wide (the ledger's), and `pitch-arena tournament` accepts them (its
     up-front offline check used to ask the first referee alone and refuse them), and a
     worker plays their match on the second."""
     first, second = fleet
@@ -130,10 +132,17 @@ def test_the_cli_counts_a_bot_connected_to_any_referee_as_connected(
            "PITCH_REFEREE": first.arena.address, "PITCH_MATCH_RETRIES": "0", "COLUMNS": "200"}
     directory = FleetDirectory(Store.from_url(redis_url, first.prefix))
     wait_until(lambda: set(entrants) <= directory.connected_bots(), 10, "the directory to list the bots")
+    ledger = SeatLedger(directory)
+    on_second = next(e.referee_id for e in directory.live() if e.address == second.arena.address)
+    assert ledger.take(on_second, "held-on-second", {entrants[0]: SeatNeed(1, 1)}) is None  # as a running match
     code, out, err = invoke(env, "bots", "--json")
+    ledger.release(on_second, "held-on-second", [entrants[0]])
     assert code == 0, err
-    connected = {bot["bot_id"]: bot["connected"] for bot in json.loads(out)}
-    assert all(connected[bot] for bot in entrants) and connected[lonely] is False
+    listed = {bot["bot_id"]: bot for bot in json.loads(out)}
+    assert all(listed[bot]["connected"] for bot in entrants) and listed[lonely]["connected"] is False
+    declared = second.arena.server.arena.registry.get(entrants[0]).capacity  # what its stream told the second
+    seats = [(listed[bot]["seats_in_use"], listed[bot]["capacity"]) for bot in entrants]
+    assert seats == [(1, declared), (0, declared), (0, declared)]  # fleet-wide, not the first referee's
     worker = WorkerProcess(WorkerConfig.from_env(env), "fleet-cli", tmp_path)
     try:
         code, out, err = invoke(env, "tournament", "cutthroat", "--bots", ",".join(entrants), "--json")

@@ -125,9 +125,9 @@ class PeopleGames:
         wanted = [o.bot_id for o in opponents if o.bot_id is not None]
         names: dict[str, str] = {}
         if wanted:
-            connected = await asyncio.to_thread(self.web.seatable)
+            connected = await asyncio.to_thread(self.web.connected)  # PITCH_REFEREE relays the others' seats
             if connected is None:
-                raise PlayError(503, "the referee cannot be reached: no game was started")
+                raise PlayError(503, "the referees cannot be reached: no game was started")
             for bot_id in wanted:
                 bot = connected.get(bot_id)
                 if bot is None or bot_id in own or not bot.connected:
@@ -167,7 +167,10 @@ class PeopleGames:
                 response: arena_pb2.RunMatchResponse = await call
             table.end(response.result)
         except grpc.aio.AioRpcError as exc:
-            table.end(None, f"the referee did not play the game: {exc.details()}")
+            if exc.code() == grpc.StatusCode.RESOURCE_EXHAUSTED:
+                table.end(None, f"no room for this game now: {exc.details()}. Try again when a match has ended")
+            else:
+                table.end(None, f"the referee did not play the game: {exc.details()}")
         except (TimeoutError, grpc.RpcError, OSError) as exc:
             log.warning("person's game %s failed: %s", table.match_id, exc)
             table.end(None, "the web arena could not connect its seats to the referee")

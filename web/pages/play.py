@@ -74,7 +74,7 @@ def play_form(request: Request) -> Response:
     """The form: a preset, points to win, the person's seat and who plays the others."""
     web = arena(request)
     own = {identity.bot_id for identity in known_identities(web.store).values()}
-    connected = web.seatable()  # a person's game runs on PITCH_REFEREE: only its bots can be seated
+    connected = web.connected()  # any bot of the fleet: PITCH_REFEREE relays the seat of one connected elsewhere
     bots = sorted((b for b in (connected or {}).values() if b.connected and b.bot_id not in own),
                   key=lambda b: b.name.casefold())
     presets = [{"name": name, "players": rules.players, "target": rules.win.target}

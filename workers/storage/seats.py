@@ -87,6 +87,27 @@ end
 return 0
 """
 
+#: KEYS: the capacity hashes of the live referees.  Returns a flat list, bot id then the
+#: most seats it declared on any of them, for every bot listed there: the union is built
+#: in Redis, so the caller parses each connected bot once, not once per referee.
+_DECLARED = """
+local most, order = {}, {}
+for _, key in ipairs(KEYS) do
+  local declared = redis.call('HGETALL', key)
+  for j = 1, #declared, 2 do
+    local bot, seats = declared[j], tonumber(declared[j + 1])
+    if most[bot] == nil then order[#order + 1] = bot end
+    if most[bot] == nil or seats > most[bot] then most[bot] = seats end
+  end
+end
+local out = {}
+for _, bot in ipairs(order) do
+  out[#out + 1] = bot
+  out[#out + 1] = most[bot]
+end
+return out
+"""
+
 
 @dataclass(frozen=True)
 class SeatNeed:
@@ -99,6 +120,23 @@ class SeatNeed:
     declared_to: str = ""
     """With ``declared`` 0 (a relayed seat): the referee holding the bot's stream, whose
     record of the capacity the bot declared bounds its seats."""
+
+
+@dataclass(frozen=True)
+class SeatUsage:
+    """A bot as the directory and the ledger show it fleet-wide (what a page or the
+    command line says of its seats, without asking any referee)."""
+
+    in_use: int
+    """Seats it plays now on the live referees (the ledger's fields of live referees)."""
+    capacity: int
+    """The most seats it declared on a stream to a live referee (each stream declares the
+    bot's whole capacity); 0: it has no stream on a live referee."""
+
+    @property
+    def connected(self) -> bool:
+        """Whether it has a stream on a live referee."""
+        return self.capacity > 0
 
 
 @dataclass(frozen=True)
@@ -121,6 +159,7 @@ class SeatLedger:
         self.directory = directory
         self._take = directory.client.register_script(_TAKE)
         self._release = directory.client.register_script(_RELEASE)
+        self._declared = directory.client.register_script(_DECLARED)
 
     def take(self, referee_id: str, match_id: str, needs: Mapping[str, SeatNeed]) -> SeatRefusal | None:
         """Take every bot's seats of ``match_id`` for ``referee_id``, or none of them; the
@@ -161,6 +200,53 @@ class SeatLedger:
             for bot_id, seats in bots.items():
                 pipe.hsetnx(self.directory.key("seats", bot_id), match_id, f"{referee_id}:{seats}")
         pipe.execute()
+
+    def usage(self, bot_ids: Sequence[str] | None = None) -> dict[str, SeatUsage]:
+        """Each of ``bot_ids`` (default: every bot with a stream on a live referee)
+        fleet-wide: the capacity its streams declared (``fleet:capacity:{referee}``) and the
+        seats it plays on the live referees (its ledger), without asking any referee.
+        Three round trips however many referees and bots: the live referees, their
+        declarations (one script for every bot, one ``HMGET`` per referee for given ones,
+        pipelined), the bots' ledgers (one pipeline of ``HGETALL``)."""
+        if bot_ids is not None and not bot_ids:
+            return {}
+        directory = self.directory
+        live = [str(r) for r in directory.client.zrangebyscore(directory.key("live"),
+                                                               time.time() - directory.ttl_s, "+inf")]
+        declared = self._declared_by_every(live) if bot_ids is None else self._declared_by(live, bot_ids)
+        wanted = sorted(declared) if bot_ids is None else list(bot_ids)
+        pipe = directory.client.pipeline(transaction=False)
+        for bot_id in wanted:
+            pipe.hgetall(directory.key("seats", bot_id))
+        alive = set(live)
+        usage: dict[str, SeatUsage] = {}
+        for bot_id, ledger in zip(wanted, pipe.execute(), strict=True):
+            in_use = 0
+            for entry in ledger.values():
+                referee_id, _, seats = str(entry).rpartition(":")
+                if referee_id in alive and seats.isdigit():
+                    in_use += int(seats)
+            usage[bot_id] = SeatUsage(in_use, declared.get(bot_id, 0))
+        return usage
+
+    def _declared_by_every(self, live: Sequence[str]) -> dict[str, int]:
+        """Every bot listed by a live referee, with the most seats it declared on one."""
+        if not live:
+            return {}
+        flat = self._declared(keys=[self.directory.key("capacity", referee_id) for referee_id in live])
+        return {str(bot): int(seats) for bot, seats in zip(flat[::2], flat[1::2], strict=True)}
+
+    def _declared_by(self, live: Sequence[str], bot_ids: Sequence[str]) -> dict[str, int]:
+        """The most seats each of ``bot_ids`` declared on a live referee (absent: none)."""
+        pipe = self.directory.client.pipeline(transaction=False)
+        for referee_id in live:
+            pipe.hmget(self.directory.key("capacity", referee_id), list(bot_ids))
+        declared: dict[str, int] = {}
+        for on_referee in pipe.execute():
+            for bot_id, seats in zip(bot_ids, on_referee, strict=True):
+                if seats is not None:
+                    declared[bot_id] = max(declared.get(bot_id, 0), int(seats))
+        return declared
 
     def entries(self, bot_id: str) -> dict[str, str]:
         """The bot's ledger as stored (match id -> ``{referee id}:{seats}``), dead referees'
