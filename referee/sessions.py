@@ -65,8 +65,9 @@ class Session:
         the requests of the other matches woken by the same answers (and the answers read
         beside them) join the batch.  A write is the referee's dearest step (gRPC's
         completion queue, served by another thread), a turn of the loop costs far less, and
-        the batches grow: ``bench/referee_throughput.py`` measured about 15% less referee
-        CPU per batched decision at 16 matches."""
+        the batches grow: ``bench/referee_throughput.py`` measured 12% less referee CPU
+        per batched decision at 16 matches (7% against the single-message path of the same
+        runs, the machine drifting; see the README's benchmarks)."""
         outbox = self._outbox
         while not outbox:
             if not self.open:
