@@ -58,13 +58,24 @@ class Session:
     async def next_message(self) -> bytes | None:
         """The next encoded ``RefereeMessage`` to write: the oldest queued one or, for a bot
         that takes batches, every one queued by now as one batch; ``None`` once the stream
-        is closed (messages queued before the close are written first)."""
+        is closed (messages queued before the close are written first).
+
+        A writer that had nothing to write is woken by the first message queued; a
+        batching writer then yields one turn of the event loop before it drains, so that
+        the requests of the other matches woken by the same answers (and the answers read
+        beside them) join the batch.  A write is the referee's dearest step (gRPC's
+        completion queue, served by another thread), a turn of the loop costs far less, and
+        the batches grow: ``bench/referee_throughput.py`` measured 12% less referee CPU
+        per batched decision at 16 matches (7% against the single-message path of the same
+        runs, the machine drifting; see the README's benchmarks)."""
         outbox = self._outbox
         while not outbox:
             if not self.open:
                 return None
             self._writer_waiting = asyncio.get_running_loop().create_future()
             await self._writer_waiting
+            if self.hello.batching:  # let the rest of this turn's messages join the batch
+                await asyncio.sleep(0)
         if len(outbox) == 1 or not self.hello.batching:
             return outbox.popleft()
         if self._max_batch is not None and len(outbox) > self._max_batch:

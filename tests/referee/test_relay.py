@@ -15,7 +15,7 @@ import grpc
 import pytest
 
 from pitch_sdk.proto.pitch.v1 import bot_pb2, game_pb2, relay_pb2
-from referee.relay import RELAY_METHOD
+from referee.relay import RELAY_METHOD, unbatched
 from tests.referee.bots import GatedBot
 from tests.referee.harness import (
     ADMIN,
@@ -177,7 +177,8 @@ def test_a_relayed_seat_counts_against_the_capacity_the_bot_declared_to_its_host
 async def relay_call(arena: Arena, messages: list[bytes],
                      metadata: tuple[tuple[str, str], ...] = ADMIN) -> tuple[grpc.StatusCode, str]:
     """Send raw relay messages to ``arena``, half-close and read until the call ends: the
-    first relay the host ended (its code and message), else the call's status."""
+    first relay the host ended (its code and message; replies may come batched), else the
+    call's status."""
     call = arena.channel.stream_stream(RELAY_METHOD, request_serializer=lambda raw: raw,
                                        response_deserializer=relay_pb2.RelayResponse.FromString)(metadata=metadata)
     ended: list[relay_pb2.RelayEnded] = []
@@ -187,8 +188,7 @@ async def relay_call(arena: Arena, messages: list[bytes],
         await call.done_writing()
         while (reply := await asyncio.wait_for(call.read(), 10)) is not grpc.aio.EOF:
             assert isinstance(reply, relay_pb2.RelayResponse)
-            if reply.HasField("ended"):
-                ended.append(reply.ended)
+            ended.extend(member.ended for member in unbatched(reply) if member.HasField("ended"))
     except grpc.aio.AioRpcError as error:
         return error.code(), error.details() or ""
     if ended:

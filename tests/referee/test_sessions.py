@@ -51,3 +51,31 @@ def test_a_batching_session_sends_what_is_queued_as_one_batch_and_then_closes() 
     assert [w.strike.message for w in batched[1:]] == ["d", "e"]
     single = asyncio.run(drain(bot_pb2.Hello()))
     assert [w.strike.message for w in single] == ["a", "b", "c", "d", "e"]
+
+
+def test_a_waiting_batching_writer_takes_what_the_same_turn_queues_in_one_batch() -> None:
+    """A writer waiting on an empty queue is woken by the first message; what is queued
+    later in the same turn of the event loop (the other matches woken by one answer
+    batch) leaves in the same batch, not in writes of its own.  A bot without
+    ``batching`` still gets them one by one."""
+
+    async def written(hello: bot_pb2.Hello) -> list[list[str]]:
+        session = Session(hello)
+        loop = asyncio.get_running_loop()
+
+        def first_match_moves() -> None:
+            session.send(encoded_strike("first"))  # wakes the writer: its wake-up is queued now
+            loop.call_soon(session.send, encoded_strike("second"))  # queued after the wake-up
+
+        loop.call_soon(first_match_moves)
+        writes = [await session.next_message()]
+        await asyncio.sleep(0)  # whatever was still to come has been queued
+        session.close()
+        while (encoded := await session.next_message()) is not None:
+            writes.append(encoded)
+        messages = [bot_pb2.RefereeMessage.FromString(w or b"") for w in writes]
+        return [[m.strike.message for m in w.batch.messages] if w.HasField("batch") else [w.strike.message]
+                for w in messages]
+
+    assert asyncio.run(written(bot_pb2.Hello(batching=True))) == [["first", "second"]]
+    assert asyncio.run(written(bot_pb2.Hello())) == [["first"], ["second"]]

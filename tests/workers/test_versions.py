@@ -144,3 +144,20 @@ def test_a_new_version_past_the_limit_is_refused_and_known_ones_still_connect(re
         assert versions.current(registered.bot_id) == registered.bot_id  # "a", its first version
     finally:
         limited.close()
+
+
+def test_stamp_reads_known_versions_and_allocates_a_new_one(redis_url: str) -> None:
+    """A result's version fields: each seat's rated id, read for known versions (in one
+    round trip) and allocated for a version not seen yet; a seat the referee plays itself
+    (version ``None``) is rated under its bot's id.  Seats keep their order."""
+    store = Store.from_url(redis_url, prefix=f"stamp-{uuid.uuid4().hex[:8]}:")
+    one, _ = store.register_bot(f"one-{uuid.uuid4().hex[:6]}")
+    two, _ = store.register_bot(f"two-{uuid.uuid4().hex[:6]}")
+    versions = BotVersions(store)
+    versions.connected(one.bot_id, "1")
+    later = versions.connected(one.bot_id, "2")
+    stamped = versions.stamp([(one.bot_id, "2"), (two.bot_id, None), (one.bot_id, "1"), (two.bot_id, "new")])
+    assert stamped == {"bot_versions": ["2", "", "1", "new"],
+                       "rated_ids": [later, two.bot_id, one.bot_id, two.bot_id]}
+    assert later == f"{one.bot_id}-v2"
+    assert [v.version for v in versions.versions(two.bot_id)] == ["new"]  # allocated on first sight

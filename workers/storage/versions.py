@@ -173,9 +173,18 @@ class BotVersions:
 
     def stamp(self, seats: Sequence[tuple[str, str | None]]) -> dict[str, list[str]]:
         """The version fields of a match result, from each seat's ``(bot id, version)``
-        (``None`` for a seat the referee itself plays: rated under the bot's id)."""
-        return stamp_fields([(bot, version, bot if version is None else self.rated_id(bot, version))
-                             for bot, version in seats])
+        (``None`` for a seat the referee itself plays: rated under the bot's id).
+
+        Every match recorded is stamped, and its versions are nearly always known by then
+        (each was allocated at its bot's hello), so the known ones are read in one round
+        trip; only a version not allocated yet goes through :meth:`rated_id`."""
+        asked = [(bot, version) for bot, version in seats if version is not None]
+        pipe = self.client.pipeline(transaction=False)
+        for bot, version in asked:
+            pipe.hget(self._key("bot-versions", bot), version)
+        known = {seat: str(found) for seat, found in zip(asked, pipe.execute(), strict=True) if found is not None}
+        return stamp_fields([(bot, version, bot if version is None else known.get((bot, version))
+                              or self.rated_id(bot, version)) for bot, version in seats])
 
 
 def bot_of(rated_id: str) -> str:
