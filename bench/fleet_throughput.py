@@ -158,6 +158,17 @@ async def phase(directory: FleetDirectory, stubs: dict[str, arena_pb2_grpc.Arena
             "placement_us": placing_s / max(1, matches) * 1e6}
 
 
+
+def stop_processes(host: subprocess.Popen[str] | None, referees: list[subprocess.Popen[bytes]]) -> None:
+    """Kill the bot host (it keeps no state) and stop the referees as an operator would."""
+    if host is not None:
+        host.kill()
+        host.wait()
+    for process in referees:
+        process.terminate()
+        process.wait(timeout=15)
+
+
 SETTINGS = ("shared", "budget", "pinned")
 """How the referees' CPU is limited in a phase: not at all; each at ``--referee-cpu``
 cores (:class:`cpu_limits.CpuBudgets`); referee ``i`` pinned to core ``i``."""
@@ -393,12 +404,7 @@ def main() -> None:
                       "directory_costs": directory_costs(redis_server.url, args.directory_sizes),
                       "idle_streams": asyncio.run(idle_streams(addresses[1], args.idle_streams, referees[1]))}
         finally:
-            if host is not None:
-                host.kill()
-                host.wait()
-            for process in referees:
-                process.terminate()
-                process.wait(timeout=15)
+            stop_processes(host, referees)
     print(json.dumps(report, indent=2))
 
 

@@ -44,7 +44,7 @@ import grpc
 import uvloop
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from fleet_throughput import OPTIONS, host_streams  # bench/ is not a package: reuse by path
+from fleet_throughput import OPTIONS, host_streams, stop_processes  # bench/ is not a package: reuse by path
 from referee_throughput import cpu_seconds, spawn
 
 from pitch_sdk.proto.pitch.v1 import arena_pb2, arena_pb2_grpc
@@ -173,12 +173,7 @@ def main() -> None:
             report = {"concurrency": args.concurrency, "seconds": args.seconds, "cpus": os.cpu_count(),
                       "load_average_1min_at_end": round(os.getloadavg()[0], 2), **summary(rounds)}
         finally:
-            if host is not None:
-                host.kill()
-                host.wait()
-            for process in referees:
-                process.terminate()
-                process.wait(timeout=15)
+            stop_processes(host, referees)
     print(json.dumps(report, indent=2))
 
 
