@@ -159,6 +159,15 @@ async def phase(directory: FleetDirectory, stubs: dict[str, arena_pb2_grpc.Arena
 
 
 
+def cycle_report(host: subprocess.Popen[str]) -> dict[str, float]:
+    """The bot host's decision-cycle percentiles since its last report (see :func:`host_streams`)."""
+    assert host.stdin is not None and host.stdout is not None
+    host.stdin.write("report\n")
+    host.stdin.flush()
+    report: dict[str, float] = json.loads(host.stdout.readline())
+    return report
+
+
 def stop_processes(host: subprocess.Popen[str] | None, referees: list[subprocess.Popen[bytes]]) -> None:
     """Kill the bot host (it keeps no state) and stop the referees as an operator would."""
     if host is not None:
@@ -203,10 +212,7 @@ def measure(name: str, setting: str, directory: FleetDirectory, addresses: list[
                 await channel.close()
 
     figures = asyncio.run(run())
-    assert host.stdin is not None and host.stdout is not None
-    host.stdin.write("report\n")
-    host.stdin.flush()
-    latency = json.loads(host.stdout.readline())
+    latency = cycle_report(host)
     decisions = figures["decisions"]
     referee_cpu = sum(cpu_seconds(p.pid) for p in referees) - sum(before[0])
     result: dict[str, Any] = {"rate": decisions / figures["elapsed"], **latency,

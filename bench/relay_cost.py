@@ -44,7 +44,12 @@ import grpc
 import uvloop
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from fleet_throughput import OPTIONS, host_streams, stop_processes  # bench/ is not a package: reuse by path
+from fleet_throughput import (  # bench/ is not a package: reuse by path
+    OPTIONS,
+    cycle_report,
+    host_streams,
+    stop_processes,
+)
 from referee_throughput import cpu_seconds, spawn
 
 from pitch_sdk.proto.pitch.v1 import arena_pb2, arena_pb2_grpc
@@ -93,10 +98,7 @@ def measure(address: str, referees: list[subprocess.Popen[bytes]], host: subproc
             return await phase(arena_pb2_grpc.ArenaServiceStub(channel), bots, args.concurrency, args.seconds)
 
     figures = asyncio.run(run())
-    assert host.stdin is not None and host.stdout is not None
-    host.stdin.write("report\n")
-    host.stdin.flush()
-    latency = json.loads(host.stdout.readline())
+    latency = cycle_report(host)
     decisions = figures["decisions"]
     runner, hosting = (cpu_seconds(p.pid) - b for p, b in zip(referees, before[0], strict=True))
     return {"rate": decisions / figures["elapsed"], **latency, "runner_us": runner / decisions * 1e6,

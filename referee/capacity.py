@@ -28,7 +28,6 @@ import redis
 
 from referee.admission import RequestRefused, store_unreachable
 from referee.config import echo
-from referee.relay import RelayedPresence
 from referee.sessions import HousePresence, Presence
 from workers.storage.seats import SeatLedger, SeatNeed, SeatRefusal
 
@@ -60,11 +59,7 @@ class FleetSeats:
             bot_id = presence.bot.bot_id
             names[bot_id] = presence.bot.name
             prior = needs.get(bot_id)
-            seats_needed = (prior.seats if prior else 0) + 1
-            if isinstance(presence, RelayedPresence):  # its capacity was declared to the referee it is relayed from
-                needs[bot_id] = SeatNeed(seats_needed, 0, declared_to=presence.host_referee_id)
-            else:
-                needs[bot_id] = SeatNeed(seats_needed, presence.capacity)
+            needs[bot_id] = presence.seat_need((prior.seats if prior else 0) + 1)
         if not needs:
             return
         call = asyncio.ensure_future(asyncio.to_thread(self.ledger.take, self.referee_id, match_id, needs))

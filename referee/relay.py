@@ -38,6 +38,7 @@ from referee.config import echo
 from referee.protowire import field_tag, join_batch, length_delimited, varint
 from referee.sessions import Presence, Session
 from workers.storage.fleet import FleetDirectory
+from workers.storage.seats import SeatNeed
 from workers.storage.store import BotRecord
 
 log = logging.getLogger("pitch.referee.relay")
@@ -258,6 +259,10 @@ class RelayedPresence(Presence):
     @property
     def capacity(self) -> int:
         return len(self.seats)  # the host admitted these seats against the bot's capacity there
+
+    def seat_need(self, seats: int) -> SeatNeed:
+        """Bounded by the capacity the bot declared to the host, whose stream plays the seats."""
+        return SeatNeed(seats, 0, declared_to=self.host_referee_id)
 
     def send_encoded(self, encoded: bytes) -> bool:
         """Forward to the host while the relay is open (the host holds what the bot cannot

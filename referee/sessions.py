@@ -20,6 +20,7 @@ import grpc
 from pitch_sdk.proto.pitch.v1 import bot_pb2
 from pitch_sdk.protocol import wire
 from referee.protowire import field_tag, join_batch
+from workers.storage.seats import SeatNeed
 from workers.storage.store import BotRecord
 
 log = logging.getLogger("pitch.referee.sessions")
@@ -170,6 +171,11 @@ class Presence:
             return False
         self.session.send(encoded)  # type: ignore[union-attr]
         return True
+
+    def seat_need(self, seats: int) -> SeatNeed:
+        """What a match seating this bot ``seats`` times asks of the fleet-wide seat ledger
+        (:mod:`referee.capacity`): bounded by the capacity declared on this stream."""
+        return SeatNeed(seats, self.capacity)
 
     def resolve(self, decision: bot_pb2.Decision) -> bool:
         """Hand an answer to its pending decision, or to the relay of the match it names (see
