@@ -216,7 +216,7 @@ class ArenaReferees:
         answered."""
         try:
             usage = self.ledger.usage()
-            if usage or self.directory.live():  # a fleet (with or without connected bots)
+            if usage or self.directory.live_ids():  # a fleet (with or without connected bots)
                 return fleet_bots(self.store, usage)
         except redis.RedisError:
             pass

@@ -224,9 +224,13 @@ class FleetDirectory:
         pipe.execute()
 
     # ------------------------------------------------------------ reading the fleet
+    def live_ids(self) -> list[str]:
+        """The ids of the referees whose entries have not expired (one command, no entry read)."""
+        return [str(i) for i in self.client.zrangebyscore(self._key("live"), time.time() - self.ttl_s, "+inf")]
+
     def live(self) -> list[RefereeEntry]:
         """Every referee whose entry has not expired, in no particular order."""
-        ids = [str(i) for i in self.client.zrangebyscore(self._key("live"), time.time() - self.ttl_s, "+inf")]
+        ids = self.live_ids()
         if not ids:
             return []
         pipe = self.client.pipeline(transaction=False)

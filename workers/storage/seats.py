@@ -211,8 +211,7 @@ class SeatLedger:
         if bot_ids is not None and not bot_ids:
             return {}
         directory = self.directory
-        live = [str(r) for r in directory.client.zrangebyscore(directory.key("live"),
-                                                               time.time() - directory.ttl_s, "+inf")]
+        live = directory.live_ids()
         declared = self._declared_by_every(live) if bot_ids is None else self._declared_by(live, bot_ids)
         wanted = sorted(declared) if bot_ids is None else list(bot_ids)
         pipe = directory.client.pipeline(transaction=False)
