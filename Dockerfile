@@ -5,8 +5,11 @@ WORKDIR /src
 COPY sdk ./sdk
 COPY pyproject.toml README.md ./
 COPY referee ./referee
+COPY store ./store
+COPY competitions ./competitions
 COPY workers ./workers
 COPY web ./web
+COPY cli ./cli
 RUN pip install --no-cache-dir ./sdk . && useradd --create-home arena && install -d -o arena /var/lib/pitch-arena
 USER arena
 WORKDIR /home/arena

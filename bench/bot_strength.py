@@ -1,8 +1,8 @@
 """Bot strength: one built-in bot's partners against another's, full games of a preset.
 
-Issue 5's requirement: "Over 2,000 seeded games of partnership, heuristic partners must
+The built-in bots' requirement: "Over 2,000 seeded games of partnership, heuristic partners must
 beat random partners by a clear margin" - read as: the heuristic side's win rate has the
-lower end of its 95% Wilson interval clearly above 0.5.  Issue 16's: ``pimc`` partners win
+lower end of its 95% Wilson interval clearly above 0.5.  The search bot's: ``pimc`` partners win
 at least 60% of partnership games against ``heuristic`` partners, the interval above 55%,
 answering within the referee's default time per decision (2000 ms).
 

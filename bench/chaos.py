@@ -64,16 +64,16 @@ from typing import Any
 import grpc
 import redis
 
-from workers.celery.app import make_app
-from workers.config import WorkerConfig
-from workers.processes.services import LocalArena, Service, wait_for
-from workers.ratings.leaderboard import Leaderboard
-from workers.referee_client import RefereeClient
-from workers.storage.store import Store
-from workers.tournaments import control as tournament
-from workers.tournaments.schedule import Schedule
-from workers.tournaments.store import TournamentStore
-from workers.tournaments.table import PLAYED
+from cli.local_arena import LocalArena, Service, wait_for
+from competitions.config import WorkerConfig
+from competitions.queue import make_app
+from competitions.ratings.leaderboard import Leaderboard
+from competitions.referee_client import RefereeClient
+from competitions.tournaments import control as tournament
+from competitions.tournaments.schedule import Schedule
+from competitions.tournaments.store import TournamentStore
+from competitions.tournaments.table import PLAYED
+from store.redis_store import Store
 
 KINDS = ("worker", "bot", "referee", "redis")
 #: Relative frequency of each kind of kill in a seeded schedule: workers most often.
@@ -199,7 +199,7 @@ class Chaos:
 
     # ----------------------------------------------------------------- keys read directly
     def _key(self, *parts: str) -> str:
-        """A key of the store's documented layout (``workers/storage/store.py``), read with
+        """A key of the store's documented layout (``store/redis_store.py``), read with
         cheap commands (HKEYS, MGET) so polling several times a second does not parse every
         outcome."""
         return self.prefix + ":".join(parts)

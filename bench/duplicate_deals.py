@@ -34,13 +34,13 @@ from collections.abc import Callable
 
 import numpy as np
 
+from competitions.ratings.model import Z95
+from competitions.ratings.sprt import Pentanomial, simulate_sprt
 from pitch_sdk.bot import Bot
 from pitch_sdk.bots import HeuristicBot, RandomBot
 from pitch_sdk.bots.noisy import NoisyHeuristicBot
 from pitch_sdk.harness.pairs import play_pair
 from pitch_sdk.rules import Ruleset, preset
-from workers.ratings.model import Z95
-from workers.ratings.sprt import Pentanomial, simulate_sprt
 
 
 def games_needed(scores: np.ndarray, mean: float) -> float | None:

@@ -14,7 +14,7 @@ best round is the figure least disturbed by other work, and the median shows the
 Ratios are taken between best rounds.  Pin it to one core for the issue's "one core":
 
 Run: ``taskset -c 1 .venv/bin/python bench/engine_speed.py [--hands 20000] [--rounds 5]
-[--preset partnership]``.  The target (issue 2) is 20,000 hands/s for the engine.
+[--preset partnership]``.  The target is 20,000 hands/s for the engine.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Placement reads at 1, 10 and 100 referees: the per-referee scan against the bots' index.
 
-What a worker pays per match to place it (:meth:`workers.storage.fleet.FleetDirectory.place`),
+What a worker pays per match to place it (:meth:`store.fleet.FleetDirectory.place`),
 three ways, in interleaved rounds on one private Redis (loopback):
 
 * ``scan`` - the read placement made before the bots' index (kept here as the baseline):
@@ -35,9 +35,9 @@ from typing import Any
 
 import redis
 
-from workers.processes.redis_server import RedisServer
-from workers.storage.fleet import FleetDirectory, RefereeEntry
-from workers.storage.store import Store
+from store.fleet import FleetDirectory, RefereeEntry
+from store.redis_server import RedisServer
+from store.redis_store import Store
 
 BOTS = [f"bot-{n}" for n in range(4)]
 OTHERS = [f"other-{n}" for n in range(100)]

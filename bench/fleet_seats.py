@@ -1,7 +1,7 @@
 """The fleet-wide seat ledger's cost per match start: what a referee pays in Redis to take
 a match's seats before it starts and give them back when it ends
-(:class:`workers.storage.seats.SeatLedger`), against the match claim and release it already
-paid per match (:meth:`workers.storage.fleet.FleetDirectory.claim` and ``release``), in
+(:class:`store.seats.SeatLedger`), against the match claim and release it already
+paid per match (:meth:`store.fleet.FleetDirectory.claim` and ``release``), in
 the same run, interleaved call by call.
 
 A private Redis; fleets of ``--sizes`` live referees; the match's four bots are connected
@@ -30,10 +30,10 @@ import uuid
 from collections.abc import Callable
 from typing import Any
 
-from workers.processes.redis_server import RedisServer
-from workers.storage.fleet import FleetDirectory
-from workers.storage.seats import SeatLedger, SeatNeed
-from workers.storage.store import Store
+from store.fleet import FleetDirectory
+from store.redis_server import RedisServer
+from store.redis_store import Store
+from store.seats import SeatLedger, SeatNeed
 
 BOTS = [f"bot-{n}" for n in range(4)]
 CAPACITY = 256

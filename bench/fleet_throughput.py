@@ -6,7 +6,7 @@ one bot-host process with four trivial bots on the raw generated stubs (every re
 answered with legal action 0 at once, batches with one batch), each bot with a stream to
 both referees, and this driver, which keeps ``--concurrency`` ``partnership`` matches
 running.  The driver places every match as the Celery task does
-(:meth:`workers.storage.fleet.FleetDirectory.place`: a Redis read of the directory per
+(:meth:`store.fleet.FleetDirectory.place`: a Redis read of the directory per
 match), then calls ``RunMatch`` on the referee placed:
 
 * ``one`` - placement restricted to the first referee (the second stays up, idle);
@@ -32,7 +32,7 @@ for a core on a loaded machine uses less than its budget.
 
 Run: ``.venv/bin/python bench/fleet_throughput.py [--concurrency 8] [--seconds 5] [--rounds 3]
 [--referee-cpu 0.5] [--pin-referees]``.
-Target (issue 14): two/one >= 1.6 on two cores.  A fleet cannot make more CPU: on a
+Target: two/one >= 1.6 on two cores.  A fleet cannot make more CPU: on a
 2-core machine where the bots and the driver share the cores with the referees, the
 ceiling is the cores' total over the CPU per decision of all processes (see docs/fleet.md).
 """
@@ -59,11 +59,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from cpu_limits import PERIOD_US, CpuBudgets, pin  # bench/ is not a package: reuse by path
 from referee_throughput import answer_first_legal, cpu_seconds, spawn
 
+from cli.local_arena import free_port
 from pitch_sdk.proto.pitch.v1 import arena_pb2, arena_pb2_grpc, bot_pb2, bot_pb2_grpc
-from workers.processes.redis_server import RedisServer
-from workers.processes.services import free_port
-from workers.storage.fleet import FleetDirectory, RefereeEntry
-from workers.storage.store import Store
+from store.fleet import FleetDirectory, RefereeEntry
+from store.redis_server import RedisServer
+from store.redis_store import Store
 
 ADMIN = "bench-admin"
 PREFIX = "fleet-bench:"

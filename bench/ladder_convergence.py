@@ -18,12 +18,12 @@ bench is in two steps:
 
 Every method plays line-ups twice, the teams swapped (the round robin's two rotations):
 
-* ``ladder``: :func:`workers.ratings.matchmaking.next_lineup` on the current table, refitted
+* ``ladder``: :func:`competitions.ratings.matchmaking.next_lineup` on the current table, refitted
   every ``--refit`` line-ups, with partner-rotation counts;
-* ``round-robin``: :func:`workers.tournaments.schedule.round_robin`'s matches in launch order;
+* ``round-robin``: :func:`competitions.tournaments.schedule.round_robin`'s matches in launch order;
 * ``random``: four random bots, a random split into teams.
 
-After every check the table is refitted (:func:`workers.ratings.model.bradley_terry`) and
+After every check the table is refitted (:func:`competitions.ratings.model.bradley_terry`) and
 its order compared with the true one; checks come every 32 matches and at least every 2%
 more matches, the same rule for every method.  Seeds are run interleaved (ladder, round
 robin, random, next seed); the output gives, per method, the matches needed for each seed,
@@ -49,12 +49,12 @@ from collections.abc import Callable, Iterator
 
 import numpy as np
 
+from competitions.ratings.matchmaking import next_lineup, ratings_from_rows
+from competitions.ratings.model import RatedGame, RatedMatch, bradley_terry, expected_score
+from competitions.tournaments.schedule import round_robin
 from pitch_sdk.bots.noisy import NoisyHeuristicBot
 from pitch_sdk.harness.pairs import play_pair
 from pitch_sdk.rules import preset
-from workers.ratings.matchmaking import next_lineup, ratings_from_rows
-from workers.ratings.model import RatedGame, RatedMatch, bradley_terry, expected_score
-from workers.tournaments.schedule import round_robin
 
 PRESET = "partnership"
 BOTS = 32

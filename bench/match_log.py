@@ -6,7 +6,7 @@ command renders it to an 80-column terminal, both ways:
 
 * ``full``    - ``--full``: every deal, bid, trick and point (``pitch_sdk.display.story``), which
                 is what ``match-log`` printed before;
-* ``summary`` - the default: one line per hand (``workers.cli.views.hand_lines``).
+* ``summary`` - the default: one line per hand (``cli.views.hand_lines``).
 
 Both include the replay of the log by the rules engine, as the command does.  The two are
 interleaved over ``--rounds`` rounds and timed in process CPU time; it prints each one's
@@ -24,11 +24,11 @@ import time
 
 from rich.console import Console
 
+from cli.views import hand_lines, replayed_games
 from pitch_sdk.bots import load_bot
 from pitch_sdk.display.story import game_story
 from pitch_sdk.harness.local import play_game
 from pitch_sdk.rules import GameLog, preset
-from workers.cli.views import hand_lines, replayed_games
 
 SEATS = ["random-1", "random-2", "random-3", "random-4"]
 

@@ -31,11 +31,11 @@ from typing import Any
 
 import grpc
 
+from cli.local_arena import LocalArena
+from competitions.referee_client import RefereeClient
 from pitch_sdk.bots import load_bot
 from pitch_sdk.proto.pitch.v1 import arena_pb2, arena_pb2_grpc
 from pitch_sdk.remote.client import BotClient
-from workers.processes.services import LocalArena
-from workers.referee_client import RefereeClient
 
 ADMIN = "memory-bench-admin"
 SEATS = 4

@@ -29,7 +29,7 @@ its round, against the echo of the same round, since this machine's speed drifts
 minute to the next.
 
 Run: ``.venv/bin/python bench/referee_throughput.py [--concurrency 1 16] [--seconds 4] [--rounds 3]``.
-Target (issue 3): referee/echo >= 0.5 at the same concurrency (goal 0.7).
+Target: referee/echo >= 0.5 at the same concurrency (goal 0.7).
 """
 
 from __future__ import annotations
@@ -52,9 +52,9 @@ from typing import IO, Any
 import grpc
 import uvloop
 
+from cli.local_arena import free_port
 from pitch_sdk.proto.pitch.v1 import arena_pb2, arena_pb2_grpc, bot_pb2, bot_pb2_grpc
-from workers.processes.redis_server import RedisServer
-from workers.processes.services import free_port
+from store.redis_server import RedisServer
 
 ROOT = Path(__file__).resolve().parent.parent
 ADMIN = "bench-admin"

@@ -52,11 +52,11 @@ from fleet_throughput import (  # bench/ is not a package: reuse by path
 )
 from referee_throughput import cpu_seconds, spawn
 
+from cli.local_arena import free_port
 from pitch_sdk.proto.pitch.v1 import arena_pb2, arena_pb2_grpc
-from workers.processes.redis_server import RedisServer
-from workers.processes.services import free_port
-from workers.storage.fleet import FleetDirectory
-from workers.storage.store import Store
+from store.fleet import FleetDirectory
+from store.redis_server import RedisServer
+from store.redis_store import Store
 
 ADMIN = "bench-admin"
 PREFIX = "relay-bench:"

@@ -19,7 +19,7 @@ figure is CPU microseconds of the bot process per decision it answered.  Each ra
 minutes; the report gives medians and ranges.
 
 Run: ``.venv/bin/python bench/sdk_overhead.py [--rounds 5] [--seconds 3] [--reading]``.
-Target (issue 14): sdk / raw <= 1.5.
+Target: sdk / raw <= 1.5.
 """
 
 from __future__ import annotations
@@ -40,12 +40,12 @@ from collections.abc import Sequence
 import grpc
 from referee_throughput import ADMIN, cpu_seconds, spawn, trivial_bot
 
+from cli.local_arena import free_port
 from pitch_sdk.bot import Bot
 from pitch_sdk.proto.pitch.v1 import arena_pb2, arena_pb2_grpc
 from pitch_sdk.remote.client import BotClient
 from pitch_sdk.rules import Action, Observation
-from workers.processes.redis_server import RedisServer
-from workers.processes.services import free_port
+from store.redis_server import RedisServer
 
 SEATS = 4
 METADATA = (("authorization", f"Bearer {ADMIN}"),)

@@ -1,7 +1,7 @@
 """Tournament throughput: matches per minute of a 6-bot round robin through Celery workers.
 
 Every part is real and on loopback: a private redis-server, a referee process, six
-(``--bots``) ``pitch-bot run`` bot processes and ``celery -A workers.celery.app worker`` processes (one
+(``--bots``) ``pitch-bot run`` bot processes and ``celery -A workers.app worker`` processes (one
 pool process each).  For each worker count N, in the same run and on the same deals:
 
 * ``direct`` - the baseline: the same schedule played by calling RunMatch from this
@@ -58,17 +58,17 @@ from typing import Any
 import grpc
 from celery import Celery
 
+from cli.local_arena import free_port
+from competitions.config import WorkerConfig
+from competitions.queue import make_app
+from competitions.referee_client import FleetReferees
+from competitions.tournaments import control as tournament
+from competitions.tournaments.schedule import round_robin
+from competitions.tournaments.store import TournamentStore
 from pitch_sdk.proto.pitch.v1 import arena_pb2, arena_pb2_grpc
-from workers.celery.app import make_app
-from workers.config import WorkerConfig
-from workers.processes.redis_server import RedisServer
-from workers.processes.services import free_port
-from workers.referee_client import FleetReferees
-from workers.storage.fleet import FleetDirectory
-from workers.storage.store import Store
-from workers.tournaments import control as tournament
-from workers.tournaments.schedule import round_robin
-from workers.tournaments.store import TournamentStore
+from store.fleet import FleetDirectory
+from store.redis_server import RedisServer
+from store.redis_store import Store
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from cpu_limits import PERIOD_US, CpuBudgets  # bench/ is not a package: reuse by path
@@ -231,7 +231,7 @@ def direct(address: str, bots: list[str], servers: list[subprocess.Popen[bytes]]
 def celery_workers(config: WorkerConfig, count: int) -> Iterator[tuple[Celery, list[subprocess.Popen[bytes]]]]:
     """``count`` Celery worker processes (one pool process each), started and answering."""
     app = make_app(config)
-    workers = [spawn([str(BIN / "celery"), "-A", "workers.celery.app", "worker", "--pool=prefork", "--concurrency=1",
+    workers = [spawn([str(BIN / "celery"), "-A", "workers.app", "worker", "--pool=prefork", "--concurrency=1",
                       "--loglevel=WARNING", "-n", f"bench{i}@%h", "--without-gossip", "--without-mingle",
                       "--without-heartbeat"], config.to_env()) for i in range(count)]
     try:

@@ -38,14 +38,14 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from cli.local_arena import LocalArena, free_port, wait_for  # noqa: E402
+from competitions.referee_client import RefereeClient  # noqa: E402
 from pitch_sdk.proto.pitch.v1 import arena_pb2  # noqa: E402
+from store.fleet import FleetDirectory  # noqa: E402
+from store.redis_server import RedisServer  # noqa: E402
+from store.redis_store import Store  # noqa: E402
+from store.seats import SeatLedger, SeatNeed  # noqa: E402
 from web.referees import ArenaReferees  # noqa: E402
-from workers.processes.redis_server import RedisServer  # noqa: E402
-from workers.processes.services import LocalArena, free_port, wait_for  # noqa: E402
-from workers.referee_client import RefereeClient  # noqa: E402
-from workers.storage.fleet import FleetDirectory  # noqa: E402
-from workers.storage.seats import SeatLedger, SeatNeed  # noqa: E402
-from workers.storage.store import Store  # noqa: E402
 
 ADMIN = "bench-admin"
 CASES = ("lone", "two", "two+silent")

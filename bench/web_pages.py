@@ -52,14 +52,9 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from pitch_sdk.proto.pitch.v1 import bot_pb2, game_pb2  # noqa: E402
-from pitch_sdk.protocol import wire  # noqa: E402
-from pitch_sdk.rules.presets import preset  # noqa: E402
-from referee.match import result_to_dict  # noqa: E402
-from web.config import WebConfig  # noqa: E402
-from workers.processes.services import LocalArena, free_port  # noqa: E402
-from workers.ratings.leaderboard import Leaderboard, _bot_payload  # noqa: E402
-from workers.ratings.model import (  # noqa: E402
+from cli.local_arena import LocalArena, free_port  # noqa: E402
+from competitions.ratings.leaderboard import Leaderboard, _bot_payload  # noqa: E402
+from competitions.ratings.model import (  # noqa: E402
     DEFAULT_CONFIG,
     bradley_terry,
     elo_update,
@@ -67,7 +62,12 @@ from workers.ratings.model import (  # noqa: E402
     rated_match,
     tallies,
 )
-from workers.storage.store import Store, _conduct  # noqa: E402
+from pitch_sdk.proto.pitch.v1 import bot_pb2, game_pb2  # noqa: E402
+from pitch_sdk.protocol import wire  # noqa: E402
+from pitch_sdk.rules.presets import preset  # noqa: E402
+from store.redis_store import Store, _conduct  # noqa: E402
+from store.results import result_to_dict  # noqa: E402
+from web.config import WebConfig  # noqa: E402
 
 PREFIX = "bench-web:"
 BOARD = "partnership"

@@ -1,4 +1,6 @@
-"""The gRPC referee service (issue 3): bot sessions, match runner, admin API, auth.
+"""The gRPC referee service: bot sessions, the match runner, the admin API, authentication,
+the fleet membership and the relay between referees.
 
-It will run matches with :mod:`pitch_sdk.rules`, the same engine the bots use.
+It runs matches with :mod:`pitch_sdk.rules`, the same engine the bots use, and reaches
+Redis only through :mod:`store`.
 """

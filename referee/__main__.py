@@ -1,7 +1,7 @@
 """``python -m referee`` (and ``pitch-arena referee``): run a referee (flags override
 ``PITCH_*`` environment variables).  With no Redis configured it starts an embedded one
 that keeps its data in the data directory (``--data-dir``, ``PITCH_DATA_DIR``; see
-:mod:`workers.data_dir`), so a restart keeps every registered bot, token and result, and
+:mod:`store.data_dir`), so a restart keeps every registered bot, token and result, and
 says how other processes reach it.
 
 The server runs on uvloop: every decision is a few asyncio hops (the match task, the
@@ -20,9 +20,9 @@ import uvloop
 
 from referee.config import RefereeConfig
 from referee.server import configure_logging, serve
-from workers.data_dir import data_dir as arena_data_dir
-from workers.processes.redis_server import persistent_redis
-from workers.storage.store import Store
+from store.data_dir import data_dir as arena_data_dir
+from store.redis_server import persistent_redis
+from store.redis_store import Store
 
 app = typer.Typer(add_completion=False)
 

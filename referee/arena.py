@@ -14,7 +14,6 @@ import uuid
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 import grpc
 import redis
@@ -30,15 +29,14 @@ from referee.admission import (
     store_unreachable,
 )
 from referee.config import RefereeConfig, echo
+from referee.fleet import FleetMember
 from referee.log_limit import LogLimiter
-from referee.match import Match, MatchSpec, result_from_dict, result_to_dict
+from referee.match import Match, MatchSpec
 from referee.relay import Relays, close_relays
 from referee.sessions import HousePresence, Presence, Registry
-from workers.storage.store import BotRecord, Store
-from workers.storage.versions import BotVersions
-
-if TYPE_CHECKING:
-    from referee.fleet import FleetMember
+from store.redis_store import BotRecord, Store
+from store.results import result_from_dict, result_to_dict
+from store.versions import BotVersions
 
 log = logging.getLogger("pitch.referee")
 
@@ -240,7 +238,7 @@ class Arena:
 
     def _write(self, match_id: str, waiting: Unrecorded) -> None:
         """Store a played match (or an aborted one as evidence) with the versions that
-        played it, each resolved to its rated id (see :mod:`workers.storage.versions`)."""
+        played it, each resolved to its rated id (see :mod:`store.versions`)."""
         result = result_to_dict(waiting.result)
         if waiting.seat_versions:
             result.update(self.versions.stamp(

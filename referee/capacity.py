@@ -1,4 +1,4 @@
-"""A referee's use of the fleet-wide seat ledger (:mod:`workers.storage.seats`): before a
+"""A referee's use of the fleet-wide seat ledger (:mod:`store.seats`): before a
 match starts, its bots' seats are taken in Redis, so that a bot plays at most the capacity
 it declared on all the referees together; they are given back when the match ends.
 
@@ -29,7 +29,7 @@ import redis
 from referee.admission import RequestRefused, store_unreachable
 from referee.config import echo
 from referee.sessions import HousePresence, Presence
-from workers.storage.seats import SeatLedger, SeatNeed, SeatRefusal
+from store.seats import SeatLedger, SeatNeed, SeatRefusal
 
 log = logging.getLogger("pitch.referee.fleet")
 

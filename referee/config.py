@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pitch_sdk.clock import DEFAULT_BANK_MS, DEFAULT_PER_DECISION_MS
-from workers.settings import settings_from_env
+from store.settings import settings_from_env
 
 #: Environment variable for each setting.
 ENVIRONMENT = {
@@ -67,7 +67,7 @@ class RefereeConfig:
     """Prefix of every Redis key this arena uses."""
     data_dir: str = ""
     """Where the embedded Redis of a referee without ``redis_url`` keeps its data, so a
-    restart keeps the bots and results; empty: the default of :mod:`workers.data_dir`."""
+    restart keeps the bots and results; empty: the default of :mod:`store.data_dir`."""
     max_bot_versions: int = 1000
     """Versions a bot may have (each is rated apart); a hello with a new version past this
     is refused with RESOURCE_EXHAUSTED, so a bot that says a new version on every connection

@@ -1,5 +1,5 @@
 """This referee as a member of the arena's fleet: its entry in the Redis directory
-(:mod:`workers.storage.fleet`), kept alive by a heartbeat, the bots connected to it, and
+(:mod:`store.fleet`), kept alive by a heartbeat, the bots connected to it, and
 the fleet-wide claims of the matches it runs.
 
 Redis is written off the event loop, one write at a time in the order they were made (a
@@ -16,19 +16,16 @@ import logging
 import socket
 import uuid
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
 import redis
 
 from pitch_sdk.proto.pitch.v1 import bot_pb2
 from referee.capacity import FleetSeats
 from referee.config import RefereeConfig
-from workers.storage.fleet import FleetDirectory
-from workers.storage.seats import SeatLedger
-from workers.storage.store import Store
-
-if TYPE_CHECKING:
-    from referee.arena import Arena
+from referee.sessions import Registry
+from store.fleet import FleetDirectory
+from store.redis_store import Store
+from store.seats import SeatLedger
 
 log = logging.getLogger("pitch.referee.fleet")
 
@@ -46,12 +43,16 @@ def advertised_address(config: RefereeConfig, port: int) -> str:
 class FleetMember:
     """The directory entry of one running referee, and its match claims."""
 
-    def __init__(self, config: RefereeConfig, store: Store, arena: Arena, port: int) -> None:
+    def __init__(self, config: RefereeConfig, store: Store, registry: Registry, running: Callable[[], int],
+                 port: int) -> None:
+        """``registry`` holds the bots connected here; ``running`` counts the matches this
+        referee runs now (both read at every heartbeat, for the directory entry)."""
         self.referee_id = uuid.uuid4().hex[:12]
         self.directory = FleetDirectory(store, config.fleet_ttl_s)
         self.address = advertised_address(config, port)
         self.capacity = config.max_matches
-        self.arena = arena
+        self.registry = registry
+        self.running = running
         self.addresses: list[str] = [self.address]
         """Every live referee's address (this one included), as of the last heartbeat."""
         self.claimed: set[str] = set()
@@ -86,11 +87,11 @@ class FleetMember:
     async def beat(self) -> None:
         """One heartbeat: renew the entry and the claims, read the fleet, and tell the bots
         that asked when referees joined or left."""
-        registry = self.arena.registry
+        registry = self.registry
         declared = {p.bot.bot_id: p.capacity for p in registry.connected()} if self._resync else None
         try:
             forgotten = await asyncio.to_thread(self.directory.announce, self.referee_id, self.address,
-                                                self.capacity, len(self.arena.tasks), declared, sorted(self.claimed),
+                                                self.capacity, self.running(), declared, sorted(self.claimed),
                                                 declared)
             live = await asyncio.to_thread(self.directory.live)
             await self.seats.beat()
@@ -125,7 +126,7 @@ class FleetMember:
     def bot_connected(self, bot_id: str) -> None:
         """A bot opened a stream here: list it (matches it plays may be placed here) with
         the capacity it declared (which bounds its seats fleet-wide)."""
-        presence = self.arena.registry.get(bot_id)
+        presence = self.registry.get(bot_id)
         capacity = presence.capacity if presence is not None else 1
         self._writes.put_nowait(lambda: self.directory.bot_connected(self.referee_id, bot_id, capacity))
 
@@ -135,7 +136,7 @@ class FleetMember:
 
     def running_changed(self) -> None:
         """A match started or ended: the count placement reads."""
-        self._writes.put_nowait(lambda: self.directory.set_running(self.referee_id, len(self.arena.tasks)))
+        self._writes.put_nowait(lambda: self.directory.set_running(self.referee_id, self.running()))
 
     async def claim(self, match_id: str) -> bool:
         """Claim ``match_id`` fleet-wide; ``False`` while another referee holds it."""

@@ -18,8 +18,6 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
-from google.protobuf import json_format
-
 from pitch_sdk.clock import bank_after
 from pitch_sdk.proto.pitch.v1 import arena_pb2, bot_pb2, game_pb2
 from pitch_sdk.protocol import wire
@@ -40,7 +38,6 @@ from referee.admission import bot_error_text
 from referee.config import echo
 from referee.protowire import field_tag, length_delimited
 from referee.sessions import PendingDecision, Presence
-from workers.storage.versions import EXTRA_RESULT_KEYS
 
 log = logging.getLogger("pitch.referee.match")
 
@@ -455,17 +452,6 @@ class Match:
                                        timeouts=r.timeouts,
                                        time_used_ms=round(r.time_used_ms),
                                        decision_time_histogram=r.decision_times) for r in self.seats])
-
-
-def result_to_dict(result: bot_pb2.MatchResult) -> dict[str, object]:
-    """A match result as JSON-ready data (how the store keeps it)."""
-    return json_format.MessageToDict(result, preserving_proto_field_name=True)
-
-
-def result_from_dict(data: dict[str, object]) -> bot_pb2.MatchResult:
-    """The inverse of :func:`result_to_dict`; the version fields the store adds to a
-    result (:data:`workers.storage.versions.EXTRA_RESULT_KEYS`) are not the message's."""
-    return json_format.ParseDict({k: v for k, v in data.items() if k not in EXTRA_RESULT_KEYS}, bot_pb2.MatchResult())
 
 
 def _outcome(state: GameState) -> bot_pb2.GameOutcome:

@@ -2,7 +2,7 @@
 
 A bot that keeps one stream (a third-party bot on the raw stubs) is connected to one
 referee only, and may be seated in a match that another referee runs (the one where most
-of its seats are connected, see :meth:`workers.storage.fleet.FleetDirectory.placements`).
+of its seats are connected, see :meth:`store.fleet.FleetDirectory.placements`).
 That referee (the *runner*) then seats a :class:`RelayedPresence`: to the match it is a
 presence like any other (:class:`referee.sessions.Presence`), but what the match sends it
 goes to a referee where the bot has a stream (the *host*, :mod:`referee.relay_host`),
@@ -37,9 +37,9 @@ from referee.admission import RequestRefused, check_hello, decode, invalid, stor
 from referee.config import echo
 from referee.protowire import field_tag, join_batch, length_delimited, varint
 from referee.sessions import Presence, Session
-from workers.storage.fleet import FleetDirectory
-from workers.storage.seats import SeatNeed
-from workers.storage.store import BotRecord
+from store.fleet import FleetDirectory
+from store.redis_store import BotRecord
+from store.seats import SeatNeed
 
 log = logging.getLogger("pitch.referee.relay")
 

@@ -21,7 +21,7 @@ from referee.fleet import FleetMember
 from referee.relay import Relays
 from referee.relay_host import RelayServicer, add_relay_service
 from referee.service import ArenaServicer, BotServicer, add_arena_service, add_bot_service
-from workers.storage.store import Store
+from store.redis_store import Store
 
 log = logging.getLogger("pitch.referee")
 SERVICE_NAMES = (
@@ -56,7 +56,8 @@ class RefereeServer:
         self.port = self.server.add_insecure_port(config.address)
         if self.port == 0:
             raise OSError(f"cannot listen on {config.address}")
-        self.fleet = self.arena.fleet = FleetMember(config, store, self.arena, self.port)
+        self.fleet = self.arena.fleet = FleetMember(config, store, self.arena.registry,
+                                                   lambda: len(self.arena.tasks), self.port)
         self.arena.relays = Relays(config.admin_token, self.fleet.directory)
 
     async def start(self) -> None:

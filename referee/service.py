@@ -46,11 +46,11 @@ from referee.admission import (
 )
 from referee.arena import Arena
 from referee.config import echo
-from referee.match import result_from_dict
 from referee.relay import close_relays
 from referee.sessions import Presence, Session
-from workers.storage.store import BotRecord, StoreError
-from workers.storage.versions import BOT_VERSIONS, RATED_IDS, VersionLimitError
+from store.redis_store import BotRecord, StoreError
+from store.results import result_from_dict
+from store.versions import BOT_VERSIONS, RATED_IDS, VersionLimitError
 
 log = logging.getLogger("pitch.referee")
 PROTOCOL_VERSION = "pitch.v1"

@@ -20,8 +20,8 @@ import grpc
 from pitch_sdk.proto.pitch.v1 import bot_pb2
 from pitch_sdk.protocol import wire
 from referee.protowire import field_tag, join_batch
-from workers.storage.seats import SeatNeed
-from workers.storage.store import BotRecord
+from store.redis_store import BotRecord
+from store.seats import SeatNeed
 
 log = logging.getLogger("pitch.referee.sessions")
 

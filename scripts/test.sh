@@ -8,8 +8,8 @@ bash scripts/ensure-venv.sh
 bash scripts/ensure-chromium.sh
 bash scripts/ensure-kits.sh
 echo "==> ruff" >&2
-.venv/bin/ruff check sdk/src referee workers web tests bench
-echo "==> mypy --strict (the SDK, the referee, the workers and the web arena)" >&2
+.venv/bin/ruff check sdk/src store competitions referee workers web cli tests bench scripts
+echo "==> mypy --strict (the SDK, the store, the competitions, every service and the CLI)" >&2
 .venv/bin/mypy
 echo "==> pytest" >&2
 exec .venv/bin/python -m pytest -n auto "$@"

@@ -7,8 +7,8 @@ from collections.abc import Iterator
 import pytest
 from hypothesis import settings
 
+from store.redis_server import RedisServer
 from tests.workers.celery_harness import ArenaThread
-from workers.processes.redis_server import RedisServer
 
 # Property tests: no per-example deadline (a random game may be long); CI runs are
 # reproducible (derandomize) so a red build can be re-run locally with CI=true.

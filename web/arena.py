@@ -13,14 +13,14 @@ import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from competitions.ratings.leaderboard import Leaderboard
+from competitions.ratings.model import RatingRow
+from competitions.referee_client import RefereeClient
+from competitions.tournaments.store import TournamentStore
 from pitch_sdk.proto.pitch.v1 import arena_pb2, arena_pb2_grpc
+from store.redis_store import Store
 from web.config import WebConfig
 from web.referees import ASK_TIMEOUT_S, ArenaReferees, RunningMatches
-from workers.ratings.leaderboard import Leaderboard
-from workers.ratings.model import RatingRow
-from workers.referee_client import RefereeClient
-from workers.storage.store import Store
-from workers.tournaments.store import TournamentStore
 
 #: Seconds the list of bots (connected, seats) is reused between page views.
 CONNECTED_TTL_S = 2.0

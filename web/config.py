@@ -11,8 +11,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from workers.ratings.model import EloConfig
-from workers.settings import settings_from_env, settings_to_env
+from competitions.ratings.model import EloConfig
+from store.settings import settings_from_env, settings_to_env
 
 #: Environment variable for each setting.
 ENVIRONMENT = {

@@ -1,5 +1,5 @@
 """The arena's referees as the web service reads them: every live referee of the fleet
-directory in Redis (:mod:`workers.storage.fleet`), or ``PITCH_REFEREE`` alone while the
+directory in Redis (:mod:`store.fleet`), or ``PITCH_REFEREE`` alone while the
 directory is empty (a lone referee, or one that predates the fleet) or Redis cannot be read.
 
 Each referee answers ListMatches and StreamMatchEvents for itself only (its own running
@@ -23,10 +23,10 @@ import grpc
 import redis
 
 from pitch_sdk.proto.pitch.v1 import arena_pb2, arena_pb2_grpc
-from workers.storage.fleet import DEFAULT_TTL_S, FleetDirectory, RefereeEntry
-from workers.storage.seats import SeatLedger, SeatUsage
-from workers.storage.store import Store
-from workers.storage.versions import BotVersions
+from store.fleet import DEFAULT_TTL_S, FleetDirectory, RefereeEntry
+from store.redis_store import Store
+from store.seats import SeatLedger, SeatUsage
+from store.versions import BotVersions
 
 #: Seconds a page waits for a referee before it shows what the others answered.
 ASK_TIMEOUT_S = 2.0

@@ -10,7 +10,7 @@ from urllib.parse import quote
 
 from starlette.templating import Jinja2Templates
 
-from workers.storage.versions import bot_of
+from store.versions import bot_of
 
 TEMPLATES = Path(__file__).parent / "templates"
 

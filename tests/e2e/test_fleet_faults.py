@@ -15,15 +15,15 @@ from pathlib import Path
 
 import pytest
 
-from workers.celery.app import make_app
-from workers.config import WorkerConfig
-from workers.processes.services import LocalArena, wait_for
-from workers.referee_client import RefereeClient
-from workers.storage.fleet import FleetDirectory
-from workers.storage.store import Store
-from workers.tournaments import control as tournament
-from workers.tournaments.store import TournamentStore
-from workers.tournaments.table import PLAYED
+from cli.local_arena import LocalArena, wait_for
+from competitions.config import WorkerConfig
+from competitions.queue import make_app
+from competitions.referee_client import RefereeClient
+from competitions.tournaments import control as tournament
+from competitions.tournaments.store import TournamentStore
+from competitions.tournaments.table import PLAYED
+from store.fleet import FleetDirectory
+from store.redis_store import Store
 
 pytestmark = pytest.mark.slow
 TTL_S = 2.0

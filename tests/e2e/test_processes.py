@@ -16,9 +16,9 @@ from pathlib import Path
 import grpc
 import pytest
 
+from cli.local_arena import free_port
 from pitch_sdk.proto.pitch.v1 import arena_pb2, arena_pb2_grpc, bot_pb2, game_pb2
 from pitch_sdk.rules import GameLog, replay
-from workers.processes.services import free_port
 
 pytestmark = pytest.mark.slow
 BIN = Path(sys.executable).parent
@@ -84,7 +84,7 @@ def _replays_to_the_result(admin: arena_pb2_grpc.ArenaServiceStub, result: bot_p
 
 def test_bot_processes_play_ten_point_five_handed_and_two_trump(
         referee: tuple[str, subprocess.Popen[str]]) -> None:
-    """Issue 5: the new variants through the referee with remote bot processes: a
+    """The variants through the referee with remote bot processes: a
     ten-point match (leftovers, burning, trump-only play), a five-handed match (five
     bots, a called partner, the blind) and a two-trump match (a sub-trump, suitless
     jokers); every decision kind they ask crosses the protocol, and each log replays

@@ -18,8 +18,8 @@ from pitch_sdk.remote.client import BotClient
 from referee.arena import Arena as RefereeArena
 from referee.config import RefereeConfig
 from referee.server import RefereeServer
-from workers.storage.fleet import FleetDirectory
-from workers.storage.store import Store
+from store.fleet import FleetDirectory
+from store.redis_store import Store
 
 ADMIN = (("authorization", "Bearer test-admin"),)
 

@@ -1,5 +1,5 @@
 """A bot whose code fails, playing over the referee: answered at once, struck with a clear
-message, never reported as a timeout (issue 17, items 1 and 2).
+message, never reported as a timeout.
 
 The bots run as real ``pitch-bot`` processes against a referee on loopback; the referee's
 own bounds on a reported failure are checked with a client on the raw generated stubs."""
@@ -57,7 +57,7 @@ async def pitch_bot(*args: str, token: str) -> asyncio.subprocess.Process:
 
 
 def test_a_bot_answering_none_is_struck_at_once_as_malformed(redis_url: str, tmp_path: Path) -> None:
-    """Issue 17: a bot returning None for every decision, over the referee, produced an SDK
+    """A bot returning None for every decision, over the referee, produced an SDK
     traceback ("Task exception was never retrieved") and was struck for timeouts.  Its
     answer now goes out at once and the referee strikes it as malformed, naming None."""
     (tmp_path / "silent.py").write_text(SILENT_BOT)
@@ -79,7 +79,7 @@ def test_a_bot_answering_none_is_struck_at_once_as_malformed(redis_url: str, tmp
 
 
 def test_a_bot_that_raises_gets_a_bot_error_strike_and_keeps_its_bank(redis_url: str, tmp_path: Path) -> None:
-    """Issue 17: a bot that raised was reported as a timeout after its whole time and bank
+    """A bot that raised was reported as a timeout after its whole time and bank
     (32 s at the defaults).  Now the seat answers at once that its code failed: the referee
     strikes it for a bot error naming the exception, no timeout is counted (a timeout
     empties the bank), and the bot plays the rest of the match."""

@@ -14,6 +14,7 @@ from pathlib import Path
 import grpc
 import pytest
 
+from cli.local_arena import LocalArena
 from pitch_sdk.proto.pitch.v1 import arena_pb2_grpc, bot_pb2
 from pitch_sdk.remote.client import BotClient
 from pitch_sdk.remote.fleet import FleetBot
@@ -22,6 +23,8 @@ from referee.capacity import FleetSeats
 from referee.config import RefereeConfig
 from referee.fleet import advertised_address
 from referee.sessions import Presence, Session
+from store.redis_store import BotRecord
+from store.seats import SeatLedger, SeatNeed, SeatRefusal, SeatUsage
 from tests.referee.bots import FirstLegalBot, GatedBot
 from tests.referee.harness import (
     FAST,
@@ -34,9 +37,6 @@ from tests.referee.harness import (
     running_arena,
 )
 from tests.referee.harness import Arena as HarnessArena
-from workers.processes.services import LocalArena
-from workers.storage.seats import SeatLedger, SeatNeed, SeatRefusal, SeatUsage
-from workers.storage.store import BotRecord
 
 
 def test_each_referee_announces_itself_and_leaves_the_directory_when_it_stops(redis_url: str) -> None:

@@ -1,4 +1,4 @@
-"""A flood of expensive requests does not stall a running match (issue 12, item 7)."""
+"""A flood of expensive requests does not stall a running match."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The referee against hostile and broken clients and an unreachable store (issue 12).
+"""The referee against hostile and broken clients and an unreachable store.
 
 Each test states the user-visible outcome: a store outage is UNAVAILABLE and a played
 match's result survives it; undecodable or oversized input gets INVALID_ARGUMENT with a
@@ -21,9 +21,9 @@ import pytest
 
 from pitch_sdk.proto.pitch.v1 import arena_pb2, bot_pb2, game_pb2
 from referee.config import MAX_ADMIN_REQUEST_BYTES
+from store.redis_server import RedisServer
 from tests.referee.bots import FirstLegalBot, SteadyBot
 from tests.referee.harness import ADMIN, Arena, RawBot, running_arena
-from workers.processes.redis_server import RedisServer
 
 HELLO = bot_pb2.Hello(bot_name="raw", protocol_versions=["pitch.v1"])
 ADMIN_METHODS = ("RegisterBot", "ListBots", "RunMatch", "GetMatchLog", "ListMatches")

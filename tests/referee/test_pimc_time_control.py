@@ -1,4 +1,4 @@
-"""The PIMC bot under a referee's time control (issue 16): the SDK fits its search budget
+"""The PIMC bot under a referee's time control: the SDK fits its search budget
 to the time each decision is given, so even a bot told to think for a minute answers in
 time, over the real protocol."""
 

@@ -20,9 +20,9 @@ from pitch_sdk.rules.actions import MUCK_HAND
 from pitch_sdk.rules.events import Exchanged
 from referee.match import Match, MatchSpec
 from referee.sessions import HousePresence
+from store.redis_store import BotRecord
 from tests.referee.bots import IllegalBot
 from tests.referee.harness import running_arena
-from workers.storage.store import BotRecord
 
 
 def test_local_check_passes_the_heuristic_bot_on_every_asked_kind() -> None:

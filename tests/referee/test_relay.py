@@ -14,8 +14,11 @@ from collections import Counter
 import grpc
 import pytest
 
+from competitions.referee_client import FleetReferees
+from competitions.tournaments.schedule import round_robin
 from pitch_sdk.proto.pitch.v1 import bot_pb2, game_pb2, relay_pb2
 from referee.relay import RELAY_METHOD, unbatched
+from store.seats import SeatLedger
 from tests.referee.bots import GatedBot
 from tests.referee.harness import (
     ADMIN,
@@ -29,9 +32,6 @@ from tests.referee.harness import (
     run,
     running_arena,
 )
-from workers.referee_client import FleetReferees
-from workers.storage.seats import SeatLedger
-from workers.tournaments.schedule import round_robin
 
 
 class SingleStreamBot:

@@ -18,7 +18,7 @@ from pitch_sdk.protocol import wire
 from pitch_sdk.rules import GameLog, GameState, MuckHand, observe, preset
 from referee.match import Match, MatchSpec
 from referee.sessions import Presence, Session
-from workers.storage.store import BotRecord
+from store.redis_store import BotRecord
 
 
 @pytest.mark.parametrize("name", [*COVERAGE, "kentucky-seven"])  # with its face-up discards

@@ -1,4 +1,4 @@
-"""Time control as a bot author sees it (issue 17, item 5): the clock reaches the bot, the
+"""Time control as a bot author sees it: the clock reaches the bot, the
 match log records the time each move took, and the local and remote checks keep time the
 same way, so they give a slow bot the same verdict.
 
@@ -73,7 +73,7 @@ def both_checks(factory: type[Bot], bank_ms: int, redis_url: str) -> tuple[Compl
 
 
 def test_a_bot_using_its_bank_passes_both_checks_and_sees_its_clock(redis_url: str) -> None:
-    """Issue 17: a bot slower than the time per decision but within its bank passed the
+    """A bot slower than the time per decision but within its bank passed the
     remote check and failed the local one (which ignored the bank).  Both now keep the
     referee's time (per decision, then the bank) and pass it; inside `act` the bot reads
     the time control and what is left of its bank from `self.clock`."""

@@ -1,5 +1,5 @@
 """``determinize``: a trick-play state rebuilt from one seat's observation and a guess of
-the hands, for search bots (issue 16).  Rebuilt with the real hands it is the real game;
+the hands, for search bots.  Rebuilt with the real hands it is the real game;
 a guess the tricks contradict is refused by the engine's own following rules."""
 
 from __future__ import annotations

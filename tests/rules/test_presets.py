@@ -45,7 +45,7 @@ def test_every_preset_is_registered_with_its_seed():
     assert {name: p.seed for name, p in PRESETS.items()} == {
         "ipitch": "000", "partnership": "001", "cutthroat": "002", "partnership-five": "002",
         "high-low-jack": "002", "simple": "004", "auction": "004",
-        # issue 5: the ten-point family (seed 003) and seed 004's named variants
+        # the ten-point family (seed 003) and seed 004's named variants
         "ten-point": "003", "five-point": "003", "seven-point": "003", "eight-point": "003",
         "thirteen-point": "003", "eleven-point": "003", "sixteen-point": "003", "fifteen-point": "003",
         "fourteen-point": "003", "dirty": "003", "reverse-hierarchy": "003", "five-handed": "003",

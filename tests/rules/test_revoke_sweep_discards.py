@@ -1,4 +1,4 @@
-"""Issue 13, items 5, 8 and 7: seed 004's revoke penalty, all fours' side payments and the
+"""Seed 004's revoke penalty, all fours' side payments and the
 nine-card discard rules, each an option of the ruleset."""
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ def _revoke_rules(**options: object):  # type: ignore[no-untyped-def]
     return preset("auction", revoke_penalty=True, **options)
 
 
-# ----------------------------------------------------------------------- item 5: the revoke
+# ----------------------------------------------------------------------- the revoke
 def test_a_revoke_is_refused_by_default():
     """Seed 004: "A player who can follow suit but discards a card of a different non-trump
     suit is punished for the revoke" - without the option the play stays refused."""
@@ -145,7 +145,7 @@ def test_the_heuristic_bot_never_revokes():
     assert all(a.party in (1, 3) for r in state.results for a in r.awards if a.category.value == "revoke")
 
 
-# ----------------------------------------------------------------------- item 8: the sweep
+# ----------------------------------------------------------------------- the sweep
 #: Seat 1 takes every trick and holds every trump in play: High, Low (the 10H), Jack, Game.
 SWEEP_HAND = (
     "3C AH 4C 5C",
@@ -196,7 +196,7 @@ def test_sweep_bonus_is_validated_and_recorded_only():
         preset("auction", points=["high", "low", "jack", "game", "sweep"])
 
 
-# ----------------------------------------------------------------------- item 7: nine cards
+# ----------------------------------------------------------------------- nine cards
 #: Hearts will be trump.  Seat 1 holds two non-trumps, seat 2 five, seats 0 and 3 seven and nine.
 NINE_CARDS = deal(
     "AH KH 2C 3C 4C 5C 6C 7C 8C",

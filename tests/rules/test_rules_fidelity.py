@@ -1,4 +1,4 @@
-"""Issue 13, rules fidelity: readings of seeds 003 and 004 that the engine once got wrong.
+"""Rules fidelity: readings of seeds 003 and 004 that the engine once got wrong.
 
 Each test quotes the sentence it checks.  Unless noted, seat 0 deals and seat 1 (eldest
 hand) bids first.

@@ -219,7 +219,7 @@ LINEUPS = {
 @pytest.mark.parametrize("lineup", sorted(LINEUPS))
 @pytest.mark.parametrize("name", sorted(PRESETS))
 def test_builtin_bots_play_every_preset_to_the_end(name: str, lineup: str):
-    """Issue 5: the built-in bots finish a game of every preset (seats from the ruleset;
+    """The built-in bots finish a game of every preset (seats from the ruleset;
     a hand cap keeps the test fast, and a capped game still ends with a result)."""
     rules = preset(name, max_hands=20)
     for seed in (3, 4):

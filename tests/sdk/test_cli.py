@@ -204,7 +204,7 @@ def test_check_fails_a_bot_that_answers_none(tmp_path: Path):
 
 
 def test_check_against_a_referee_that_is_down_fails_in_seconds_saying_so() -> None:
-    """Issue 17: `pitch-bot check --referee` with no referee listening never ended (it was
+    """`pitch-bot check --referee` with no referee listening never ended (it was
     killed at 60 s); it now exits 2 after its connect timeout (5 s), naming the address."""
     with socket.socket() as probe:  # a free port that nothing listens on
         probe.bind(("127.0.0.1", 0))

@@ -1,4 +1,4 @@
-"""The PIMC bot (issue 16): legal everywhere, seeded, within its budget, and its guesses
+"""The PIMC bot: legal everywhere, seeded, within its budget, and its guesses
 of the hidden hands never contradict what its seat has seen."""
 
 from __future__ import annotations

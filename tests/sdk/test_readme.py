@@ -44,7 +44,7 @@ def test_referee_commands_in_the_readme_exist(command: str) -> None:
 
 
 def test_the_install_puts_pitch_bot_on_path() -> None:
-    """Issue 17: after the README's install, `pitch-bot` was not on PATH (the README never
+    """After the README's install, `pitch-bot` was not on PATH (the README never
     said `.venv/bin/`).  Its install block activates the virtualenv it creates, and that
     activation (run here against the virtualenv running the tests) finds `pitch-bot`."""
     install = next(b for b in blocks("bash") if "pip install" in b)

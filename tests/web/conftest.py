@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
+from store.redis_store import Store
 from tests.web.harness import CHROMIUM, CHROMIUM_ARGS, WebArena, screenshot_dir, web_arena
-from workers.storage.store import Store
 
 
 @pytest.fixture()

@@ -20,14 +20,14 @@ from typing import Any
 import uvicorn
 from starlette.applications import Starlette
 
+from cli.local_arena import LocalArena, free_port
+from competitions.config import WorkerConfig
+from competitions.queue import make_app
+from competitions.referee_client import RefereeClient
+from competitions.tournaments import control as tournament
+from competitions.tournaments.store import TournamentStore
+from store.redis_store import Store
 from web.config import WebConfig
-from workers.celery.app import make_app
-from workers.config import WorkerConfig
-from workers.processes.services import LocalArena, free_port
-from workers.referee_client import RefereeClient
-from workers.storage.store import Store
-from workers.tournaments import control as tournament
-from workers.tournaments.store import TournamentStore
 
 CHROMIUM = "/usr/bin/chromium"
 #: Chromium's flags on this closed network (no background connections, no sandbox as root).

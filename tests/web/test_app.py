@@ -11,20 +11,20 @@ from collections.abc import Iterator
 import pytest
 from starlette.testclient import TestClient
 
+from cli.local_arena import free_port
+from competitions.ratings.leaderboard import Leaderboard, record_match
+from competitions.sprt import control
+from competitions.sprt.plan import SprtSpec
+from competitions.sprt.store import SprtStore
 from pitch_sdk.protocol.decision_times import add_time
-from referee.match import result_to_dict
+from store.fleet import FleetDirectory
+from store.redis_store import Store
+from store.results import result_to_dict
+from store.versions import BotVersions
 from tests.workers.results import match_result
 from web.app import create_app
 from web.arena import WebArena
 from web.config import WebConfig
-from workers.processes.services import free_port
-from workers.ratings.leaderboard import Leaderboard, record_match
-from workers.sprt import control
-from workers.sprt.plan import SprtSpec
-from workers.sprt.store import SprtStore
-from workers.storage.fleet import FleetDirectory
-from workers.storage.store import Store
-from workers.storage.versions import BotVersions
 
 ADMIN = "web-admin-token"
 

@@ -9,10 +9,10 @@ from typing import Any
 
 import pytest
 
-from referee.match import result_to_dict
+from competitions.ratings.leaderboard import Leaderboard, record_match
+from store.results import result_to_dict
 from tests.web.harness import HOSTILE_NAME, WebArena
 from tests.workers.results import duel
-from workers.ratings.leaderboard import Leaderboard, record_match
 
 pytestmark = pytest.mark.slow
 

@@ -18,16 +18,16 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 
+from cli.local_arena import free_port
+from competitions.referee_client import RefereeClient
 from pitch_sdk.proto.pitch.v1 import bot_pb2
+from store.fleet import FleetDirectory
+from store.redis_store import Store
 from tests.referee.harness import RawBot, answer_first
 from tests.web.harness import read_sse, served
 from tests.workers.celery_harness import ArenaThread, referee_fleet, wait_until
 from web.app import create_app
 from web.config import WebConfig
-from workers.processes.services import free_port
-from workers.referee_client import RefereeClient
-from workers.storage.fleet import FleetDirectory
-from workers.storage.store import Store
 
 #: Time control of the fleet's referees: a held decision must not time out while the pages are read.
 PATIENT = {"per_decision_ms": 30_000, "bank_ms": 60_000}

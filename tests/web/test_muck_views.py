@@ -12,12 +12,14 @@ from functools import cache
 import pytest
 from starlette.testclient import TestClient
 
+from cli.local_arena import free_port
 from pitch_sdk.bots import HeuristicBot, RandomBot
 from pitch_sdk.harness.local import play_game
 from pitch_sdk.rules import FULL_VIEW, GameLog, preset, replay
 from pitch_sdk.rules.cards import cards_of
 from pitch_sdk.rules.events import MuckShown
-from referee.match import result_to_dict
+from store.redis_store import Store
+from store.results import result_to_dict
 from tests.web.test_spectator_model import NAMES, spectator_stream
 from tests.workers.results import match_result
 from web.app import create_app
@@ -25,8 +27,6 @@ from web.arena import WebArena
 from web.config import WebConfig
 from web.views.replay import game_replay
 from web.views.spectator import SpectatorTable
-from workers.processes.services import free_port
-from workers.storage.store import Store
 
 
 @cache

@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
+from competitions.ratings.leaderboard import Leaderboard, boards
+from competitions.tournaments.control import default_entrants
 from tests.web.harness import WebArena
-from workers.ratings.leaderboard import Leaderboard, boards
-from workers.tournaments.control import default_entrants
 
 pytestmark = pytest.mark.slow
 

@@ -16,10 +16,10 @@ from typing import Any
 
 import pytest
 
+from competitions.tournaments.table import PLAYED
 from pitch_sdk.rules import GameLog, GameState
 from pitch_sdk.rules.cards import CARDS
 from tests.web.harness import HOSTILE_NAME, WebArena
-from workers.tournaments.table import PLAYED
 
 pytestmark = pytest.mark.slow
 

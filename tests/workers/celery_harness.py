@@ -1,5 +1,5 @@
 """Real parts for tournament tests: an in-process referee with SDK bots on a background event
-loop, and Celery worker processes (``celery -A workers.celery.app worker``) started with
+loop, and Celery worker processes (``celery -A workers.app worker``) started with
 subprocess so they can be killed like a lost machine."""
 
 from __future__ import annotations
@@ -21,10 +21,10 @@ from typing import IO, Any
 
 import pytest
 
+from competitions.config import WorkerConfig
 from pitch_sdk.bots.loader import load_bot
 from pitch_sdk.remote.client import BotClient
 from tests.referee.harness import Arena, running_arena
-from workers.config import WorkerConfig
 
 ROOT = Path(__file__).resolve().parents[2]
 CELERY = Path(sys.executable).parent / "celery"
@@ -116,7 +116,7 @@ def referee_fleet(redis_url: str, **config: object) -> Iterator[tuple[ArenaThrea
 
 
 class WorkerProcess:
-    """``celery -A workers.celery.app worker`` in its own process group, logging to a file;
+    """``celery -A workers.app worker`` in its own process group, logging to a file;
     with ``beat``, the worker also runs beat (``-B``: the sweep for lost matches)."""
 
     def __init__(self, config: WorkerConfig, name: str, log_dir: Path, concurrency: int = 2,
@@ -125,7 +125,7 @@ class WorkerProcess:
         self._log: IO[bytes] = self.log_path.open("wb")
         with_beat = ["-B", "--schedule", str(log_dir / f"{name}-beat-schedule")] if beat else []
         self.process = subprocess.Popen(
-            [str(CELERY), "-A", "workers.celery.app", "worker", "--pool=prefork", f"--concurrency={concurrency}",
+            [str(CELERY), "-A", "workers.app", "worker", "--pool=prefork", f"--concurrency={concurrency}",
              "--loglevel=INFO", "-n", f"{name}@%h", "--without-gossip", "--without-mingle", "--without-heartbeat",
              *with_beat],
             env={**os.environ, **config.to_env()}, cwd=ROOT, stdout=self._log, stderr=subprocess.STDOUT,

@@ -22,15 +22,15 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from referee.match import result_to_dict
-from workers.cli.demo import DEFAULT_LINEUP, lineup
-from workers.cli.main import app
-from workers.config import WorkerConfig
-from workers.ratings.leaderboard import Leaderboard, record_match
-from workers.storage.store import Store
-from workers.tournaments import control as tournament
-from workers.tournaments.store import TournamentStore
-from workers.tournaments.table import PLAYED
+from cli.demo import DEFAULT_LINEUP, lineup
+from cli.main import app
+from competitions.config import WorkerConfig
+from competitions.ratings.leaderboard import Leaderboard, record_match
+from competitions.tournaments import control as tournament
+from competitions.tournaments.store import TournamentStore
+from competitions.tournaments.table import PLAYED
+from store.redis_store import Store
+from store.results import result_to_dict
 
 from .celery_harness import ArenaThread, WorkerProcess
 from .results import duel, match_result
@@ -356,8 +356,8 @@ def test_bots_table_shows_bot_supplied_strings_inert() -> None:
 
     from rich.console import Console
 
+    from cli.views import bots_table
     from pitch_sdk.proto.pitch.v1 import arena_pb2
-    from workers.cli.views import bots_table
 
     bot = arena_pb2.BotInfo(bot_id="id1", name="[red]x[/red]", owner="o\x00wner", connected=True, capacity=1,
                             bot_version="\x1b[2J\x1b[31mPWNED")

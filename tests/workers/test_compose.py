@@ -14,11 +14,11 @@ import typer
 import yaml
 from typer.testing import CliRunner
 
+from cli.main import app as pitch_arena
+from competitions.config import ENVIRONMENT as WORKER_VARIABLES
 from pitch_sdk.cli import app as pitch_bot
 from referee.config import ENVIRONMENT as REFEREE_VARIABLES
 from web.config import ENVIRONMENT as WEB_VARIABLES
-from workers.cli.main import app as pitch_arena
-from workers.config import ENVIRONMENT as WORKER_VARIABLES
 
 ROOT = Path(__file__).resolve().parents[2]
 COMPOSE = yaml.safe_load((ROOT / "compose.yaml").read_text())

@@ -12,14 +12,14 @@ from pathlib import Path
 import grpc
 import pytest
 
+from competitions.config import WorkerConfig
+from competitions.referee_client import FleetReferees, NoRefereeFits
+from competitions.tournaments.schedule import round_robin
+from store.fleet import FleetDirectory
+from store.redis_store import Store
+from store.seats import SeatLedger, SeatNeed
 from tests.workers.celery_harness import ArenaThread, WorkerProcess, referee_fleet, wait_until
 from tests.workers.test_cli import invoke
-from workers.config import WorkerConfig
-from workers.referee_client import FleetReferees, NoRefereeFits
-from workers.storage.fleet import FleetDirectory
-from workers.storage.seats import SeatLedger, SeatNeed
-from workers.storage.store import Store
-from workers.tournaments.schedule import round_robin
 
 
 @pytest.fixture()

@@ -9,15 +9,15 @@ from pathlib import Path
 
 import pytest
 
-from workers.celery.app import make_app
-from workers.config import WorkerConfig
-from workers.ladder import control
-from workers.ladder.store import LadderStore
-from workers.ratings.leaderboard import Leaderboard
-from workers.storage.store import Store
-from workers.tournaments.schedule import ScheduleError
-from workers.tournaments.store import TournamentStore
-from workers.tournaments.table import PLAYED
+from competitions.config import WorkerConfig
+from competitions.ladder import control
+from competitions.ladder.store import LadderStore
+from competitions.queue import make_app
+from competitions.ratings.leaderboard import Leaderboard
+from competitions.tournaments.schedule import ScheduleError
+from competitions.tournaments.store import TournamentStore
+from competitions.tournaments.table import PLAYED
+from store.redis_store import Store
 
 from .celery_harness import (
     ArenaThread,

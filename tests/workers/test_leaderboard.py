@@ -18,12 +18,12 @@ from typing import Any
 
 import pytest
 
-from referee.match import result_to_dict
+from competitions.ratings.leaderboard import FittedTable, Leaderboard, boards, record_match, tournament_table
+from competitions.ratings.model import DEFAULT_CONFIG, Z95, EloConfig, elo_update, los_from_ratings, rated_match
+from store.redis_store import Store
+from store.results import result_to_dict
+from store.versions import BotVersions
 from tests.workers.results import duel, match_result
-from workers.ratings.leaderboard import FittedTable, Leaderboard, boards, record_match, tournament_table
-from workers.ratings.model import DEFAULT_CONFIG, Z95, EloConfig, elo_update, los_from_ratings, rated_match
-from workers.storage.store import Store
-from workers.storage.versions import BotVersions
 
 INITIAL = DEFAULT_CONFIG.initial
 

@@ -7,7 +7,7 @@ import uuid
 
 import pytest
 
-from workers.storage.store import Store
+from store.redis_store import Store
 
 from .celery_harness import ArenaThread
 from .test_cli import invoke

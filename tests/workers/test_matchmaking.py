@@ -8,7 +8,7 @@ from collections import Counter
 
 import pytest
 
-from workers.ratings.matchmaking import (
+from competitions.ratings.matchmaking import (
     PRIOR_SD,
     LineUp,
     Rating,
@@ -17,7 +17,7 @@ from workers.ratings.matchmaking import (
     pair_information,
     ratings_from_rows,
 )
-from workers.ratings.model import Z95, RatedGame, RatedMatch, bradley_terry
+from competitions.ratings.model import Z95, RatedGame, RatedMatch, bradley_terry
 
 
 def test_pair_information_has_the_documented_value() -> None:

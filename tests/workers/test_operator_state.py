@@ -17,9 +17,9 @@ from pathlib import Path
 import grpc
 import pytest
 
-from workers.config import WorkerConfig
-from workers.processes.services import free_port
-from workers.referee_client import RefereeClient
+from cli.local_arena import free_port
+from competitions.config import WorkerConfig
+from competitions.referee_client import RefereeClient
 
 from .celery_harness import WorkerProcess, wait_until
 

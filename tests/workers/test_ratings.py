@@ -15,11 +15,8 @@ from google.protobuf import json_format
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pitch_sdk.proto.pitch.v1 import bot_pb2
-from referee.match import result_to_dict
-from tests.workers.results import duel, match_result
-from workers.config import WorkerConfig
-from workers.ratings.model import (
+from competitions.config import WorkerConfig
+from competitions.ratings.model import (
     ALPHA,
     DEFAULT_CONFIG,
     Z95,
@@ -38,6 +35,9 @@ from workers.ratings.model import (
     standings,
     tallies,
 )
+from pitch_sdk.proto.pitch.v1 import bot_pb2
+from store.results import result_to_dict
+from tests.workers.results import duel, match_result
 
 K16 = EloConfig(k=16)
 

@@ -11,12 +11,12 @@ from typing import Any
 import grpc
 import pytest
 
+from competitions.referee_client import RETRY_ON, RefereeClient, is_transient
+from competitions.tournaments import control
+from competitions.tournaments.store import TournamentStore
+from competitions.tournaments.table import NOT_PLAYED
 from pitch_sdk.proto.pitch.v1 import arena_pb2_grpc
-from workers.referee_client import RETRY_ON, RefereeClient, is_transient
-from workers.storage.store import Store
-from workers.tournaments import control
-from workers.tournaments.store import TournamentStore
-from workers.tournaments.table import NOT_PLAYED
+from store.redis_store import Store
 
 
 class Refusing(arena_pb2_grpc.ArenaServiceServicer):

@@ -8,7 +8,7 @@ from math import comb
 
 import pytest
 
-from workers.tournaments.schedule import Schedule, ScheduleError, round_robin
+from competitions.tournaments.schedule import Schedule, ScheduleError, round_robin
 
 BOTS = [f"bot{i}" for i in range(6)]
 

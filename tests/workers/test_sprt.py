@@ -23,7 +23,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from workers.ratings.sprt import (
+from competitions.ratings.sprt import (
     EloModel,
     PairOutcome,
     Pentanomial,

@@ -2,7 +2,7 @@
 the heuristic bot against the random bot accepts H1.
 
 Where the statistic is what is tested (error rates over hundreds of runs) the pairs are
-drawn from a known distribution (:func:`workers.ratings.sprt.simulate_sprt`); where the bots
+drawn from a known distribution (:func:`competitions.ratings.sprt.simulate_sprt`); where the bots
 are, real games are played on the engine (:func:`pitch_sdk.harness.pairs.play_pair`), no servers.
 The slow test draws its equal-bots distribution from real games: two copies of a bot are
 interchangeable, so each real pair's mirror image (NEW and OLD swapped) is as likely as the
@@ -18,12 +18,12 @@ from collections.abc import Callable
 import numpy as np
 import pytest
 
+from competitions.ratings.sprt import NELO_PER_T, Pentanomial, SprtState, simulate_sprt
 from pitch_sdk.bot import Bot
 from pitch_sdk.bots import HeuristicBot, RandomBot
 from pitch_sdk.bots.noisy import NoisyHeuristicBot
 from pitch_sdk.harness.pairs import play_pair
 from pitch_sdk.rules import preset
-from workers.ratings.sprt import NELO_PER_T, Pentanomial, SprtState, simulate_sprt
 
 ALPHA = BETA = 0.05
 #: Pitch pairs between equal bots are mostly split (one game each) and never tied: 60

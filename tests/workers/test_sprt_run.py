@@ -12,15 +12,15 @@ from typing import Any
 import pytest
 from rich.console import Console
 
-from workers.celery.app import make_app
-from workers.cli.sprt import _display, verdict_line
-from workers.ratings.sprt import sprt_status
-from workers.sprt import control
-from workers.sprt.plan import SprtSpec, new_score, schedule, standing
-from workers.sprt.store import SprtStore
-from workers.storage.store import Store
-from workers.tournaments.schedule import ScheduleError
-from workers.tournaments.table import NOT_PLAYED, PLAYED
+from cli.sprt import _display, verdict_line
+from competitions.queue import make_app
+from competitions.ratings.sprt import sprt_status
+from competitions.sprt import control
+from competitions.sprt.plan import SprtSpec, new_score, schedule, standing
+from competitions.sprt.store import SprtStore
+from competitions.tournaments.schedule import ScheduleError
+from competitions.tournaments.table import NOT_PLAYED, PLAYED
+from store.redis_store import Store
 
 from .celery_harness import (
     ArenaThread,

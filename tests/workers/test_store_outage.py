@@ -10,8 +10,8 @@ import time
 import pytest
 import redis
 
-from workers.storage import store as store_module
-from workers.storage.store import Store
+from store import redis_store as store_module
+from store.redis_store import Store
 
 
 def test_a_hanging_redis_fails_store_calls_with_a_timeout(monkeypatch: pytest.MonkeyPatch) -> None:

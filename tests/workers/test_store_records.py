@@ -11,10 +11,10 @@ from collections.abc import Iterator
 
 import pytest
 
-from referee.match import result_to_dict
+from store.redis_server import RedisServer
+from store.redis_store import Store
+from store.results import result_to_dict
 from tests.workers.results import match_result
-from workers.processes.redis_server import RedisServer
-from workers.storage.store import Store
 
 
 @pytest.fixture()

@@ -20,14 +20,14 @@ from typing import Any
 import pytest
 from celery import Celery
 
-from workers.celery.app import AUTO_ROUND_ROBIN, make_app
-from workers.config import WorkerConfig
-from workers.ratings.leaderboard import Leaderboard
-from workers.storage.store import Store
-from workers.tournaments import control as tournament
-from workers.tournaments.schedule import Schedule, round_robin
-from workers.tournaments.store import TournamentError, TournamentStore
-from workers.tournaments.table import NOT_PLAYED, PLAYED, compute_table
+from competitions.config import WorkerConfig
+from competitions.queue import AUTO_ROUND_ROBIN, make_app
+from competitions.ratings.leaderboard import Leaderboard
+from competitions.tournaments import control as tournament
+from competitions.tournaments.schedule import Schedule, round_robin
+from competitions.tournaments.store import TournamentError, TournamentStore
+from competitions.tournaments.table import NOT_PLAYED, PLAYED, compute_table
+from store.redis_store import Store
 
 from .celery_harness import (
     ArenaThread,

@@ -10,14 +10,14 @@ import uuid
 
 import grpc
 
+from competitions.ratings.leaderboard import Leaderboard, record_match
 from pitch_sdk.bot import Bot
 from pitch_sdk.bots.loader import load_bot
 from pitch_sdk.proto.pitch.v1 import arena_pb2
 from pitch_sdk.remote.client import BotClient
+from store.redis_store import Store
+from store.versions import BotVersions, rated_view
 from tests.referee.test_hostile import hello_bytes, raw_connect
-from workers.ratings.leaderboard import Leaderboard, record_match
-from workers.storage.store import Store
-from workers.storage.versions import BotVersions, rated_view
 
 from .celery_harness import ArenaThread, wait_until
 from .test_cli import invoke

@@ -11,12 +11,12 @@ from pathlib import Path
 
 from rich.console import Console
 
-from workers.cli.watch import follow
-from workers.processes.redis_server import RedisServer
-from workers.storage.store import Store
-from workers.tournaments import control
-from workers.tournaments.store import TournamentStore
-from workers.tournaments.table import NOT_PLAYED
+from cli.watch import follow
+from competitions.tournaments import control
+from competitions.tournaments.store import TournamentStore
+from competitions.tournaments.table import NOT_PLAYED
+from store.redis_server import RedisServer
+from store.redis_store import Store
 
 
 def test_following_waits_out_a_redis_restart_and_finishes(tmp_path: Path) -> None:

@@ -10,7 +10,7 @@ referee like any bot client, so the referee needs no special case for people.
 - :mod:`web.humans.games`: starting a person's game (``RunMatch``), the limit of games at
   once, and connecting the streams only while people play.
 
-Redis keys this package owns (the store's own layout is in :mod:`workers.storage.store`)::
+Redis keys this package owns (the store's own layout is in :mod:`store.redis_store`)::
 
     {p}web:identity:{role}   hash: bot_id, name, token of the web service's identity for
                              ``role`` (people, house-heuristic, house-random). The token is
@@ -22,5 +22,5 @@ Redis keys this package owns (the store's own layout is in :mod:`workers.storage
 
 People's matches are recorded by the referee like every ``RunMatch`` (``{p}match:{id}``) but
 never rated: ratings are applied only by the Celery match task of a tournament
-(:func:`workers.celery.tasks.record_ratings`), which never sees these matches.
+(:func:`workers.tasks.record_ratings`), which never sees these matches.
 """

@@ -12,8 +12,8 @@ from dataclasses import dataclass
 
 import grpc
 
-from workers.referee_client import RefereeClient
-from workers.storage.store import Store
+from competitions.referee_client import RefereeClient
+from store.redis_store import Store
 
 #: Role -> (registered name, description). The names say where a seat's player came from
 #: in every match record and page.

@@ -17,12 +17,12 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
+from competitions.ratings.leaderboard import HeadToHead, Leaderboard, boards
+from competitions.ratings.model import RatingRow
+from store.versions import BotVersions
 from web.auth import bearer, check_admin
 from web.pages.common import arena, not_found, render, shown
 from web.views.charts import Series, history_chart
-from workers.ratings.leaderboard import HeadToHead, Leaderboard, boards
-from workers.ratings.model import RatingRow
-from workers.storage.versions import BotVersions
 
 #: Recent matches shown on a bot's page.
 RECENT_MATCHES = 20

@@ -12,12 +12,12 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
+from competitions.ratings.leaderboard import Leaderboard, boards
+from competitions.ratings.model import RatingRow
+from store.versions import BotVersions
 from web.pages.common import arena, not_found, render
 from web.templating import bot_path
 from web.views.charts import Series, history_chart
-from workers.ratings.leaderboard import Leaderboard, boards
-from workers.ratings.model import RatingRow
-from workers.storage.versions import BotVersions
 
 #: Rows per page of a leaderboard.
 PAGE_SIZE = 100

@@ -8,9 +8,9 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
+from competitions.sprt import control
+from competitions.sprt.store import SprtStore
 from web.pages.common import arena, render
-from workers.sprt import control
-from workers.sprt.store import SprtStore
 
 #: Runs listed (newest first).
 PAGE_SIZE = 50

@@ -16,15 +16,15 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 from starlette.routing import Route
 
+from competitions.config import WorkerConfig
+from competitions.queue import make_app
+from competitions.ratings.leaderboard import tournament_table
+from competitions.tournaments import control
+from competitions.tournaments.schedule import ScheduleError
+from competitions.tournaments.store import TournamentError, TournamentStore
+from competitions.tournaments.table import NOT_PLAYED, PLAYED
 from web.auth import bearer, check_admin
 from web.pages.common import arena, not_found, render, shown
-from workers.celery.app import make_app
-from workers.config import WorkerConfig
-from workers.ratings.leaderboard import tournament_table
-from workers.tournaments import control
-from workers.tournaments.schedule import ScheduleError
-from workers.tournaments.store import TournamentError, TournamentStore
-from workers.tournaments.table import NOT_PLAYED, PLAYED
 
 #: Tournaments per page of the list.
 PAGE_SIZE = 50

@@ -4,7 +4,7 @@ A *pair* is what a sequential test between two bot versions counts (the pentanom
 of fishtest): in the first game NEW's side holds party 0's cards, in the second the same
 deals are dealt again and NEW's side holds party 1's, so each side plays every hand from
 both sides and the luck of the cards cancels.  Each side is one bot and copies of itself
-(its partners are itself), the fixed-partner form issue 15 asks for.
+(its partners are itself), the fixed-partner form an SPRT between two versions needs.
 
 ``duplicate=False`` gives the second game its own deals: the independent-deals baseline
 the duplicate pair is measured against (bench/duplicate_deals.py).

@@ -1,0 +1,154 @@
+"""The workers' settings, from ``PITCH_*`` environment variables (and ``REDIS_URL``).
+
+One frozen dataclass, as for the referee, so every limit has a name, a default and a
+documented variable; a worker, beat and the process that launches tournaments must agree
+on ``redis_url`` and ``store_prefix`` (they name the broker queue and every key).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+from competitions.ratings.model import EloConfig
+from store.settings import settings_from_env, settings_to_env
+
+#: Environment variable for each setting.
+ENVIRONMENT = {
+    "redis_url": "REDIS_URL",
+    "store_prefix": "PITCH_STORE_PREFIX",
+    "referee": "PITCH_REFEREE",
+    "admin_token": "PITCH_ADMIN_TOKEN",
+    "match_timeout_s": "PITCH_MATCH_TIMEOUT_S",
+    "match_retries": "PITCH_MATCH_RETRIES",
+    "retry_backoff_s": "PITCH_RETRY_BACKOFF_S",
+    "retry_backoff_max_s": "PITCH_RETRY_BACKOFF_MAX_S",
+    "visibility_timeout_s": "PITCH_VISIBILITY_TIMEOUT_S",
+    "restore_interval_s": "PITCH_RESTORE_INTERVAL_S",
+    "requeue_interval_s": "PITCH_REQUEUE_INTERVAL_S",
+    "lease_s": "PITCH_MATCH_LEASE_S",
+    "auto_presets": "PITCH_AUTO_PRESETS",
+    "auto_interval_s": "PITCH_AUTO_INTERVAL_S",
+    "auto_games": "PITCH_AUTO_GAMES",
+    "auto_ladder_presets": "PITCH_AUTO_LADDER_PRESETS",
+    "elo_initial": "PITCH_ELO_INITIAL",
+    "elo_k": "PITCH_ELO_K",
+    "elo_provisional_games": "PITCH_ELO_PROVISIONAL_GAMES",
+    "fleet_ttl_s": "PITCH_FLEET_TTL_S",
+}
+
+
+@dataclass(frozen=True)
+class WorkerConfig:
+    """Everything a worker, beat, or a tournament launcher can be told."""
+
+    redis_url: str = "redis://127.0.0.1:6379/0"
+    """Redis for the store, the Celery broker and the result backend."""
+    store_prefix: str = "pitch:"
+    """Prefix of every key (the referee's ``PITCH_STORE_PREFIX``); Celery's keys live under
+    ``{store_prefix}celery:``."""
+    referee: str = "127.0.0.1:50051"
+    """host:port of a referee of the arena: admin calls go there; matches go to any live
+    referee of the fleet directory (there too while the directory is empty)."""
+    admin_token: str = ""
+    """The referee's admin token (ArenaService calls)."""
+    match_timeout_s: float = 1800.0
+    """Deadline of one RunMatch call; on expiry the task retries and joins the running match."""
+    match_retries: int = 5
+    """Retries of a match whose bot is offline or whose referee is unreachable, before it is
+    recorded as not played."""
+    retry_backoff_s: float = 5.0
+    """First retry delay; it doubles with each retry."""
+    retry_backoff_max_s: float = 300.0
+    """Longest retry delay."""
+    visibility_timeout_s: float = 2400.0
+    """How long a task taken by a worker stays invisible to others before Redis hands it out
+    again (a worker died): longer than a match plus the longest retry delay."""
+    restore_interval_s: float = 10.0
+    """How often a worker looks for tasks of dead workers past the visibility timeout."""
+    requeue_interval_s: float = 10.0
+    """How often beat looks for matches whose task the broker lost (a worker killed while
+    taking it) or whose worker stopped renewing its lease (a worker killed while playing
+    it), and sends them again."""
+    lease_s: float = 15.0
+    """How long a match stays its worker's without renewal: the worker renews its lease every
+    third of it while the referee plays the match, so a killed worker's match is sent
+    again about ``lease_s + requeue_interval_s`` after the kill, not after the visibility
+    timeout."""
+    auto_presets: str = ""
+    """Comma-separated presets of the automated round robins (beat); empty: none."""
+    auto_interval_s: float = 3600.0
+    """Seconds between automated round robins of a preset."""
+    auto_games: int = 1
+    """Games per match of the automated round robins and ladders."""
+    auto_ladder_presets: str = ""
+    """Comma-separated presets played as endless ladders by beat (matchmaking among the
+    connected bots instead of round robins: :mod:`competitions.ladder.control`); empty: none."""
+    elo_initial: float = 1500.0
+    """A new bot's rating (see :class:`competitions.ratings.model.EloConfig`)."""
+    elo_k: float = 16.0
+    """The live Elo K-factor per game."""
+    elo_provisional_games: int = 30
+    """Leaderboard rows of bots with fewer games are marked provisional."""
+    fleet_ttl_s: float = 10.0
+    """The referees' directory TTL (``PITCH_FLEET_TTL_S``, the same for every process):
+    a referee whose heartbeat is older is not offered matches."""
+
+    def __post_init__(self) -> None:
+        for name in ("match_timeout_s", "retry_backoff_s", "visibility_timeout_s", "restore_interval_s",
+                     "requeue_interval_s", "auto_interval_s", "lease_s", "fleet_ttl_s"):
+            if getattr(self, name) <= 0:
+                raise ValueError(f"{name} must be positive, got {getattr(self, name)}")
+        if self.match_retries < 0 or self.auto_games < 1:
+            raise ValueError("match_retries must not be negative and auto_games must be at least 1")
+        if self.visibility_timeout_s <= self.match_timeout_s + self.retry_backoff_max_s:
+            raise ValueError(f"visibility_timeout_s ({self.visibility_timeout_s}) must exceed match_timeout_s + "
+                             f"retry_backoff_max_s ({self.match_timeout_s + self.retry_backoff_max_s}), or "
+                             "Redis hands running matches to a second worker")
+
+    @property
+    def celery_prefix(self) -> str:
+        """Prefix of Celery's broker and result keys: inside the store's prefix, so two
+        arenas (or two test runs) on one Redis never take each other's tasks."""
+        return f"{self.store_prefix}celery:"
+
+    @property
+    def celery_url(self) -> str:
+        """``redis_url`` as Celery spells it (``unix://path?db=N`` becomes
+        ``redis+socket://path?virtual_host=N``)."""
+        parts = urlsplit(self.redis_url)
+        if parts.scheme != "unix":
+            return self.redis_url
+        db = parse_qs(parts.query).get("db", ["0"])[0]
+        return f"redis+socket://{parts.path}?virtual_host={db}"
+
+    @property
+    def elo(self) -> EloConfig:
+        """The rating parameters every worker and the CLI must share."""
+        return EloConfig(initial=self.elo_initial, k=self.elo_k, provisional_games=self.elo_provisional_games)
+
+    @property
+    def presets(self) -> tuple[str, ...]:
+        """The automated round robins' presets."""
+        return tuple(p.strip() for p in self.auto_presets.split(",") if p.strip())
+
+    @property
+    def ladder_presets(self) -> tuple[str, ...]:
+        """The automated ladders' presets."""
+        return tuple(p.strip() for p in self.auto_ladder_presets.split(",") if p.strip())
+
+    def retry_delay(self, retries: int) -> float:
+        """Delay before retry number ``retries + 1`` (exponential, capped)."""
+        return float(min(self.retry_backoff_s * 2 ** retries, self.retry_backoff_max_s))
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] | None = None, **overrides: Any) -> WorkerConfig:
+        """Settings from ``env`` (default ``os.environ``), then the overrides that are not ``None``."""
+        return settings_from_env(cls, ENVIRONMENT, os.environ if env is None else env, overrides)
+
+    def to_env(self) -> dict[str, str]:
+        """The environment that reproduces these settings in another process."""
+        return settings_to_env(self, ENVIRONMENT)

@@ -1,0 +1,1 @@
+"""SPRT runs between two bots: duplicate pairs on Celery, fed to :mod:`competitions.ratings.sprt`."""

@@ -1,0 +1,39 @@
+"""The workers' Celery app: :func:`competitions.queue.make_app` from the environment, with the
+tasks of :mod:`workers.tasks`.
+
+Run a worker with ``celery -A workers.app worker`` and beat with ``celery -A workers.app beat``
+(or ``pitch-arena worker`` / ``pitch-arena beat``); both read
+:class:`competitions.config.WorkerConfig` from the environment when this module is imported.
+"""
+
+from __future__ import annotations
+
+import click
+from celery import Celery
+
+from competitions.config import WorkerConfig
+from competitions.queue import make_app
+
+config = WorkerConfig.from_env()
+app = make_app(config, include=["workers.tasks"])
+
+
+def run(celery: Celery, argv: list[str]) -> int:
+    """Run ``celery ARGV`` for ``celery`` and return its exit status.
+
+    ``Celery.start`` runs the same command but drops its status: a worker that stopped on
+    "Unrecoverable error" (its pool processes could not start, say) exited 0, and an
+    orchestrator took the failure for a clean stop."""
+    from celery.bin.celery import celery as command
+
+    command.params[0].default = celery
+    try:
+        status = command.main(args=argv, standalone_mode=False)
+    except click.exceptions.Exit as stop:
+        status = stop.exit_code
+    except click.ClickException as error:
+        error.show()
+        status = error.exit_code
+    finally:
+        command.params[0].default = None
+    return status if isinstance(status, int) else 0

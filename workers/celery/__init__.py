@@ -1,1 +1,0 @@
-"""Celery: the app, the match and tournament tasks, and what the broker still holds."""

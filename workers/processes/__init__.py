@@ -1,1 +1,0 @@
-"""Local processes: the arena started as separate processes, owned children, a private Redis."""

@@ -1,1 +1,0 @@
-"""SPRT runs between two bots: duplicate pairs on Celery, fed to :mod:`workers.ratings.sprt`."""

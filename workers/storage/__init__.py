@@ -1,1 +1,0 @@
-"""The Redis store of bots, tokens, match results and match logs."""
