@@ -26,6 +26,7 @@ from pitch_sdk.rules.actions import (
 )
 from pitch_sdk.rules.cards import BIG_JOKER, CARDS, LITTLE_JOKER, Card, Suit, parse_cards
 from pitch_sdk.rules.cardsets import CardSetChoices
+from pitch_sdk.rules.deal import Deal
 from pitch_sdk.rules.errors import (
     ActionParseError,
     CardParseError,
@@ -41,7 +42,7 @@ from pitch_sdk.rules.presets import PRESETS, Preset, preset
 from pitch_sdk.rules.records import HandResult, PointAward, Trick, WinReason
 from pitch_sdk.rules.replay import GameLog, replay
 from pitch_sdk.rules.ruleset import PointCategory, Ruleset
-from pitch_sdk.rules.state import CardSetRule, Deal, Decision, GameState, Phase
+from pitch_sdk.rules.state import CardSetRule, Decision, GameState, Phase
 
 __all__ = [
     "BIG_JOKER",

@@ -17,9 +17,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from pitch_sdk.rules.actions import NO, PASS, PLAYS, YES, bid
+from pitch_sdk.rules.deal import Deal
 from pitch_sdk.rules.observation import Observation
 from pitch_sdk.rules.ruleset import Ruleset, TrumpSelection
-from pitch_sdk.rules.state import Deal, GameState, Phase
+from pitch_sdk.rules.state import GameState, Phase
 
 
 def determinize(rules: Ruleset, observation: Observation, hands: Sequence[int]) -> GameState:

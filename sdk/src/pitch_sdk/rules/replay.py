@@ -24,10 +24,11 @@ from typing import Any
 
 from pitch_sdk.rules.actions import Action, parse_action
 from pitch_sdk.rules.cards import cards_of, format_cards, mask_of, parse_cards
+from pitch_sdk.rules.deal import Deal
 from pitch_sdk.rules.errors import IllegalActionError, RulesError
 from pitch_sdk.rules.events import Dealt
 from pitch_sdk.rules.ruleset import Ruleset
-from pitch_sdk.rules.state import Deal, GameState
+from pitch_sdk.rules.state import GameState
 
 
 @dataclass(frozen=True)

@@ -48,6 +48,7 @@ from pitch_sdk.rules.auction import Auction
 from pitch_sdk.rules.bidding import bid_menu
 from pitch_sdk.rules.cards import CARDS, Card, Suit, cards_of, format_cards, mask_of
 from pitch_sdk.rules.cardsets import MAX_LISTED_CARD_SETS, CardSetChoices, CardSetRule
+from pitch_sdk.rules.deal import Deal
 from pitch_sdk.rules.errors import GameOverError, IllegalActionError, InvalidDealError
 from pitch_sdk.rules.events import new_dealt, new_hand_scored
 from pitch_sdk.rules.mucking import Mucking
@@ -80,7 +81,7 @@ from pitch_sdk.rules.trickplay import TrickPlay
 from pitch_sdk.rules.tricks import random_card
 from pitch_sdk.rules.winning import decide_winner
 
-__all__ = ["CardSetRule", "Deal", "Decision", "GameState", "Phase"]
+__all__ = ["CardSetRule", "Decision", "GameState", "Phase"]
 
 # Module aliases for the per-card paths: on Python 3.11 ``Phase.PLAY`` costs ~0.1 us per
 # lookup (``EnumType`` defines ``__getattr__``, which slows every class attribute read).
@@ -102,14 +103,6 @@ _PHASE_DECISION = {
     Phase.MUCK: DecisionKind.MUCK,
     Phase.PLAY: DecisionKind.PLAY,
 }
-
-
-@dataclass(frozen=True, slots=True)
-class Deal:
-    """An explicit deal: each seat's hand and the stock in the order it is drawn."""
-
-    hands: tuple[tuple[Card, ...], ...]
-    stock: tuple[Card, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

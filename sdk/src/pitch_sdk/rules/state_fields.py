@@ -6,6 +6,10 @@ hand (:mod:`~pitch_sdk.rules.auction`, :mod:`~pitch_sdk.rules.preparation`,
 fields (as ``__slots__``, which keeps attribute access and :meth:`GameState.clone`
 cheap) and the few transitions one stage hands over to another are declared here, where
 every mixin and the type checker can see them.
+
+This module imports nothing from :mod:`~pitch_sdk.rules.state`, not even for the type
+checker: the state imports the mixins, which import these fields, so a type the fields
+name (such as :class:`~pitch_sdk.rules.deal.Deal`) lives in a module below all of them.
 """
 
 from __future__ import annotations
@@ -17,13 +21,11 @@ from typing import TYPE_CHECKING
 from pitch_sdk.rules.actions import Action
 from pitch_sdk.rules.cards import Suit
 from pitch_sdk.rules.cardsets import CardSetChoices
+from pitch_sdk.rules.deal import Deal
 from pitch_sdk.rules.events import Event
 from pitch_sdk.rules.records import HandResult, Trick, WinReason
 from pitch_sdk.rules.ruleset import Ruleset
 from pitch_sdk.rules.tables import PlayRecords, TrumpTable
-
-if TYPE_CHECKING:
-    from pitch_sdk.rules.state import Deal
 
 
 class Phase(StrEnum):
