@@ -40,3 +40,11 @@ def arena(redis_url: str) -> Iterator[ArenaThread]:
         yield thread
     finally:
         thread.close()
+
+
+@pytest.fixture()
+def env(arena: ArenaThread, redis_url: str) -> dict[str, str]:
+    """The environment a deployment gives the ``pitch-arena`` commands, around the module's
+    referee (``arena``; a module may define its own); wide output so rows are not wrapped."""
+    return {"REDIS_URL": redis_url, "PITCH_STORE_PREFIX": arena.prefix, "PITCH_ADMIN_TOKEN": "test-admin",
+            "PITCH_REFEREE": f"127.0.0.1:{arena.arena.server.port}", "COLUMNS": "200"}

@@ -21,7 +21,7 @@ from store.fleet import FleetDirectory
 from store.redis_store import Store
 from store.results import result_to_dict
 from store.versions import BotVersions
-from tests.workers.results import match_result
+from tests.results import match_result
 from web.app import create_app
 from web.arena import WebArena
 from web.config import WebConfig

@@ -11,8 +11,8 @@ import pytest
 
 from competitions.ratings.leaderboard import Leaderboard, record_match
 from store.results import result_to_dict
+from tests.results import duel
 from tests.web.harness import HOSTILE_NAME, WebArena
-from tests.workers.results import duel
 
 pytestmark = pytest.mark.slow
 

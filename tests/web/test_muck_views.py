@@ -20,8 +20,8 @@ from pitch_sdk.rules.cards import cards_of
 from pitch_sdk.rules.events import MuckShown
 from store.redis_store import Store
 from store.results import result_to_dict
+from tests.results import match_result
 from tests.web.test_spectator_model import NAMES, spectator_stream
-from tests.workers.results import match_result
 from web.app import create_app
 from web.arena import WebArena
 from web.config import WebConfig

@@ -18,8 +18,8 @@ from competitions.tournaments.schedule import round_robin
 from store.fleet import FleetDirectory
 from store.redis_store import Store
 from store.seats import SeatLedger, SeatNeed
+from tests.cli.test_cli import invoke
 from tests.workers.celery_harness import ArenaThread, WorkerProcess, referee_fleet, wait_until
-from tests.workers.test_cli import invoke
 
 
 @pytest.fixture()

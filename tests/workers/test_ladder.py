@@ -18,15 +18,14 @@ from competitions.tournaments.schedule import ScheduleError
 from competitions.tournaments.store import TournamentStore
 from competitions.tournaments.table import PLAYED
 from store.redis_store import Store
-
-from .celery_harness import (
+from tests.cli.test_cli import invoke, line_of
+from tests.workers.celery_harness import (
     ArenaThread,
     WorkerProcess,
     arena_per_test,  # noqa: F401 (the fixture "arena": a referee of each test's own)
     wait_until,
 )
-from .test_cli import invoke, line_of
-from .test_tournament import worker_config
+from tests.workers.test_tournament import worker_config
 
 
 def test_beat_steps_an_endless_ladder_per_configured_preset() -> None:

@@ -21,14 +21,13 @@ from competitions.sprt.store import SprtStore
 from competitions.tournaments.schedule import ScheduleError
 from competitions.tournaments.table import NOT_PLAYED, PLAYED
 from store.redis_store import Store
-
-from .celery_harness import (
+from tests.cli.test_cli import invoke
+from tests.workers.celery_harness import (
     ArenaThread,
     WorkerProcess,
     arena_per_test,  # noqa: F401 (the fixture "arena": a referee of each test's own)
 )
-from .test_cli import invoke
-from .test_tournament import wipe_broker, worker_config
+from tests.workers.test_tournament import wipe_broker, worker_config
 
 
 def spec(**fields: Any) -> SprtSpec:

@@ -28,8 +28,7 @@ from competitions.tournaments.schedule import Schedule, round_robin
 from competitions.tournaments.store import TournamentError, TournamentStore
 from competitions.tournaments.table import NOT_PLAYED, PLAYED, compute_table
 from store.redis_store import Store
-
-from .celery_harness import (
+from tests.workers.celery_harness import (
     ArenaThread,
     WorkerProcess,
     arena_per_test,  # noqa: F401 (the fixture "arena": a referee of each test's own)

@@ -37,7 +37,7 @@ from competitions.ratings.model import (
 )
 from pitch_sdk.proto.pitch.v1 import bot_pb2
 from store.results import result_to_dict
-from tests.workers.results import duel, match_result
+from tests.results import duel, match_result
 
 K16 = EloConfig(k=16)
 

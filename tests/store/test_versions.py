@@ -17,10 +17,9 @@ from pitch_sdk.proto.pitch.v1 import arena_pb2
 from pitch_sdk.remote.client import BotClient
 from store.redis_store import Store
 from store.versions import BotVersions, rated_view
+from tests.cli.test_cli import invoke
 from tests.referee.test_hostile import hello_bytes, raw_connect
-
-from .celery_harness import ArenaThread, wait_until
-from .test_cli import invoke
+from tests.workers.celery_harness import ArenaThread, wait_until
 
 ADMIN = (("authorization", "Bearer test-admin"),)
 #: A version is the bot's own text: rich markup in it must be printed, not interpreted.

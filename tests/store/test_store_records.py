@@ -14,7 +14,7 @@ import pytest
 from store.redis_server import RedisServer
 from store.redis_store import Store
 from store.results import result_to_dict
-from tests.workers.results import match_result
+from tests.results import match_result
 
 
 @pytest.fixture()

@@ -31,9 +31,8 @@ from competitions.tournaments.store import TournamentStore
 from competitions.tournaments.table import PLAYED
 from store.redis_store import Store
 from store.results import result_to_dict
-
-from .celery_harness import ArenaThread, WorkerProcess
-from .results import duel, match_result
+from tests.results import duel, match_result
+from tests.workers.celery_harness import ArenaThread, WorkerProcess
 
 BIN = Path(sys.executable).parent
 

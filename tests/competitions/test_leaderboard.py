@@ -23,7 +23,7 @@ from competitions.ratings.model import DEFAULT_CONFIG, Z95, EloConfig, elo_updat
 from store.redis_store import Store
 from store.results import result_to_dict
 from store.versions import BotVersions
-from tests.workers.results import duel, match_result
+from tests.results import duel, match_result
 
 INITIAL = DEFAULT_CONFIG.initial
 

@@ -20,8 +20,7 @@ import pytest
 from cli.local_arena import free_port
 from competitions.config import WorkerConfig
 from competitions.referee_client import RefereeClient
-
-from .celery_harness import WorkerProcess, wait_until
+from tests.workers.celery_harness import WorkerProcess, wait_until
 
 BIN = Path(sys.executable).parent
 ADMIN = "state-admin"

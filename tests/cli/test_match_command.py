@@ -8,9 +8,8 @@ import uuid
 import pytest
 
 from store.redis_store import Store
-
-from .celery_harness import ArenaThread
-from .test_cli import invoke
+from tests.cli.test_cli import invoke
+from tests.workers.celery_harness import ArenaThread
 
 
 @pytest.fixture(scope="module")
