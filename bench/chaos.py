@@ -400,8 +400,12 @@ class Chaos:
         wait_for(lambda: _answers(self.store), 30, "Redis", [])
         last = self.store.client.zrevrange(self._key("matches"), 0, 0, withscores=True)
         for event in self.kills:
-            if event.recovery_s is None and (not last or float(last[0][1]) < (event.restarted or event.at)):
+            if event.recovery_s is not None:
+                continue
+            if not last or float(last[0][1]) < (event.restarted or event.at):
                 event.note = "no match was left to record after it"
+            elif event.kind == "bot" and self.first_record_after(event.restarted or event.at, event.bot_id) is None:
+                event.note = "none of the bot's matches was left to record after it came back"
         return wall
 
     # ----------------------------------------------------------------- the report
