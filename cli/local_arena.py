@@ -3,8 +3,8 @@
 Redis (a private one unless a URL is given), a referee process, one ``pitch-bot run``
 process per bot and Celery worker processes: the same commands compose runs, each
 logging to its own file.  :meth:`LocalArena.close` stops them in reverse order of start
-(workers, bots, referee, Redis), each with the signal it shuts down cleanly on and a
-grace period before its whole session is killed, so a finished demo and an interrupted
+(workers, bots, referee, Redis; the processes of one kind at once), each with the signal it
+shuts down cleanly on and a grace period before its whole session is killed, so a finished demo and an interrupted
 one both end with nothing left running.
 """
 
@@ -72,13 +72,22 @@ class Service:
     def stop(self) -> int:
         """Ask the process to stop; after the grace period, SIGKILL its whole session (a
         Celery worker's pool processes too).  Returns its exit status."""
+        self.ask_to_stop()
+        return self.wait_stopped(time.monotonic() + STOP_GRACE_S)
+
+    def ask_to_stop(self) -> None:
+        """Send the stop signal, if the process still runs; :meth:`wait_stopped` waits for it."""
         if self.process.poll() is None:
             self.process.send_signal(self.stop_signal)
-            try:
-                self.process.wait(timeout=STOP_GRACE_S)
-            except subprocess.TimeoutExpired:
-                os.killpg(self.process.pid, signal.SIGKILL)
-                self.process.wait()
+
+    def wait_stopped(self, deadline: float) -> int:
+        """Wait for the process to exit until ``deadline`` (``time.monotonic``), then SIGKILL
+        its whole session.  Returns its exit status."""
+        try:
+            self.process.wait(timeout=max(0.0, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            os.killpg(self.process.pid, signal.SIGKILL)
+            self.process.wait()
         return self.process.returncode
 
     # ------------------------------------------------ chaos: kill -9 and restart (bench/chaos.py)
@@ -194,19 +203,35 @@ class LocalArena:
         return service
 
     def close(self) -> None:
-        """Stop every process, last started first, then Redis.  Ctrl-C and SIGTERM are
-        ignored meanwhile, so a second one cannot leave half the arena running."""
+        """Stop every process, last started first (one kind at a time), then Redis.  Ctrl-C
+        and SIGTERM are ignored meanwhile, so a second one cannot leave half the arena running."""
         main = threading.current_thread() is threading.main_thread()
         previous = {sig: signal.signal(sig, signal.SIG_IGN) for sig in (signal.SIGINT, signal.SIGTERM)} if main else {}
         try:
             while self.services:
-                self.services.pop().stop()
+                self._stop_kind()
             if self.redis is not None:
                 self.redis.stop()
                 self.redis = None
         finally:
             for sig, handler in previous.items():
                 signal.signal(sig, handler)
+
+    def _stop_kind(self) -> None:
+        """Stop the last started service together with the services started just before it
+        that stop on the same signal: one kind (the workers, the bots, a fleet's referees),
+        none of which waits on another, so they are signalled at once and share one grace
+        period (a Celery worker alone takes about two seconds to stop its pool, and the
+        kinds still stop in reverse order of start)."""
+        kind = self.services[-1].stop_signal
+        group: list[Service] = []
+        while self.services and self.services[-1].stop_signal == kind:
+            group.append(self.services.pop())
+        for service in group:
+            service.ask_to_stop()
+        deadline = time.monotonic() + STOP_GRACE_S
+        for service in group:
+            service.wait_stopped(deadline)
 
     # ------------------------------------------------ chaos: kill -9 and restart (bench/chaos.py)
     def start_persistent_redis(self, persist_dir: Path) -> str:
