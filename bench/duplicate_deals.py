@@ -13,7 +13,7 @@ mode's pairs:
   the same bots, so their expected score is the same);
 * the ratio independent/duplicate of those games (= of the variances), with a 95% range
   from 2,000 bootstrap resamples of the pairs;
-* the median games of 300 simulated SPRTs at ``[0, 10]`` (normalized Elo), drawn from each
+* the median games of ``--sprt-runs`` (300) simulated SPRTs at ``[0, 10]`` (normalized Elo), drawn from each
   mode's measured outcomes: pentanomial for duplicate pairs, trinomial (games as
   independent samples) for independent deals, as ``pitch-arena sprt`` would count them.
 
@@ -21,7 +21,7 @@ Comparisons: heuristic against random (the issue's), and heuristic against a noi
 heuristic (noise 0.3, a closer match), in ``partnership`` at its own target and in short
 games to 5 points, where the cards decide more.
 
-Run: ``.venv/bin/python bench/duplicate_deals.py [--pairs 60]``.
+Run: ``.venv/bin/python bench/duplicate_deals.py [--pairs 60] [--sprt-runs 300]``.
 """
 
 from __future__ import annotations
@@ -52,8 +52,8 @@ def games_needed(scores: np.ndarray, mean: float) -> float | None:
     return Z95**2 * variance / (mean - 0.5) ** 2
 
 
-def sprt_games(pairs: np.ndarray, duplicate: bool, seed: int) -> float:
-    """Median games of simulated SPRTs at [0, 10] drawn from these measured pairs."""
+def sprt_games(pairs: np.ndarray, duplicate: bool, seed: int, runs: int) -> float:
+    """Median games of ``runs`` simulated SPRTs at [0, 10] drawn from these measured pairs."""
     counts = Pentanomial()
     for score in pairs:
         counts.add(float(score))
@@ -62,13 +62,14 @@ def sprt_games(pairs: np.ndarray, duplicate: bool, seed: int) -> float:
     else:  # the games of independent pairs are independent samples: L/D/W frequencies
         games = np.array(counts.counts, dtype=np.float64)
         chances = np.array([2 * games[0] + games[1], games[1] + 2 * games[2] + games[3], games[3] + 2 * games[4]])
-    result = simulate_sprt(chances / chances.sum(), 0, 10, np.random.default_rng(seed), runs=300, batch=4,
+    result = simulate_sprt(chances / chances.sum(), 0, 10, np.random.default_rng(seed), runs=runs, batch=4,
                            max_pairs=20_000)
     per_sample = 2 if duplicate else 1
     return float(np.median(result.pairs)) * per_sample
 
 
-def compare(rules: Ruleset, new: Callable[[], Bot], old: Callable[[], Bot], pairs: int) -> dict[str, object]:
+def compare(rules: Ruleset, new: Callable[[], Bot], old: Callable[[], Bot], pairs: int,
+            sprt_runs: int = 300) -> dict[str, object]:
     duplicate, independent = [], []
     for seed in range(pairs):
         duplicate.append(play_pair(rules, new, old, seed))
@@ -92,22 +93,25 @@ def compare(rules: Ruleset, new: Callable[[], Bot], old: Callable[[], Bot], pair
         "ratio_independent_to_duplicate": round(ratio, 2) if ratio is not None else None,
         "ratio_range_95": ([round(float(np.percentile(ratios, 2.5)), 2), round(float(np.percentile(ratios, 97.5)), 2)]
                            if len(ratios) > 100 else None),
-        "sprt_median_games": {"duplicate": sprt_games(dup, True, 2), "independent": sprt_games(ind, False, 3)},
+        "sprt_median_games": {"duplicate": sprt_games(dup, True, 2, sprt_runs),
+                              "independent": sprt_games(ind, False, 3, sprt_runs)},
     }
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--pairs", type=int, default=60, help="pairs per mode and comparison")
+    parser.add_argument("--sprt-runs", type=int, default=300,
+                        help="simulated SPRTs per mode and comparison (a smoke run needs only a few)")
     args = parser.parse_args()
     started = time.perf_counter()
     report: dict[str, object] = {}
     for target in (None, 5):
         rules = preset("partnership") if target is None else preset("partnership", target=target)
         label = "partnership" if target is None else f"partnership, target {target}"
-        report[f"{label}: heuristic vs random"] = compare(rules, HeuristicBot, RandomBot, args.pairs)
+        report[f"{label}: heuristic vs random"] = compare(rules, HeuristicBot, RandomBot, args.pairs, args.sprt_runs)
         report[f"{label}: heuristic vs noisy 0.3"] = compare(rules, HeuristicBot, lambda: NoisyHeuristicBot(0.3),
-                                                            args.pairs)
+                                                            args.pairs, args.sprt_runs)
     report["seconds"] = round(time.perf_counter() - started, 1)
     ratios = [v["ratio_independent_to_duplicate"] for v in report.values() if isinstance(v, dict)]
     report["median_ratio"] = statistics.median(r for r in ratios if r is not None) if any(ratios) else None

@@ -40,7 +40,7 @@ def test_ladder_bench_measures_a_curve_and_compares_three_methods() -> None:
 
 
 def test_duplicate_deals_bench_plays_both_modes() -> None:
-    report = _run("bench/duplicate_deals.py", "--pairs", "3")
+    report = _run("bench/duplicate_deals.py", "--pairs", "3", "--sprt-runs", "10")
     comparisons = {k: v for k, v in report.items() if isinstance(v, dict)}
     assert len(comparisons) == 4
     for result in comparisons.values():
