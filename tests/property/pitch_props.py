@@ -322,9 +322,10 @@ JOKERS = (1 << int(BIG_JOKER)) | (1 << int(LITTLE_JOKER))
 
 
 def mask(cards: Iterable[int]) -> int:
+    """The bit mask of card ids (``Card`` is an ``int``: no conversion in this hot loop)."""
     out = 0
     for card in cards:
-        out |= 1 << int(card)
+        out |= 1 << card
     return out
 
 
@@ -610,7 +611,8 @@ def illegal_candidates(state: GameState, legal: list[Any], rng: random.Random, l
     rules = state.rules
     own: list[Any] = []
     if kind is DecisionKind.PLAY:
-        own = [PLAYS[c] for c in range(54) if PLAYS[c] not in legal_set]
+        playable = mask(a.card for a in legal if type(a) is PlayCard)  # no action hashing per card
+        own = [PLAYS[c] for c in range(54) if not playable >> c & 1]
     elif kind is DecisionKind.BID:
         top = rules.bidding.maximum_bid + 2 + (rules.moon.moon_bid if rules.moon else 0)
         own = [PASS] + [Bid(n) for n in range(-1, top + 1)]
@@ -626,7 +628,8 @@ def illegal_candidates(state: GameState, legal: list[Any], rng: random.Random, l
     foreign = [PASS, Bid(rules.bidding.minimum_bid), PLAYS[rng.randrange(54)],
                DeclareTrump(rng.choice(list(Suit))), CallCard(rng.choice(CARDS)),
                Choose(rng.random() < 0.5), ChooseCards(frozenset())]
-    own = [a for a in own if a not in legal_set]
+    if kind is not DecisionKind.PLAY:  # the unplayable cards above are none of the legal plays
+        own = [a for a in own if a not in legal_set]
     foreign = [a for a in foreign if a not in legal_set]
     out = []
     for _ in range(limit):

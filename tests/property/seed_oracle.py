@@ -53,8 +53,15 @@ Award = tuple[str, int, int, int | None]  # (category, value, party, card)
 
 
 def bits(m: int) -> list[int]:
-    """The card ids of a bit mask."""
-    return [c for c in range(54) if m >> c & 1]
+    """The card ids of a bit mask, lowest first (set bits only: the oracles call this at
+    every decision)."""
+    out = []
+    m &= (1 << 54) - 1
+    while m:
+        low = m & -m
+        out.append(low.bit_length() - 1)
+        m ^= low
+    return out
 
 
 def rank_of(card: int) -> int:
@@ -65,9 +72,10 @@ def rank_of(card: int) -> int:
 
 
 def mask(cards: Any) -> int:
+    """The bit mask of card ids (``Card`` is an ``int``: no conversion in this hot loop)."""
     out = 0
     for card in cards:
-        out |= 1 << int(card)
+        out |= 1 << card
     return out
 
 
@@ -294,6 +302,8 @@ class TenPointOracle(HandTracker):
     def __init__(self, variant: TenPoint, moon_rate: float = 0.01) -> None:
         self.variant = variant
         self.moon_rate = moon_rate
+        self._orders: dict[Suit, list[int]] = {}
+        self._trump_masks: dict[Suit, int] = {}
         super().__init__()
 
     @property
@@ -301,8 +311,21 @@ class TenPointOracle(HandTracker):
         return 2
 
     def order(self) -> list[int]:
+        """The trumps high to low, worked out once per trump suit in a game (the oracle
+        asks at every play); callers must not change the list."""
         assert self.trump is not None
-        return ten_point_trumps(self.variant, self.trump)
+        order = self._orders.get(self.trump)
+        if order is None:
+            order = self._orders[self.trump] = ten_point_trumps(self.variant, self.trump)
+        return order
+
+    def trump_mask(self) -> int:
+        """The mask of :meth:`order`, once per trump suit."""
+        assert self.trump is not None
+        trumps = self._trump_masks.get(self.trump)
+        if trumps is None:
+            trumps = self._trump_masks[self.trump] = mask(self.order())
+        return trumps
 
     def choose(self, legal: list[Any], rng: random.Random) -> Any:
         """Mostly not the moon: a uniform bidder shoots it in most hands, and a shot moon
@@ -331,7 +354,7 @@ class TenPointOracle(HandTracker):
                 and state.to_move == self.high.seat, f"{v.name} asks a yes/no question its seed does not ask"
         elif kind is DecisionKind.PLAY:
             self.check_preparation()
-            trumps = mask(self.order())
+            trumps = self.trump_mask()
             assert all(not h & ~trumps for h in self.hands), "a non-trump stayed in a hand"
             assert all(h.bit_count() <= 6 for h in self.hands), "a hand above six trumps"
             seat = self.seat_to_play(self.current_trick(state))
@@ -368,7 +391,7 @@ class TenPointOracle(HandTracker):
             return  # checked already
         assert self.high is not None and self.trump is not None
         bidder = self.high.seat
-        trumps = mask(self.order())
+        trumps = self.trump_mask()
         events = list(self.preparation)
         hands = list(self.dealt.hands)
         stock = list(self.stock)

@@ -71,7 +71,7 @@ class FiveHandedOracle(TenPointOracle):
             # "The high bidder not only choses the suit but calls for the card he/she wants to see played"
             assert self.high is not None and self.trump is not None and self.called is None
             assert state.to_move == self.high.seat, "someone other than the high bidder calls"
-            want = mask(self.order()) & ~self.dealt.hands[self.high.seat]
+            want = self.trump_mask() & ~self.dealt.hands[self.high.seat]
             assert all(isinstance(a, CallCard) for a in legal) and mask(int(a.card) for a in legal) == want, \
                 f"callable {sorted(str(a) for a in legal)} != the trumps the bidder lacks {bits(want)}"
             return

@@ -548,7 +548,9 @@ def test_list_matches_shows_running_matches_with_public_facts_only(redis_url: st
     leaves the list; the call needs the admin token."""
 
     async def scenario() -> None:
-        async with running_arena(redis_url) as arena:
+        # live-1 plays on in the referee after its caller gives up; stopping the referee
+        # need not wait the default ten seconds' grace for it to finish.
+        async with running_arena(redis_url, shutdown_grace_s=0.1) as arena:
             seats = [(await arena.connect(SteadyBot))[0] for _ in range(4)]
             task = asyncio.ensure_future(arena.run_match("partnership", seats, seed=5, games=1, match_id="live-1"))
             for _ in range(100):

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
-from pitch_sdk.rules.cards import CARDS, Card, Suit, format_cards, parse_cards
+from pitch_sdk.rules.cards import CARDS, Card, Suit, format_cards, iter_mask, parse_cards
 from pitch_sdk.rules.errors import ActionParseError, RulesError
 
 
@@ -166,10 +166,13 @@ def bid(amount: int, double: bool = False) -> Bid:
     return BIDS[amount] if 0 <= amount < len(BIDS) and not double else Bid(amount, double)
 
 
+_ALL_CARDS = (1 << len(CARDS)) - 1
+
+
 def choose_cards(cards: int | Any) -> ChooseCards:
     """A ``ChooseCards`` from a bit mask or an iterable of cards."""
     if isinstance(cards, int):
-        members = frozenset(CARDS[i] for i in range(54) if cards >> i & 1)
+        members = frozenset(iter_mask(cards & _ALL_CARDS))  # set bits only: once per listed card set
     else:
         members = frozenset(CARDS[int(c)] for c in cards)
     return ChooseCards(members)

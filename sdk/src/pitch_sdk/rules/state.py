@@ -272,7 +272,9 @@ class GameState(Auction, Mucking, Preparation, TrickPlay):
         list uses :meth:`listed_actions`, or ``CardSetChoices(decision().card_set)``."""
         phase = self.phase
         if phase is _PLAY:
-            mask = self._legal_play = self._legal_play_mask(self.to_move)
+            mask = self._legal_play  # kept until the next card is played (``_play`` forgets it)
+            if mask < 0:
+                mask = self._legal_play = self._legal_play_mask(self.to_move)
             out: list[Action] = []
             while mask:
                 low = mask & -mask
@@ -303,7 +305,10 @@ class GameState(Auction, Mucking, Preparation, TrickPlay):
     def is_legal(self, action: Action) -> bool:
         """Whether ``action`` may be applied now."""
         if self.phase is _PLAY:
-            return type(action) is PlayCard and bool(self._legal_play_mask(self.to_move) >> action.card & 1)
+            playable = self._legal_play
+            if playable < 0:
+                playable = self._legal_play_mask(self.to_move)
+            return type(action) is PlayCard and bool(playable >> action.card & 1)
         if self._is_card_set_phase():  # by the rule: the sets may be too many to list
             return action in self._card_set_choices()
         legal = self._legal_list if self._legal_list is not None else self.legal_actions()
