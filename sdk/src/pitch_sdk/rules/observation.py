@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
+from typing import Any, NamedTuple
 
 from pitch_sdk.rules.actions import Action
 from pitch_sdk.rules.cards import CARDS, Card, Suit, cards_of, format_cards
@@ -115,31 +115,11 @@ def observe(state: GameState, viewer: int, legal_actions: tuple[Action, ...] | N
     the referee does at every decision."""
     if viewer not in (SPECTATOR, FULL_VIEW) and not 0 <= viewer < state.players:
         raise ValueError(f"viewer {viewer} is not a seat, SPECTATOR or FULL_VIEW")
-    exchanged: list[tuple[int, int]] = []
-    face_up: list[tuple[Card, ...]] = []
-    my_discards = my_draws = 0
-    burned: list[tuple[int, tuple[Card, ...]]] = []
-    cokes: list[tuple[int, tuple[Card, ...]]] = []
-    doubles: list[bool] = []
-    for event in _current_hand_events(state):
-        if type(event) not in _SUMMARISED:  # most of a hand's events (tricks...): one look-up
-            continue
-        if isinstance(event, BidMade):
-            doubles.append(event.double)
-        elif isinstance(event, Exchanged):
-            exchanged.append((event.seat, event.discarded.bit_count()))
-            face_up.append(_face_up_cards(event.discarded) if event.face_up else ())
-            if event.seat == viewer:
-                my_discards |= event.discarded
-                my_draws |= event.drawn
-        elif isinstance(event, Burned):
-            burned.append((event.seat, cards_of(event.cards)))
-        elif isinstance(event, Coked):
-            cokes.append((event.seat, cards_of(event.cards)))
+    summary = hand_summary(current_hand_events(state.history), viewer)
     over = state.is_over
     if legal_actions is None:
         legal_actions = state.listed_actions() if not over and viewer == state.to_move else ()
-    hidden = viewer >= 0 and not state.looked[viewer] and state.phase in (Phase.LOOK, Phase.BIDDING)
+    hidden = is_hidden(viewer, state.looked, state.phase)
     return Observation(
         viewer=viewer,
         ruleset=state.rules.name,
@@ -160,36 +140,82 @@ def observe(state: GameState, viewer: int, legal_actions: tuple[Action, ...] | N
         current_trick=tuple((seat, CARDS[card]) for seat, card in state.trick),
         tricks=tuple(state.tricks),
         stock_size=len(state.stock),
-        exchanged=tuple(exchanged),
-        my_discards=cards_of(my_discards),
-        my_draws=cards_of(my_draws),
+        exchanged=summary.exchanged,
+        my_discards=summary.my_discards,
+        my_draws=summary.my_draws,
         last_result=state.results[-1] if state.results else None,
         legal_actions=legal_actions,
         sub_trump=None if state.sub_trump < 0 else Suit(state.sub_trump),
         doubled=state.doubled,
         called_card=CARDS[state.called] if state.called >= 0 else None,
-        partner=_known_partner(state, viewer),
+        partner=known_partner(state.partner, state.called, state.tricks, state.trick, viewer),
         looked=tuple(state.looked),
         hand_hidden=hidden,
-        burned=tuple(burned),
-        cokes=tuple(cokes),
+        burned=summary.burned,
+        cokes=summary.cokes,
         offered=CARDS[state.offered] if state.offered >= 0 and viewer == state.to_move else None,
-        bid_doubles=tuple(doubles),
-        face_up_discards=tuple(face_up) if any(face_up) else (),
+        bid_doubles=summary.bid_doubles,
+        face_up_discards=summary.face_up_discards,
     )
 
 
-def _known_partner(state: GameState, viewer: int) -> int | None:
+def is_hidden(viewer: int, looked: Sequence[bool], phase: Phase) -> bool:
+    """Whether ``viewer`` is a seat that has not looked at its hand yet (bidding blind)."""
+    return viewer >= 0 and not looked[viewer] and phase in (Phase.LOOK, Phase.BIDDING)
+
+
+def known_partner(partner: int, card: int, tricks: Sequence[Trick], trick: Sequence[tuple[int, int]],
+                  viewer: int) -> int | None:
     """The called card's holder if ``viewer`` may know it: seed 003's bidder learns its
-    partner only when the called card is played."""
-    partner, card = state.partner, state.called
+    partner only when the called card is played.  ``partner`` and ``card`` are the state's
+    (-1: none), ``tricks`` the hand's completed tricks and ``trick`` the one in play."""
     if partner < 0:
         return None
     if viewer in (FULL_VIEW, partner):
         return partner
-    played = any(c == card for trick in state.tricks for _, c in trick.plays) or any(
-        c == card for _, c in state.trick)
+    played = any(c == card for done in tricks for _, c in done.plays) or any(
+        c == card for _, c in trick)
     return partner if played else None
+
+
+class HandSummary(NamedTuple):
+    """The observation's fields gathered from the current hand's events."""
+
+    exchanged: tuple[tuple[int, int], ...]
+    face_up_discards: tuple[tuple[Card, ...], ...]
+    my_discards: tuple[Card, ...]
+    my_draws: tuple[Card, ...]
+    burned: tuple[tuple[int, tuple[Card, ...]], ...]
+    cokes: tuple[tuple[int, tuple[Card, ...]], ...]
+    bid_doubles: tuple[bool, ...]
+
+
+def hand_summary(events: Sequence[Event], viewer: int) -> HandSummary:
+    """What ``viewer`` sees of the current hand's bids, exchanges, burns and cokes, from the
+    hand's ``events`` (:func:`current_hand_events`)."""
+    exchanged: list[tuple[int, int]] = []
+    face_up: list[tuple[Card, ...]] = []
+    my_discards = my_draws = 0
+    burned: list[tuple[int, tuple[Card, ...]]] = []
+    cokes: list[tuple[int, tuple[Card, ...]]] = []
+    doubles: list[bool] = []
+    for event in events:
+        if type(event) not in _SUMMARISED:  # most of a hand's events (tricks...): one look-up
+            continue
+        if isinstance(event, BidMade):
+            doubles.append(event.double)
+        elif isinstance(event, Exchanged):
+            exchanged.append((event.seat, event.discarded.bit_count()))
+            face_up.append(_face_up_cards(event.discarded) if event.face_up else ())
+            if event.seat == viewer:
+                my_discards |= event.discarded
+                my_draws |= event.drawn
+        elif isinstance(event, Burned):
+            burned.append((event.seat, cards_of(event.cards)))
+        elif isinstance(event, Coked):
+            cokes.append((event.seat, cards_of(event.cards)))
+    return HandSummary(tuple(exchanged), tuple(face_up) if any(face_up) else (), cards_of(my_discards),
+                       cards_of(my_draws), tuple(burned), tuple(cokes), tuple(doubles))
 
 
 def visible_event(event: Event, viewer: int) -> dict[str, Any] | None:
@@ -208,9 +234,8 @@ def visible_event(event: Event, viewer: int) -> dict[str, Any] | None:
     return event.to_dict()
 
 
-def _current_hand_events(state: GameState) -> list[Event]:
-    """The events since the current hand's deal."""
-    history = state.history
+def current_hand_events(history: Sequence[Event]) -> Sequence[Event]:
+    """The events of a game's ``history`` since the current hand's deal."""
     for index in range(len(history) - 1, -1, -1):
         if type(history[index]) is Dealt:  # a final class: cheaper than isinstance
             return history[index:]
