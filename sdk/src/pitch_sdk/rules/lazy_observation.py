@@ -103,43 +103,49 @@ class _Moment(NamedTuple):
     stock_size: int
     last_result: HandResult | None
     looked: tuple[bool, ...]
-    events: Sequence[Event]
-    """The current hand's events."""
+    history: Sequence[Event]
+    """The game's event log: it only grows, so its first ``history_length`` events stay
+    those of the moment."""
+    history_length: int
 
 
-def _scalars(m: _Moment) -> tuple[Any, ...]:
-    """The fields of one value each, and the small copies: cheap enough to fill together
-    at the first read of any (each first read costs a fall-back of its own)."""
-    return (m.viewer, m.ruleset, m.players, m.parties, m.hand_number, m.dealer, m.phase, m.to_move,
-            m.scores, m.pitcher if m.pitcher >= 0 else None, m.contract or None,
-            None if m.trump < 0 else SUITS[m.trump], m.tricks, m.stock_size, m.last_result,
-            None if m.sub_trump < 0 else SUITS[m.sub_trump], m.doubled,
-            CARDS[m.called] if m.called >= 0 else None, m.looked,
-            is_hidden(m.viewer, m.looked, m.phase),
-            CARDS[m.offered] if m.offered >= 0 and m.viewer == m.to_move else None)
+def _common(m: _Moment) -> tuple[Any, ...]:
+    """What most bots read at every decision (whose turn, trump, the hand, the trick, the
+    bids), filled together at the first read of any: each first read costs a fall-back of
+    its own, more than a few fields cost to work out."""
+    return (m.viewer, m.players, m.parties, m.phase, m.to_move,
+            None if m.trump < 0 else SUITS[m.trump], None if m.sub_trump < 0 else SUITS[m.sub_trump],
+            cards_of(m.hands[m.viewer]) if m.viewer >= 0 and not is_hidden(m.viewer, m.looked, m.phase) else (),
+            tuple((seat, CARDS[card]) for seat, card in m.trick), m.tricks,
+            tuple((seat, amount or None) for seat, amount in m.bids))
 
 
-def _hand(m: _Moment) -> tuple[Any, ...]:
-    return (cards_of(m.hands[m.viewer]) if m.viewer >= 0 and not is_hidden(m.viewer, m.looked, m.phase) else (),)
+def _rest(m: _Moment) -> tuple[Any, ...]:
+    """The other fields of one value each, and the other small copies."""
+    return (m.ruleset, m.hand_number, m.dealer, m.scores, m.pitcher if m.pitcher >= 0 else None,
+            m.contract or None, m.stock_size, m.last_result, m.doubled,
+            CARDS[m.called] if m.called >= 0 else None, m.looked, is_hidden(m.viewer, m.looked, m.phase),
+            CARDS[m.offered] if m.offered >= 0 and m.viewer == m.to_move else None,
+            tuple(h.bit_count() for h in m.hands),
+            known_partner(m.partner, m.called, m.tricks, m.trick, m.viewer))
 
 
 _Group = tuple[tuple[str, ...], Callable[[_Moment], tuple[Any, ...]]]
 _GROUPS: tuple[_Group, ...] = (
-    (("viewer", "ruleset", "players", "parties", "hand_number", "dealer", "phase", "to_move", "scores",
-      "pitcher", "bid", "trump", "tricks", "stock_size", "last_result", "sub_trump", "doubled",
-      "called_card", "looked", "hand_hidden", "offered"), _scalars),
-    (("hand",), _hand),
-    (("hands",), lambda m: (tuple(cards_of(h) for h in m.hands) if m.viewer == FULL_VIEW else None,)),
-    (("hand_sizes",), lambda m: (tuple(h.bit_count() for h in m.hands),)),
-    (("bids",), lambda m: (tuple((seat, amount or None) for seat, amount in m.bids),)),
-    (("current_trick",), lambda m: (tuple((seat, CARDS[card]) for seat, card in m.trick),)),
-    (("partner",), lambda m: (known_partner(m.partner, m.called, m.tricks, m.trick, m.viewer),)),
+    (("viewer", "players", "parties", "phase", "to_move", "trump", "sub_trump", "hand", "current_trick",
+      "tricks", "bids"), _common),
+    (("ruleset", "hand_number", "dealer", "scores", "pitcher", "bid", "stock_size", "last_result", "doubled",
+      "called_card", "looked", "hand_hidden", "offered", "hand_sizes", "partner"), _rest),
     (("exchanged", "face_up_discards", "my_discards", "my_draws", "burned", "cokes", "bid_doubles"),
-     lambda m: tuple(hand_summary(m.events, m.viewer))),
+     lambda m: tuple(hand_summary(current_hand_events(m.history, m.history_length), m.viewer))),
+    (("hands",), lambda m: (tuple(cards_of(h) for h in m.hands) if m.viewer == FULL_VIEW else None,)),
 )
 """The fields but ``legal_actions`` (given at once), in groups worked out together."""
 
-_GROUP_OF = {name: group for group in _GROUPS for name in group[0]}
+_GROUP_OF = {name: (tuple(Observation.__dict__[field].__set__ for field in group[0]), group[1])
+             for group in _GROUPS for name in group[0]}
+"""For each field, the slot setters of its group's fields (a bound setter is a third
+cheaper than ``object.__setattr__`` by name) and the group's derivation."""
 
 
 class LocalObservation(LazyObservation):
@@ -152,9 +158,9 @@ class LocalObservation(LazyObservation):
         group = _GROUP_OF.get(name)
         if group is None:  # not a field: no such attribute, as on any Observation
             raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
-        names, derive = group
-        for field, value in zip(names, derive(self._moment), strict=True):
-            _SET_FIELD(self, field, value)
+        setters, derive = group
+        for setter, value in zip(setters, derive(self._moment), strict=True):
+            setter(self, value)
         return getattr(self, name)
 
 
@@ -164,7 +170,7 @@ def observe_lazily(state: GameState, viewer: int, legal_actions: Sequence[Action
     an observation holds them already)."""
     if viewer not in (SPECTATOR, FULL_VIEW) and not 0 <= viewer < state.players:
         raise ValueError(f"viewer {viewer} is not a seat, SPECTATOR or FULL_VIEW")
-    results = state.results
+    results, history = state.results, state.history
     observation = object.__new__(LocalObservation)
     _SET_FIELD(observation, "legal_actions", legal_actions)
     _SET_FIELD(observation, "_moment", _Moment(
@@ -172,5 +178,5 @@ def observe_lazily(state: GameState, viewer: int, legal_actions: Sequence[Action
         state.phase, state.to_move, tuple(state.scores), tuple(state.hands), tuple(state.bids),
         state.pitcher, state.contract, state.trump, state.sub_trump, state.doubled, state.called,
         state.partner, state.offered, tuple(state.trick), tuple(state.tricks), len(state.stock),
-        results[-1] if results else None, tuple(state.looked), current_hand_events(state.history)))
+        results[-1] if results else None, tuple(state.looked), history, len(history)))
     return observation

@@ -214,8 +214,9 @@ def hand_summary(events: Sequence[Event], viewer: int) -> HandSummary:
             burned.append((event.seat, cards_of(event.cards)))
         elif isinstance(event, Coked):
             cokes.append((event.seat, cards_of(event.cards)))
-    return HandSummary(tuple(exchanged), tuple(face_up) if any(face_up) else (), cards_of(my_discards),
-                       cards_of(my_draws), tuple(burned), tuple(cokes), tuple(doubles))
+    return HandSummary(tuple(exchanged), tuple(face_up) if any(face_up) else (),
+                       cards_of(my_discards) if my_discards else (), cards_of(my_draws) if my_draws else (),
+                       tuple(burned), tuple(cokes), tuple(doubles))
 
 
 def visible_event(event: Event, viewer: int) -> dict[str, Any] | None:
@@ -234,9 +235,11 @@ def visible_event(event: Event, viewer: int) -> dict[str, Any] | None:
     return event.to_dict()
 
 
-def current_hand_events(history: Sequence[Event]) -> Sequence[Event]:
-    """The events of a game's ``history`` since the current hand's deal."""
-    for index in range(len(history) - 1, -1, -1):
+def current_hand_events(history: Sequence[Event], end: int | None = None) -> Sequence[Event]:
+    """The events of a game's ``history`` (up to ``end``, default all) since the current
+    hand's deal."""
+    end = len(history) if end is None else end
+    for index in range(end - 1, -1, -1):
         if type(history[index]) is Dealt:  # a final class: cheaper than isinstance
-            return history[index:]
+            return history[index:end]
     return []
