@@ -147,6 +147,16 @@ class RulesSense:
         """How many partners each player has (0 when playing alone)."""
         return self.ruleset.seating.team_size - 1
 
+    @cached_property
+    def point_values(self) -> dict[PointCategory, int]:
+        """What each point category the ruleset scores is worth."""
+        return {rule.category: rule.value for rule in self.ruleset.scoring.points}
+
+    @cached_property
+    def game_value(self) -> int:
+        """What the Game point is worth (0 when the ruleset does not score it)."""
+        return next((r.value for r in self.ruleset.scoring.points if r.category is PointCategory.GAME), 0)
+
     def __getitem__(self, trump: Suit) -> TrumpSense:
         return self.trumps[trump]
 

@@ -109,7 +109,7 @@ class _View:
         obs, info = self.observation, self.info
         trick = obs.current_trick
         lead = trick[0][1]
-        winner, best = info.trick_leader([(s, int(c)) for s, c in trick])
+        winner, best = info.trick_leader(trick)
         my_party = obs.viewer % obs.parties
         still_to_play = [(obs.viewer + k) % obs.players for k in range(1, obs.players - len(trick))]
         opponents_after = any(s % obs.parties != my_party for s in still_to_play)
@@ -117,7 +117,8 @@ class _View:
         def holds(power: int) -> bool:
             return not opponents_after or not self.unseen_beats(power, lead)
 
-        beating = [c for c in legal if info.power(c, lead) > best]
+        beaters = info.beaters(best, lead)
+        beating = [c for c in legal if beaters >> c & 1]
         if winner % obs.parties == my_party:
             under = [c for c in legal if c not in beating] or list(legal)
             if holds(best):  # partner's trick is safe: give it our points
