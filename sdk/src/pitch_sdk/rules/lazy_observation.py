@@ -27,7 +27,6 @@ from pitch_sdk.rules.observation import (
     FULL_VIEW,
     SPECTATOR,
     Observation,
-    current_hand_events,
     hand_summary,
     is_hidden,
     known_partner,
@@ -137,7 +136,7 @@ _GROUPS: tuple[_Group, ...] = (
     (("ruleset", "hand_number", "dealer", "scores", "pitcher", "bid", "stock_size", "last_result", "doubled",
       "called_card", "looked", "hand_hidden", "offered", "hand_sizes", "partner"), _rest),
     (("exchanged", "face_up_discards", "my_discards", "my_draws", "burned", "cokes", "bid_doubles"),
-     lambda m: tuple(hand_summary(current_hand_events(m.history, m.history_length), m.viewer))),
+     lambda m: hand_summary(m.history, m.viewer, m.history_length)),
     (("hands",), lambda m: (tuple(cards_of(h) for h in m.hands) if m.viewer == FULL_VIEW else None,)),
 )
 """The fields but ``legal_actions`` (given at once), in groups worked out together."""
