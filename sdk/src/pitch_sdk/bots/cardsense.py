@@ -9,8 +9,8 @@ seat can see: nothing peeks at hidden state.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
-from functools import cache
+from dataclasses import dataclass, field
+from functools import cache, cached_property
 from typing import TypeVar
 
 from pitch_sdk.rules import Card, Observation, PointCategory, Ruleset, Suit
@@ -46,6 +46,8 @@ class TrumpSense:
     """What the High point is worth (0 when the ruleset has no High)."""
     low_candidates: tuple[int, ...]
     """Trumps that can be Low, lowest first (jokers below the two are never Low)."""
+    _beaters: dict[tuple[int, int], int] = field(default_factory=dict, init=False, repr=False, compare=False)
+    """:meth:`beaters`' masks, by the lead's suit and the power to beat."""
 
     def is_trump(self, card: int) -> bool:
         """Whether ``card`` belongs to trump (off-cards and jokers included)."""
@@ -58,6 +60,16 @@ class TrumpSense:
                 self.table.effective_suit[card] != self.table.effective_suit[lead]:
             return -1
         return power
+
+    def beaters(self, power: int, lead: int) -> int:
+        """The mask of the cards that beat ``power`` on a trick led by ``lead``: those whose
+        :meth:`power` there is higher (worked out once per suit led and power)."""
+        key = (self.table.effective_suit[lead], power)
+        mask = self._beaters.get(key)
+        if mask is None:
+            mask = mask_of(card for card in range(len(self.table.power)) if self.power(card, lead) > power)
+            self._beaters[key] = mask
+        return mask
 
     def trick_leader(self, plays: Sequence[tuple[int, int]]) -> tuple[int, int]:
         """``(seat, power)`` of who is winning a trick so far (``(-1, -1)`` if empty)."""
@@ -95,13 +107,25 @@ class TrumpSense:
         is Low unless a lower one is in play: each unseen lower trump halves its chance
         (about half the unseen cards are in other hands, the rest were never dealt).
         """
-        value = float(self.fixed_points.get(card, 0))
-        if self.pips_count:
-            value += PIPS2[card] / 2 * POINTS_PER_PIP
-        if self.low_value and not self.low_to_player and card in self.low_candidates:
-            lower = self.low_candidates[:self.low_candidates.index(card)]
-            value += self.low_value * 0.5 ** (mask_of(lower) & unseen).bit_count()
+        value, lower = self._stakes[card]
+        if lower >= 0:
+            value += self.low_value * 0.5 ** (lower & unseen).bit_count()
         return value
+
+    @cached_property
+    def _stakes(self) -> tuple[tuple[float, int], ...]:
+        """Per card id, :meth:`stake`'s part that does not depend on the unseen cards, and the
+        mask of the Low candidates below it when it may be Low (else -1)."""
+        stakes = []
+        for card in range(len(self.table.power)):
+            value = float(self.fixed_points.get(card, 0))
+            if self.pips_count:
+                value += PIPS2[card] / 2 * POINTS_PER_PIP
+            lower = -1
+            if self.low_value and not self.low_to_player and card in self.low_candidates:
+                lower = mask_of(self.low_candidates[:self.low_candidates.index(card)])
+            stakes.append((value, lower))
+        return tuple(stakes)
 
 
 @dataclass(frozen=True)
@@ -122,6 +146,16 @@ class RulesSense:
     def partners(self) -> int:
         """How many partners each player has (0 when playing alone)."""
         return self.ruleset.seating.team_size - 1
+
+    @cached_property
+    def point_values(self) -> dict[PointCategory, int]:
+        """What each point category the ruleset scores is worth."""
+        return {rule.category: rule.value for rule in self.ruleset.scoring.points}
+
+    @cached_property
+    def game_value(self) -> int:
+        """What the Game point is worth (0 when the ruleset does not score it)."""
+        return next((r.value for r in self.ruleset.scoring.points if r.category is PointCategory.GAME), 0)
 
     def __getitem__(self, trump: Suit) -> TrumpSense:
         return self.trumps[trump]

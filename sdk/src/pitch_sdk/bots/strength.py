@@ -14,7 +14,7 @@ from math import comb
 
 from pitch_sdk.bots.cardsense import RulesSense, TrumpSense
 from pitch_sdk.rules import Card, PointCategory, Ruleset, Suit
-from pitch_sdk.rules.cards import ACE, TEN
+from pitch_sdk.rules.cards import ACE, LITTLE_JOKER_ID, TEN
 from pitch_sdk.rules.ruleset import Exchange, JokerRank, PartnerCall
 
 #: Chance of winning the trick that carries our own low trump (or a held point card
@@ -108,24 +108,27 @@ def expected_points(rules: RulesSense, hand: Sequence[int], trump: Suit) -> floa
             total += value * (1 - mine - partner) * in_play * CAPTURE_THEIRS
     for card, value in info.player_points.items():
         total += value * (1.0 if card in held else mine + partner)
-    total += _game_share(ruleset, hand, info, len(trumps), partners)
-    total += _sub_trump_points(ruleset, hand, trump, none_held)
-    total += _unranked_joker_points(ruleset, partners, in_play)
+    total += _game_share(rules, hand, info, len(trumps), partners)
+    total += _sub_trump_points(rules, hand, trump, none_held)
+    total += _unranked_joker_points(rules, partners, in_play)
     if mine:
         return total  # the partner's cards are counted above
     return total + PARTNER_BONUS * (partners + called)
 
 
-def _sub_trump_points(ruleset: Ruleset, hand: Sequence[int], trump: Suit,
+def _sub_trump_points(rules: RulesSense, hand: Sequence[int], trump: Suit,
                       none_held: Callable[[int], float]) -> float:
     """Two-trump pitch: the bidder also names the sub-trump, its best other suit, whose
     sub-high, sub-low and sub-jack it counts as it counts a trump suit's (High when no
     opponent holds a higher card of the suit, Low when none holds a lower one and its
     trick is won, the jack when its trick is won), at ``SUB_TRUMP_SHARE``."""
-    values = {rule.category: rule.value for rule in ruleset.scoring.points}
+    ruleset = rules.ruleset
+    if not ruleset.trump.sub_trump:
+        return 0.0
+    values = rules.point_values
     high, low, jack = (values.get(c, 0) for c in (PointCategory.SUB_HIGH, PointCategory.SUB_LOW,
                                                   PointCategory.SUB_JACK))
-    if not ruleset.trump.sub_trump or not high + low + jack:
+    if not high + low + jack:
         return 0.0
     best = 0.0
     for suit in Suit:
@@ -142,10 +145,10 @@ def _sub_trump_points(ruleset: Ruleset, hand: Sequence[int], trump: Suit,
     return best * SUB_TRUMP_SHARE
 
 
-def _unranked_joker_points(ruleset: Ruleset, partners: int, in_play: float) -> float:
+def _unranked_joker_points(rules: RulesSense, partners: int, in_play: float) -> float:
     """Unranked jokers (two-trump pitch) capture nothing and go with the trick they fall
     in: the bidder's side can expect its fair share of their points, as of Game's."""
-    values = {rule.category: rule.value for rule in ruleset.scoring.points}
+    ruleset, values = rules.ruleset, rules.point_values
     if ruleset.deck.joker_rank is not JokerRank.UNRANKED or PointCategory.JOKER not in values:
         return 0.0
     return values[PointCategory.JOKER] * ruleset.deck.jokers * in_play * (1 + partners) / ruleset.players
@@ -164,15 +167,21 @@ def best_suit(rules: RulesSense, hand: Sequence[int]) -> tuple[Suit, float]:
     return suit, points
 
 
-def _game_share(ruleset: Ruleset, hand: Sequence[int], info: TrumpSense, trumps: int,
+def _game_share(rules: RulesSense, hand: Sequence[int], info: TrumpSense, trumps: int,
                 partners: int) -> float:
     """Chance of the Game point times its value: trump length wins tricks, tens and aces
     bring pips."""
-    game = next((r.value for r in ruleset.scoring.points if r.category is PointCategory.GAME), 0)
+    game = rules.game_value
     if not game:
         return 0.0
-    fair = (1 + partners) / ruleset.players
-    tens = sum(1 for c in hand if Card(c).rank == TEN)
-    aces = sum(1 for c in hand if Card(c).rank == ACE and not info.is_trump(c))
+    fair = (1 + partners) / rules.ruleset.players
+    tens = aces = 0
+    for card in hand:  # suited cards by their rank: ``Card(card).rank``, without building a Card
+        if card < LITTLE_JOKER_ID:
+            rank = card % 13 + 2
+            if rank == TEN:
+                tens += 1
+            elif rank == ACE and not info.is_trump(card):
+                aces += 1
     share = fair + 0.07 * (trumps - 1.5) + 0.08 * tens + 0.04 * aces
     return game * min(0.9, max(0.05, share))

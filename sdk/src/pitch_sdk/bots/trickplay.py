@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pitch_sdk.bots.cardsense import RulesSense, TrumpSense, suit_cards
 from pitch_sdk.bots.strength import best_suit
 from pitch_sdk.rules import Card, Observation
+from pitch_sdk.rules.cards import mask_of
 
 #: What winning a trick is worth by itself (the lead, pips towards Game), in points.
 TRICK_VALUE = 0.1
@@ -66,11 +67,15 @@ class _View:
     @classmethod
     def of(cls, rules: RulesSense, observation: Observation) -> _View:
         assert observation.trump is not None
-        seen = [*observation.hand, *observation.my_discards,
-                *(card for shown in observation.face_up_discards for card in shown),  # Kentucky
-                *(card for trick in observation.tricks for _, card in trick.plays),
-                *(card for _, card in observation.current_trick)]
-        return cls(rules.of(observation), observation, rules.unseen(seen))
+        seen = mask_of(observation.hand) | mask_of(observation.my_discards)
+        for shown in observation.face_up_discards:  # Kentucky
+            seen |= mask_of(shown)
+        for trick in observation.tricks:
+            for _, card in trick.plays:
+                seen |= 1 << card
+        for _, card in observation.current_trick:
+            seen |= 1 << card
+        return cls(rules.of(observation), observation, rules.deck & ~seen)
 
     def stake(self, card: int) -> float:
         return self.info.stake(card, self.unseen)
@@ -81,13 +86,7 @@ class _View:
 
     def unseen_beats(self, power: int, lead: int) -> bool:
         """Whether some card still unseen would beat ``power`` on this trick."""
-        unseen, info = self.unseen, self.info
-        while unseen:
-            low = unseen & -unseen
-            if info.power(low.bit_length() - 1, lead) > power:
-                return True
-            unseen ^= low
-        return False
+        return bool(self.unseen & self.info.beaters(power, lead))
 
     # ------------------------------------------------------------------ leading
     def lead(self, legal: Sequence[Card]) -> Card:
@@ -110,7 +109,7 @@ class _View:
         obs, info = self.observation, self.info
         trick = obs.current_trick
         lead = trick[0][1]
-        winner, best = info.trick_leader([(s, int(c)) for s, c in trick])
+        winner, best = info.trick_leader(trick)
         my_party = obs.viewer % obs.parties
         still_to_play = [(obs.viewer + k) % obs.players for k in range(1, obs.players - len(trick))]
         opponents_after = any(s % obs.parties != my_party for s in still_to_play)
@@ -118,7 +117,8 @@ class _View:
         def holds(power: int) -> bool:
             return not opponents_after or not self.unseen_beats(power, lead)
 
-        beating = [c for c in legal if info.power(c, lead) > best]
+        beaters = info.beaters(best, lead)
+        beating = [c for c in legal if beaters >> c & 1]
         if winner % obs.parties == my_party:
             under = [c for c in legal if c not in beating] or list(legal)
             if holds(best):  # partner's trick is safe: give it our points

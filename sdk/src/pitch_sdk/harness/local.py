@@ -11,16 +11,17 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from pitch_sdk.bot import Bot
 from pitch_sdk.clock import Clock
 from pitch_sdk.harness.stats import wilson_interval
-from pitch_sdk.rules import Action, GameState, HandResult, Ruleset, observe
+from pitch_sdk.rules import Action, GameState, HandResult, Ruleset
 from pitch_sdk.rules.cards import cards_of
 from pitch_sdk.rules.cardsets import CardSetChoices
 from pitch_sdk.rules.events import Event, MuckShown
+from pitch_sdk.rules.lazy_observation import observe_lazily
 from pitch_sdk.rules.ruleset import Muck
 
 
@@ -53,10 +54,8 @@ def play_game(ruleset: Ruleset, bots: Sequence[Bot], seed: int, dealer: int = 0,
     while not state.is_over:
         seat = state.to_move
         bot = bots[seat]
-        observation = observe(state, seat)
-        if not observation.legal_actions:  # a card-set decision too large to list
-            observation = replace(observation, legal_actions=_card_set_choices(state))
-        legal = observation.legal_actions
+        legal = state.listed_actions() or _card_set_choices(state)  # () for a card set too large to list
+        observation = observe_lazily(state, seat, legal)  # each field worked out if the bot reads it
         bot.clock = Clock()  # local games keep no time: every decision sees the referee's defaults
         action = _call(bot, seat, "act", bot.act, observation, legal)
         if action not in legal:

@@ -23,6 +23,7 @@ from pitch_sdk.proto.pitch.v1 import game_pb2 as pb
 from pitch_sdk.protocol import wire
 from pitch_sdk.rules import Action, Card, HandResult, Observation, Ruleset, Trick
 from pitch_sdk.rules.cardsets import CardSetChoices
+from pitch_sdk.rules.lazy_observation import LazyObservation
 
 
 @lru_cache(maxsize=4096)
@@ -134,14 +135,13 @@ _SET_FIELD = object.__setattr__
 """Writes a field's slot on a frozen observation (as the dataclass's own ``__init__`` does)."""
 
 
-class ReceivedObservation(Observation):
+class ReceivedObservation(LazyObservation):
     """An :class:`Observation` decoded from its message field by field, as the bot reads
     them (see the module's docstring).
 
-    It is an ``Observation`` in every way a bot can tell: the same fields and values, equal
-    to (and hashed as) the plain observation with the same values, copied, pickled and
-    ``dataclasses.replace``-d as one.  A field not read yet is an empty slot; reading it
-    fails over to :meth:`__getattr__`, which decodes it into the slot."""
+    It is an ``Observation`` in every way a bot can tell (:class:`LazyObservation`).  A
+    field not read yet is an empty slot; reading it fails over to :meth:`__getattr__`,
+    which decodes it into the slot."""
 
     __slots__ = ("_message", "_rules")
 
@@ -171,30 +171,3 @@ class ReceivedObservation(Observation):
         for scalar, decode in _SCALARS.items():
             _SET_FIELD(self, scalar, decode(message, rules))
         return getattr(self, name)
-
-    def decoded(self) -> Observation:
-        """The plain :class:`Observation` with the same values, every field decoded."""
-        return Observation(ruleset=self.ruleset, hands=None, legal_actions=self.legal_actions,
-                           **{name: getattr(self, name) for name in FIELDS})
-
-    def __eq__(self, other: object) -> bool:
-        """Equal to any observation with the same values (the dataclass's own ``==`` only
-        compares observations of one class)."""
-        if not isinstance(other, Observation):
-            return NotImplemented
-        return all(getattr(self, name) == getattr(other, name) for name in _COMPARED)
-
-    __hash__ = Observation.__hash__
-
-    def __repr__(self) -> str:
-        """The plain observation's ``repr``: a bot's log reads the same either way."""
-        return repr(self.decoded())
-
-    def __reduce__(self) -> tuple[type[Observation], tuple[Any, ...]]:
-        """Pickled and copied as the plain observation (the message stays behind)."""
-        decoded = self.decoded()
-        return Observation, tuple(getattr(decoded, name) for name in _COMPARED)
-
-
-_COMPARED = tuple(Observation.__dataclass_fields__)
-"""Every field of an observation, in the order of its constructor's arguments."""

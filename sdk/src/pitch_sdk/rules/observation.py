@@ -16,10 +16,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
+from typing import Any, NamedTuple
 
 from pitch_sdk.rules.actions import Action
-from pitch_sdk.rules.cards import CARDS, Card, Suit, cards_of, format_cards
+from pitch_sdk.rules.cards import CARDS, SUITS, Card, Suit, cards_of, format_cards
 from pitch_sdk.rules.events import BidMade, Burned, Coked, Dealt, Event, Exchanged
 from pitch_sdk.rules.records import HandResult, Trick
 from pitch_sdk.rules.state import GameState, Phase
@@ -100,8 +100,8 @@ class Observation:
         return self.viewer % self.parties if self.viewer >= 0 else None
 
 
-_SUMMARISED = frozenset({BidMade, Exchanged, Burned, Coked})
-"""The event types an observation gathers from the current hand."""
+_SUMMARISED = frozenset({Exchanged, Burned, Coked})
+"""The event types an observation gathers from the current hand, besides the bids."""
 _face_up_cards = lru_cache(maxsize=1024)(cards_of)
 """``cards_of`` for face-up discards: a hand's few discard masks recur in every observation
 until the next deal, so each is decoded once rather than at every decision."""
@@ -115,18 +115,112 @@ def observe(state: GameState, viewer: int, legal_actions: tuple[Action, ...] | N
     the referee does at every decision."""
     if viewer not in (SPECTATOR, FULL_VIEW) and not 0 <= viewer < state.players:
         raise ValueError(f"viewer {viewer} is not a seat, SPECTATOR or FULL_VIEW")
+    summary = hand_summary(state.history, viewer)
+    over = state.is_over
+    if legal_actions is None:
+        legal_actions = state.listed_actions() if not over and viewer == state.to_move else ()
+    hidden = is_hidden(viewer, state.looked, state.phase)
+    return Observation(  # positionally, in the fields' order: a third cheaper than by keyword
+        viewer,  # viewer
+        state.rules.name,  # ruleset
+        state.players,  # players
+        state.parties,  # parties
+        state.hand_number,  # hand_number
+        state.dealer,  # dealer
+        state.phase,  # phase
+        state.to_move,  # to_move
+        tuple(state.scores),  # scores
+        cards_of(state.hands[viewer]) if viewer >= 0 and not hidden else (),  # hand
+        tuple(cards_of(h) for h in state.hands) if viewer == FULL_VIEW else None,  # hands
+        tuple(h.bit_count() for h in state.hands),  # hand_sizes
+        tuple((seat, amount or None) for seat, amount in state.bids),  # bids
+        state.pitcher if state.pitcher >= 0 else None,  # pitcher
+        state.contract or None,  # bid
+        None if state.trump < 0 else SUITS[state.trump],  # trump
+        tuple((seat, CARDS[card]) for seat, card in state.trick),  # current_trick
+        tuple(state.tricks),  # tricks
+        len(state.stock),  # stock_size
+        summary.exchanged,  # exchanged
+        summary.my_discards,  # my_discards
+        summary.my_draws,  # my_draws
+        state.results[-1] if state.results else None,  # last_result
+        legal_actions,  # legal_actions
+        None if state.sub_trump < 0 else SUITS[state.sub_trump],  # sub_trump
+        state.doubled,  # doubled
+        CARDS[state.called] if state.called >= 0 else None,  # called_card
+        known_partner(state.partner, state.called, state.tricks, state.trick, viewer),  # partner
+        tuple(state.looked),  # looked
+        hidden,  # hand_hidden
+        summary.burned,  # burned
+        summary.cokes,  # cokes
+        CARDS[state.offered] if state.offered >= 0 and viewer == state.to_move else None,  # offered
+        summary.bid_doubles,  # bid_doubles
+        summary.face_up_discards,  # face_up_discards
+    )
+
+
+def is_hidden(viewer: int, looked: Sequence[bool], phase: Phase) -> bool:
+    """Whether ``viewer`` is a seat that has not looked at its hand yet (bidding blind)."""
+    return viewer >= 0 and not looked[viewer] and phase in (Phase.LOOK, Phase.BIDDING)
+
+
+def known_partner(partner: int, card: int, tricks: Sequence[Trick], trick: Sequence[tuple[int, int]],
+                  viewer: int) -> int | None:
+    """The called card's holder if ``viewer`` may know it: seed 003's bidder learns its
+    partner only when the called card is played.  ``partner`` and ``card`` are the state's
+    (-1: none), ``tricks`` the hand's completed tricks and ``trick`` the one in play."""
+    if partner < 0:
+        return None
+    if viewer in (FULL_VIEW, partner):
+        return partner
+    played = any(c == card for done in tricks for _, c in done.plays) or any(
+        c == card for _, c in trick)
+    return partner if played else None
+
+
+class HandSummary(NamedTuple):
+    """The observation's fields gathered from the current hand's events."""
+
+    exchanged: tuple[tuple[int, int], ...]
+    face_up_discards: tuple[tuple[Card, ...], ...]
+    my_discards: tuple[Card, ...]
+    my_draws: tuple[Card, ...]
+    burned: tuple[tuple[int, tuple[Card, ...]], ...]
+    cokes: tuple[tuple[int, tuple[Card, ...]], ...]
+    bid_doubles: tuple[bool, ...]
+
+
+_NO_HAND = HandSummary((), (), (), (), (), (), ())
+"""The summary before the first deal."""
+
+
+def hand_summary(history: Sequence[Event], viewer: int, end: int | None = None) -> HandSummary:
+    """What ``viewer`` sees of the current hand's bids, exchanges, burns and cokes: the events
+    of a game's ``history`` (up to ``end``, default all) since the hand's deal."""
+    doubles: list[bool] = []
+    events: list[Event] = []  # the others, latest first
+    for index in range((len(history) if end is None else end) - 1, -1, -1):  # back to the deal
+        event = history[index]
+        kind = type(event)  # the event types are final: cheaper than isinstance
+        if kind is Dealt:
+            break
+        if kind is BidMade:
+            doubles.append(event.double)  # type: ignore[union-attr]
+        elif kind in _SUMMARISED:  # most of a hand's events (tricks...): one look-up
+            events.append(event)
+    else:
+        return _NO_HAND  # no deal yet
+    doubles.reverse()
+    if not events:  # most hands: bids and tricks only
+        return HandSummary((), (), (), (), (), (), tuple(doubles))
+    events.reverse()
     exchanged: list[tuple[int, int]] = []
     face_up: list[tuple[Card, ...]] = []
     my_discards = my_draws = 0
     burned: list[tuple[int, tuple[Card, ...]]] = []
     cokes: list[tuple[int, tuple[Card, ...]]] = []
-    doubles: list[bool] = []
-    for event in _current_hand_events(state):
-        if type(event) not in _SUMMARISED:  # most of a hand's events (tricks...): one look-up
-            continue
-        if isinstance(event, BidMade):
-            doubles.append(event.double)
-        elif isinstance(event, Exchanged):
+    for event in events:
+        if isinstance(event, Exchanged):
             exchanged.append((event.seat, event.discarded.bit_count()))
             face_up.append(_face_up_cards(event.discarded) if event.face_up else ())
             if event.seat == viewer:
@@ -136,60 +230,9 @@ def observe(state: GameState, viewer: int, legal_actions: tuple[Action, ...] | N
             burned.append((event.seat, cards_of(event.cards)))
         elif isinstance(event, Coked):
             cokes.append((event.seat, cards_of(event.cards)))
-    over = state.is_over
-    if legal_actions is None:
-        legal_actions = state.listed_actions() if not over and viewer == state.to_move else ()
-    hidden = viewer >= 0 and not state.looked[viewer] and state.phase in (Phase.LOOK, Phase.BIDDING)
-    return Observation(
-        viewer=viewer,
-        ruleset=state.rules.name,
-        players=state.players,
-        parties=state.parties,
-        hand_number=state.hand_number,
-        dealer=state.dealer,
-        phase=state.phase,
-        to_move=state.to_move,
-        scores=tuple(state.scores),
-        hand=cards_of(state.hands[viewer]) if viewer >= 0 and not hidden else (),
-        hands=tuple(cards_of(h) for h in state.hands) if viewer == FULL_VIEW else None,
-        hand_sizes=tuple(h.bit_count() for h in state.hands),
-        bids=tuple((seat, amount or None) for seat, amount in state.bids),
-        pitcher=state.pitcher if state.pitcher >= 0 else None,
-        bid=state.contract or None,
-        trump=state.trump_suit,
-        current_trick=tuple((seat, CARDS[card]) for seat, card in state.trick),
-        tricks=tuple(state.tricks),
-        stock_size=len(state.stock),
-        exchanged=tuple(exchanged),
-        my_discards=cards_of(my_discards),
-        my_draws=cards_of(my_draws),
-        last_result=state.results[-1] if state.results else None,
-        legal_actions=legal_actions,
-        sub_trump=None if state.sub_trump < 0 else Suit(state.sub_trump),
-        doubled=state.doubled,
-        called_card=CARDS[state.called] if state.called >= 0 else None,
-        partner=_known_partner(state, viewer),
-        looked=tuple(state.looked),
-        hand_hidden=hidden,
-        burned=tuple(burned),
-        cokes=tuple(cokes),
-        offered=CARDS[state.offered] if state.offered >= 0 and viewer == state.to_move else None,
-        bid_doubles=tuple(doubles),
-        face_up_discards=tuple(face_up) if any(face_up) else (),
-    )
-
-
-def _known_partner(state: GameState, viewer: int) -> int | None:
-    """The called card's holder if ``viewer`` may know it: seed 003's bidder learns its
-    partner only when the called card is played."""
-    partner, card = state.partner, state.called
-    if partner < 0:
-        return None
-    if viewer in (FULL_VIEW, partner):
-        return partner
-    played = any(c == card for trick in state.tricks for _, c in trick.plays) or any(
-        c == card for _, c in state.trick)
-    return partner if played else None
+    return HandSummary(tuple(exchanged), tuple(face_up) if any(face_up) else (),
+                       cards_of(my_discards) if my_discards else (), cards_of(my_draws) if my_draws else (),
+                       tuple(burned), tuple(cokes), tuple(doubles))
 
 
 def visible_event(event: Event, viewer: int) -> dict[str, Any] | None:
@@ -206,12 +249,3 @@ def visible_event(event: Event, viewer: int) -> dict[str, Any] | None:
         discarded = format_cards(cards_of(event.discarded)) if event.face_up else event.discarded.bit_count()
         return {"event": "exchanged", "seat": event.seat, "discarded": discarded, "drawn": event.drawn.bit_count()}
     return event.to_dict()
-
-
-def _current_hand_events(state: GameState) -> list[Event]:
-    """The events since the current hand's deal."""
-    history = state.history
-    for index in range(len(history) - 1, -1, -1):
-        if type(history[index]) is Dealt:  # a final class: cheaper than isinstance
-            return history[index:]
-    return []
