@@ -57,8 +57,9 @@ class HeldDecisions:
 
 @pytest.fixture()
 def fleet(redis_url: str) -> Iterator[tuple[ArenaThread, ArenaThread]]:
-    """Two patient referees of one arena."""
-    with referee_fleet(redis_url, **PATIENT) as referees:
+    """Two patient referees of one arena that stop without waiting out the default shutdown
+    grace for the person's game a test leaves unfinished."""
+    with referee_fleet(redis_url, shutdown_grace_s=0.5, **PATIENT) as referees:
         yield referees
 
 
