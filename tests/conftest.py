@@ -23,6 +23,10 @@ settings.load_profile(
 # own instead, so no test reads or locks the user's arena.  Tests that check the data directory
 # set their own.
 os.environ["PITCH_DATA_DIR"] = tempfile.mkdtemp(prefix="pitch-test-data-")
+# Account passwords: argon2id at a test's cost (the production cost is 64 MiB and three passes,
+# about 0.1 s a hash; tests/store/test_accounts.py checks that default).
+os.environ.setdefault("PITCH_ARGON2_MEMORY_KIB", "64")
+os.environ.setdefault("PITCH_ARGON2_TIME_COST", "1")
 
 
 @pytest.fixture(scope="session")

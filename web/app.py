@@ -18,6 +18,8 @@ from starlette.responses import RedirectResponse, Response
 from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from web.accounts import api as accounts_api
+from web.accounts import pages as account_pages
 from web.arena import WebArena
 from web.config import WebConfig
 from web.humans import games as humans
@@ -73,6 +75,9 @@ def create_app(config: WebConfig, arena: WebArena | None = None, extra_routes: l
         *replays.routes,
         *live.routes,
         *play.routes,
+        *account_pages.routes,
+        *accounts_api.routes,
+        accounts_api.not_found_route,
         *(extra_routes or []),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
