@@ -27,6 +27,10 @@ Context = grpc.aio.ServicerContext[Any, Any]
 M = TypeVar("M", bound=Message)
 
 
+#: Why a disabled bot's stream is refused or ended (PERMISSION_DENIED).
+DISABLED = "this bot is disabled by the arena's operator (the bot or its owner's account)"
+
+
 def bearer_token(context: Context) -> str | None:
     """The token from ``authorization: Bearer <token>`` call metadata, if any."""
     for key, value in context.invocation_metadata() or ():

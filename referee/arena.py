@@ -34,6 +34,7 @@ from referee.log_limit import LogLimiter
 from referee.match import Match, MatchSpec
 from referee.relay import Relays, close_relays
 from referee.sessions import HousePresence, Presence, Registry
+from store.accounts import Accounts
 from store.redis_store import BotRecord, Store
 from store.results import result_from_dict, result_to_dict
 from store.versions import BotVersions
@@ -74,6 +75,8 @@ class Arena:
         self.store = store
         self.registry = Registry()
         self.versions = BotVersions(store, config.max_bot_versions)
+        self.accounts = Accounts(store)
+        """Authors' accounts: which bots the operator disabled, and bots registered with an API token."""
         self.matches: dict[str, Match] = {}
         """Running matches."""
         self.finished: OrderedDict[str, Match] = OrderedDict()

@@ -1,6 +1,7 @@
 """This referee as a member of the arena's fleet: its entry in the Redis directory
 (:mod:`store.fleet`), kept alive by a heartbeat, the bots connected to it, and
-the fleet-wide claims of the matches it runs.
+the fleet-wide claims of the matches it runs.  Each heartbeat also ends the streams of
+bots the operator has disabled since they connected.
 
 Redis is written off the event loop, one write at a time in the order they were made (a
 bot that connects and disconnects at once must not end up listed), and never on the
@@ -17,12 +18,15 @@ import socket
 import uuid
 from collections.abc import Callable
 
+import grpc
 import redis
 
 from pitch_sdk.proto.pitch.v1 import bot_pb2
+from referee.admission import DISABLED
 from referee.capacity import FleetSeats
 from referee.config import RefereeConfig
 from referee.sessions import Registry
+from store.accounts import Accounts
 from store.fleet import FleetDirectory
 from store.redis_store import Store
 from store.seats import SeatLedger
@@ -49,6 +53,7 @@ class FleetMember:
         referee runs now (both read at every heartbeat, for the directory entry)."""
         self.referee_id = uuid.uuid4().hex[:12]
         self.directory = FleetDirectory(store, config.fleet_ttl_s)
+        self.accounts = Accounts(store)
         self.address = advertised_address(config, port)
         self.capacity = config.max_matches
         self.registry = registry
@@ -95,6 +100,7 @@ class FleetMember:
                                                 declared)
             live = await asyncio.to_thread(self.directory.live)
             await self.seats.beat()
+            await self.end_disabled_streams()
         except redis.RedisError as exc:
             self._resync = True
             log.warning("fleet heartbeat failed (%s); retrying", exc)
@@ -108,6 +114,18 @@ class FleetMember:
             for presence in registry.connected():
                 if presence.session is not None and presence.session.hello.fleet_updates:
                     presence.send(update)
+
+    async def end_disabled_streams(self) -> None:
+        """End the stream of every bot connected here that the operator disabled (the bot or
+        its account) since it connected: one check of all of them per heartbeat."""
+        connected = self.registry.connected()
+        if not connected:
+            return
+        playable = await asyncio.to_thread(self.accounts.playable, [p.bot.bot_id for p in connected])
+        for presence in connected:
+            if not playable.get(presence.bot.bot_id, True) and presence.session is not None:
+                log.info("bot %r was disabled by the operator: ending its stream", presence.bot.name)
+                presence.session.end(grpc.StatusCode.PERMISSION_DENIED, DISABLED)
 
     async def _beating(self) -> None:
         while True:

@@ -35,6 +35,7 @@ from google.protobuf.message import Message
 from pitch_sdk.proto.pitch.v1 import arena_pb2, arena_pb2_grpc, bot_pb2, bot_pb2_grpc
 from referee import config as bounds
 from referee.admission import (
+    DISABLED,
     Context,
     RequestRefused,
     bearer_token,
@@ -48,6 +49,8 @@ from referee.arena import Arena
 from referee.config import echo
 from referee.relay import close_relays
 from referee.sessions import Presence, Session
+from store.accounts import API_TOKEN_PREFIX, Unauthorized
+from store.rate_limits import CHANGES_PER_ACCOUNT, RateLimited, RateLimiter
 from store.redis_store import BotRecord, StoreError
 from store.results import result_from_dict
 from store.versions import BOT_VERSIONS, RATED_IDS, VersionLimitError
@@ -80,6 +83,12 @@ class BotServicer(bot_pb2_grpc.BotServiceServicer):
         if bot is None:
             await context.abort(grpc.StatusCode.UNAUTHENTICATED,
                                 "missing or unknown bot token: send metadata 'authorization: Bearer <token>'")
+        try:
+            playable = await asyncio.to_thread(self.arena.accounts.playable, [bot.bot_id])
+        except redis.RedisError as exc:
+            await context.abort(grpc.StatusCode.UNAVAILABLE, store_unreachable(exc))
+        if not playable[bot.bot_id]:
+            await context.abort(grpc.StatusCode.PERMISSION_DENIED, DISABLED)
         try:
             hello = await self._read_hello(context)
         except RequestRefused as refused:
@@ -241,16 +250,31 @@ class ArenaServicer(arena_pb2_grpc.ArenaServiceServicer):
 
     async def RegisterBot(self, request: arena_pb2.RegisterBotRequest,
                           context: Context) -> arena_pb2.RegisterBotResponse:
-        """Register a bot and return its token once."""
+        """Register a bot and return its token once.  With the admin token the bot's owner is
+        the request's; with an author's personal API token the bot belongs to that account
+        (the request's owner is ignored), within the account's limits."""
         bounded("owner", request.owner, bounds.MAX_OWNER_CHARS)
         bounded("description", request.description, bounds.MAX_DESCRIPTION_CHARS, printable=False)
         try:
-            record, token = await asyncio.to_thread(
-                self.arena.store.register_bot, request.name, request.owner, request.description)
+            if is_admin(context, self.arena.config.admin_token):
+                record, token = await asyncio.to_thread(
+                    self.arena.store.register_bot, request.name, request.owner, request.description)
+            else:
+                record, token = await asyncio.to_thread(self._register_owned, bearer_token(context) or "", request)
+        except Unauthorized as exc:
+            raise RequestRefused(grpc.StatusCode.UNAUTHENTICATED, str(exc)) from None
+        except RateLimited as exc:
+            raise RequestRefused(grpc.StatusCode.RESOURCE_EXHAUSTED, str(exc)) from None
         except StoreError as exc:
             raise RequestRefused(grpc.StatusCode.ALREADY_EXISTS if str(exc).startswith("a bot named")
                                  else grpc.StatusCode.INVALID_ARGUMENT, str(exc)) from None
         return arena_pb2.RegisterBotResponse(bot_id=record.bot_id, token=token)
+
+    def _register_owned(self, token: str, request: arena_pb2.RegisterBotRequest) -> tuple[BotRecord, str]:
+        """A bot for the account whose API token this is (a change counted against its limit)."""
+        account = self.arena.accounts.for_token(token)
+        RateLimiter(self.arena.store).hit(CHANGES_PER_ACCOUNT, account.key)
+        return self.arena.accounts.create_bot(account, request.name, request.description)
 
     async def ListBots(self, request: arena_pb2.ListBotsRequest,
                        context: Context) -> arena_pb2.ListBotsResponse:
@@ -369,9 +393,15 @@ def add_arena_service(servicer: ArenaServicer, server: grpc.aio.Server) -> None:
     register_handlers(server, "pitch.v1.ArenaService", handlers)
 
 
+def _account_token(context: Context) -> bool:
+    """Whether the call carries an author's personal API token (RegisterBot takes one; the
+    servicer checks it)."""
+    return (bearer_token(context) or "").startswith(API_TOKEN_PREFIX)
+
+
 async def _admitted(arena: Arena, name: str, request_type: type[Message], raw: bytes, context: Context) -> Message:
     """The request, once the call is authorized (before anything is parsed)."""
-    if not is_admin(context, arena.config.admin_token):
+    if not is_admin(context, arena.config.admin_token) and not (name == "RegisterBot" and _account_token(context)):
         await context.abort(grpc.StatusCode.UNAUTHENTICATED, "missing or wrong admin token")
     try:
         return decode(request_type, raw, bounds.MAX_ADMIN_REQUEST_BYTES)
