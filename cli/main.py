@@ -27,6 +27,7 @@ from cli.ladder import ladder as ladder_command
 from cli.local_arena import ServiceError
 from cli.match import match as match_command
 from cli.sprt import sprt as sprt_command
+from cli.switches import account_app, bot_app
 from cli.watch import follow
 from competitions.queue import make_app
 from competitions.ratings.leaderboard import Leaderboard, boards, tournament_table
@@ -49,6 +50,8 @@ app.command("web")(web_main)
 app.command("match")(match_command)
 app.command("sprt")(sprt_command)
 app.command("ladder")(ladder_command)
+app.add_typer(account_app, name="account")
+app.add_typer(bot_app, name="bot")
 
 #: Commands that pass what follows ``--`` to Celery (before it, an unknown option is an error).
 PASS_THROUGH = {"allow_extra_args": True}

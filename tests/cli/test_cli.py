@@ -29,6 +29,7 @@ from competitions.ratings.leaderboard import Leaderboard, record_match
 from competitions.tournaments import control as tournament
 from competitions.tournaments.store import TournamentStore
 from competitions.tournaments.table import PLAYED
+from store.accounts import Accounts
 from store.redis_store import Store
 from store.results import result_to_dict
 from tests.results import duel, match_result
@@ -401,3 +402,21 @@ def test_an_offline_entrant_is_refused_up_front_and_each_not_played_match_says_w
     code, _, err = invoke(env, "match-log", f"{tournament_id}.0")
     assert code == 1 and "was not played" in err and outcomes[0]["reason"].split(":")[0] in err
     assert "--retry-not-played" in err
+
+
+def test_the_operator_disables_and_enables_accounts_and_bots(env: dict[str, str]) -> None:
+    """`account disable|enable` and `bot disable|enable` flip what the referee and the bot
+    hosts read; an unknown name is a one-line error with exit code 2."""
+    store = Store.from_url(env["REDIS_URL"], env["PITCH_STORE_PREFIX"])
+    accounts = Accounts(store)
+    owner = accounts.create(f"op-{uuid.uuid4().hex[:6]}", "operator-test")
+    record, _ = accounts.create_bot(owner, f"op-bot-{uuid.uuid4().hex[:6]}")
+    code, out, _ = invoke(env, "bot", "disable", record.name)
+    assert code == 0 and "disabled" in out and accounts.playable([record.bot_id]) == {record.bot_id: False}
+    invoke(env, "bot", "enable", record.name)
+    code, out, _ = invoke(env, "account", "disable", owner.name)
+    assert code == 0 and accounts.playable([record.bot_id]) == {record.bot_id: False}
+    code, out, _ = invoke(env, "account", "enable", owner.name)
+    assert code == 0 and accounts.playable([record.bot_id]) == {record.bot_id: True}
+    code, _, err = invoke(env, "account", "disable", "no-such-account")
+    assert code == 2 and "no account named" in err
