@@ -29,6 +29,7 @@ import stat
 import tarfile
 import zlib
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import IO, BinaryIO
@@ -219,6 +220,27 @@ def _finish(listing: _Listing, manifest_raw: bytes | None, packed: _Hashing) -> 
     return PackageInfo(manifest, len(listing.files), listing.unpacked_bytes, packed.count, packed.digest.hexdigest())
 
 
+@contextmanager
+def _unreadable() -> Iterator[None]:
+    """Turn the archive libraries' errors about a damaged package into a :class:`PackageError`."""
+    try:
+        yield
+    except (tarfile.TarError, zlib.error, EOFError, OSError) as exc:
+        raise PackageError(f"the package is not a readable gzip'd tar: {_shown(str(exc))}") from None
+
+
+class _Content:
+    """A file's content in the package, whose reading fails with a :class:`PackageError`."""
+
+    def __init__(self, raw: IO[bytes] | None) -> None:
+        assert raw is not None  # tarfile gives content for every regular file
+        self.raw = raw
+
+    def read(self, size: int = -1) -> bytes:
+        with _unreadable():
+            return self.raw.read(size)
+
+
 class _Reader:
     """One pass over a package: yields checked entries, then checks the manifest."""
 
@@ -227,32 +249,32 @@ class _Reader:
         self.listing = _Listing()
         self.manifest_raw: bytes | None = None
 
-    def entries(self) -> Iterator[tuple[PurePosixPath, tarfile.TarInfo, IO[bytes] | None]]:
+    def entries(self) -> Iterator[tuple[PurePosixPath, tarfile.TarInfo, _Content | None]]:
         """Each checked entry in stream order (never the root folder itself), with a regular
         file's content to read before the next entry is asked for."""
-        try:
-            with gzip.GzipFile(fileobj=self.packed, mode="rb") as unzipped:
-                tar_stream = _Bounded(unzipped)
-                with tarfile.open(fileobj=tar_stream, mode="r|", encoding="utf-8", errors="surrogateescape") as tar:
-                    for member in tar:
-                        path = _entry_path(member)
-                        _check_kind(member)
-                        if path is None:
-                            continue
-                        self.listing.add(path, member)
-                        content: IO[bytes] | None = tar.extractfile(member) if member.isreg() else None
-                        if content is not None and path == PurePosixPath(MANIFEST_NAME):
-                            if member.size > MAX_MANIFEST_BYTES:
-                                raise PackageError(f"{MANIFEST_NAME} has {member.size} bytes, "
-                                                   f"more than {MAX_MANIFEST_BYTES}")
-                            self.manifest_raw = content.read()
-                            content = io.BytesIO(self.manifest_raw)
-                        yield path, member, content
-                tar_stream.drain()
-        except PackageError:
-            raise
-        except (tarfile.TarError, zlib.error, EOFError, OSError) as exc:
-            raise PackageError(f"the package is not a readable gzip'd tar: {_shown(str(exc))}") from None
+        with _unreadable(), gzip.GzipFile(fileobj=self.packed, mode="rb") as unzipped:
+            tar_stream = _Bounded(unzipped)
+            with tarfile.open(fileobj=tar_stream, mode="r|", encoding="utf-8", errors="surrogateescape") as tar:
+                yield from self._checked(tar)
+            tar_stream.drain()
+
+    def _checked(self, tar: tarfile.TarFile) -> Iterator[tuple[PurePosixPath, tarfile.TarInfo, _Content | None]]:
+        while True:
+            member = tar.next()
+            if member is None:
+                return
+            path = _entry_path(member)
+            _check_kind(member)
+            if path is None:
+                continue
+            self.listing.add(path, member)
+            content = _Content(tar.extractfile(member)) if member.isreg() else None
+            if content is not None and path == PurePosixPath(MANIFEST_NAME):
+                if member.size > MAX_MANIFEST_BYTES:
+                    raise PackageError(f"{MANIFEST_NAME} has {member.size} bytes, more than {MAX_MANIFEST_BYTES}")
+                self.manifest_raw = content.read()
+                content = _Content(io.BytesIO(self.manifest_raw))
+            yield path, member, content
 
     def info(self) -> PackageInfo:
         """The package's info, once :meth:`entries` ran to its end."""
@@ -263,8 +285,9 @@ def inspect(data: bytes | BinaryIO) -> PackageInfo:
     """Check a whole package (bytes, or a stream read to its end) without writing anything:
     its :class:`PackageInfo`, or :class:`PackageError` naming the first problem found."""
     reader = _Reader(data)
-    for _entry in reader.entries():
-        pass
+    for _path, _member, content in reader.entries():
+        while content is not None and content.read(_CHUNK):
+            pass  # read, not skipped: a file cut short fails here as it would in extract
     return reader.info()
 
 
@@ -306,7 +329,7 @@ def _prepare(dest: Path) -> bool:
         return False
 
 
-def _write(target: Path, content: IO[bytes], executable: bool) -> None:
+def _write(target: Path, content: _Content, executable: bool) -> None:
     fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
     with os.fdopen(fd, "wb") as out:
         shutil.copyfileobj(content, out, _CHUNK)
