@@ -140,6 +140,8 @@ class BotClient:
             except grpc.aio.AioRpcError as exc:
                 if exc.code() == grpc.StatusCode.UNAUTHENTICATED:
                     raise ConnectionRefused(f"the referee rejected the token: {exc.details()}") from None
+                if exc.code() == grpc.StatusCode.PERMISSION_DENIED:  # disabled by the operator: retrying is futile
+                    raise ConnectionRefused(f"the referee refused the bot: {exc.details()}") from None
                 log.warning("stream to %s lost (%s: %s)", self.address, exc.code().name, exc.details())
             self.connected.clear()
             if stop.is_set():
