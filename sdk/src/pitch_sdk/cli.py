@@ -18,6 +18,7 @@ from rich.console import Console
 from rich.progress import Progress
 from rich.text import Text
 
+from pitch_sdk.arena_api.commands import add_commands
 from pitch_sdk.bot import Bot
 from pitch_sdk.bots import BUILTIN_BOTS, BotLoadError, load_bot
 from pitch_sdk.checks.compliance import COVERAGE, RefereeUnreachable, check_locally, check_remote
@@ -33,8 +34,10 @@ from pitch_sdk.remote.fleet import run_fleet_bot
 from pitch_sdk.rules import RulesError, Ruleset, preset
 
 app = typer.Typer(
-    help="Pitch Arena bot tools: play bots locally, run scenarios, watch a game.",
+    help="Pitch Arena bot tools: play bots locally, run scenarios, watch a game; your arena account and "
+         "hosted bots.",
     no_args_is_help=True, add_completion=False)
+add_commands(app)
 
 BOT_HELP = f"Bots, one per seat: a built-in ({', '.join(BUILTIN_BOTS)}), file.py:Class or module:Class."
 RulesetOption = Annotated[str, typer.Option("--ruleset", "-r", help="Preset name (see `pitch-bot variants`).")]

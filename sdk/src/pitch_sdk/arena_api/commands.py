@@ -1,0 +1,230 @@
+"""``pitch-bot signup``, ``login``, ``logout``, ``whoami``, ``bots``, ``new-bot``,
+``rotate-token``, ``tokens``, ``submit``, ``versions``, ``logs`` and ``stop``: an author's
+account and hosted bots from the terminal, through the arena's web API.
+
+Passwords are read from the terminal (no echo) or, with ``--password-stdin``, from standard
+input: never from the command line, where other users see it in the process list.  A
+secret the arena shows once (a bot's token) goes to standard output alone, for scripts."""
+
+from __future__ import annotations
+
+import getpass
+import sys
+from pathlib import Path
+from typing import Annotated, NoReturn
+
+import typer
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from pitch_sdk.arena_api import credentials
+from pitch_sdk.arena_api.client import ApiError, ArenaApi
+from pitch_sdk.packages.archive import PackageError, pack
+
+UrlOption = Annotated[str | None, typer.Option("--arena", envvar="PITCH_ARENA_URL",
+                                               help="The arena's web address (default: the one you logged in to).")]
+PasswordStdin = Annotated[bool, typer.Option("--password-stdin", help="Read the password from standard input.")]
+BotName = Annotated[str, typer.Argument(help="One of your bots, by name.")]
+
+
+def _fail(message: str, code: int = 1) -> NoReturn:
+    Console(stderr=True, highlight=False).print(Text.assemble(("error: ", "red"), message))
+    raise typer.Exit(code)
+
+
+def _say(message: str) -> None:
+    Console(stderr=True, highlight=False).print(Text(message))
+
+
+def _api(url: str | None = None, needs_login: bool = True) -> ArenaApi:
+    saved = credentials.load()
+    if needs_login and not saved.token:
+        _fail("not logged in: run `pitch-bot login` (or `pitch-bot signup`), or set PITCH_API_TOKEN", 2)
+    return ArenaApi(url or saved.url, saved.token)
+
+
+def _password(from_stdin: bool, confirm: bool = False) -> str:
+    if from_stdin:
+        return sys.stdin.readline().rstrip("\n")
+    password = getpass.getpass("password: ")
+    if confirm and getpass.getpass("again: ") != password:
+        _fail("the passwords differ", 2)
+    return password
+
+
+def _remember(api: ArenaApi, answer: dict[str, str]) -> None:
+    path = credentials.save(credentials.Credentials(api.url, answer["token"], answer["account"]))
+    _say(f"logged in to {api.url} as {answer['account']} (API token saved in {path}, readable by you only)")
+
+
+def signup(name: Annotated[str, typer.Argument(help="Your account name: 3-32 letters, digits, '_', '.', '-'.")],
+           url: UrlOption = None, password_stdin: PasswordStdin = False) -> None:
+    """Open an account on the arena and log in to it."""
+    api = _api(url, needs_login=False)
+    try:
+        answer = api.sign_up(name, _password(password_stdin, confirm=not password_stdin))
+    except ApiError as refused:
+        _fail(str(refused))
+    _remember(api, answer)
+
+
+def login(name: Annotated[str, typer.Argument(help="Your account name.")], url: UrlOption = None,
+          password_stdin: PasswordStdin = False) -> None:
+    """Log in: mint an API token for this machine and save it."""
+    api = _api(url, needs_login=False)
+    try:
+        answer = api.log_in(name, _password(password_stdin))
+    except ApiError as refused:
+        _fail(str(refused))
+    _remember(api, answer)
+
+
+def logout() -> None:
+    """Forget the saved API token (revoke it on the account page or with `pitch-bot tokens revoke`)."""
+    _say("logged out" if credentials.forget() else "not logged in")
+
+
+def whoami(url: UrlOption = None) -> None:
+    """The account you are logged in as, and its bots."""
+    api = _api(url)
+    try:
+        me = api.me()
+    except ApiError as refused:
+        _fail(str(refused))
+    typer.echo(f"{me['account']} at {api.url}: {len(me['bots'])} bot(s), {len(me['tokens'])} API token(s)")
+
+
+def bots(url: UrlOption = None) -> None:
+    """Your bots."""
+    try:
+        found = _api(url).me()["bots"]
+    except ApiError as refused:
+        _fail(str(refused))
+    table = Table("bot", "id", "state", "description")
+    for bot in found:
+        table.add_row(Text(bot["name"]), bot["bot_id"], "disabled" if bot["disabled"] else "enabled",
+                      Text(bot["description"]))
+    Console(highlight=False).print(table)
+
+
+def new_bot(name: Annotated[str, typer.Argument(help="The new bot's name (unique in the arena).")],
+            description: Annotated[str, typer.Option(help="What the bot is.")] = "", url: UrlOption = None) -> None:
+    """Create a bot of your account and print its token (this once only)."""
+    try:
+        created = _api(url).create_bot(name, description)
+    except ApiError as refused:
+        _fail(str(refused))
+    _say(f"created {created['name']} ({created['bot_id']}); its token follows (not shown again): "
+         "PITCH_BOT_TOKEN=<token> pitch-bot run mybot.py:MyBot --referee HOST:PORT")
+    typer.echo(created["token"])
+
+
+def rotate_token(name: BotName, url: UrlOption = None) -> None:
+    """Give one of your bots a new token and print it; the old one stops working."""
+    try:
+        token = _api(url).rotate_bot_token(name)
+    except ApiError as refused:
+        _fail(str(refused))
+    _say(f"new token for {name} (the old one no longer connects):")
+    typer.echo(token)
+
+
+tokens_app = typer.Typer(help="Your personal API tokens.", no_args_is_help=True)
+
+
+@tokens_app.command("list")
+def list_tokens(url: UrlOption = None) -> None:
+    """Your API tokens (never the tokens themselves)."""
+    try:
+        found = _api(url).me()["tokens"]
+    except ApiError as refused:
+        _fail(str(refused))
+    table = Table("id", "label", "created", "last used")
+    for token in found:
+        table.add_row(token["id"], Text(token["label"]), f"{token['created']:.0f}",
+                      "never" if token["last_used"] is None else f"{token['last_used']:.0f}")
+    Console(highlight=False).print(table)
+
+
+@tokens_app.command("new")
+def new_token(label: Annotated[str, typer.Argument(help="What the token is for (e.g. 'ci').")],
+              url: UrlOption = None) -> None:
+    """Mint an API token and print it (this once only)."""
+    try:
+        minted = _api(url).mint_token(label)
+    except ApiError as refused:
+        _fail(str(refused))
+    _say(f"API token {minted['id']} ({label}); it follows and is not shown again:")
+    typer.echo(minted["token"])
+
+
+@tokens_app.command("revoke")
+def revoke_token(token_id: Annotated[str, typer.Argument(help="The token's id (see `pitch-bot tokens list`).")],
+                 url: UrlOption = None) -> None:
+    """Revoke one of your API tokens."""
+    try:
+        _api(url).revoke_token(token_id)
+    except ApiError as refused:
+        _fail(str(refused))
+    _say(f"revoked {token_id}")
+
+
+def submit(path: Annotated[Path, typer.Argument(help="The bot: a .tar.gz package, a folder with pitch-bot.json, "
+                                                     "or a Python file (with --class).")],
+           bot: Annotated[str, typer.Option("--bot", help="Which of your bots this is a version of.")],
+           version: Annotated[str | None, typer.Option(help="The version's name (default: v1, v2, ...).")] = None,
+           bot_class: Annotated[str | None, typer.Option("--class", help="The Bot class of a Python file or "
+                                                                         "folder without a manifest.")] = None,
+           url: UrlOption = None) -> None:
+    """Send a bot package for the arena to host, as a new version of one of your bots."""
+    try:
+        data = path.read_bytes() if path.is_file() and path.name.endswith((".tar.gz", ".tgz")) \
+            else pack(path, bot_class)
+    except (PackageError, OSError) as refused:
+        _fail(f"cannot pack {path}: {refused}", 2)
+    try:
+        answer = _api(url).submit(bot, data, version)
+    except ApiError as refused:
+        _fail(str(refused))
+    typer.echo(f"{bot} {answer['version']}: {answer['status']} (sha256 {answer['sha256'][:16]}…); "
+               f"follow it with `pitch-bot versions {bot}`")
+
+
+def versions(bot: BotName, url: UrlOption = None) -> None:
+    """Your bot's hosted versions and how each is doing."""
+    try:
+        found = _api(url).versions(bot)
+    except ApiError as refused:
+        _fail(str(refused))
+    table = Table("version", "status", "detail", "restarts", "sha256")
+    for item in found:
+        table.add_row(Text(item["version"]), item["status"], Text(item["detail"] or ""), str(item["restarts"]),
+                      item["sha256"][:16])
+    Console(highlight=False).print(table)
+
+
+def logs(bot: BotName, version: Annotated[str, typer.Argument(help="The version.")], url: UrlOption = None) -> None:
+    """The last kilobytes of a hosted version's standard output and error."""
+    try:
+        typer.echo(_api(url).log(bot, version), nl=False)
+    except ApiError as refused:
+        _fail(str(refused))
+
+
+def stop(bot: BotName, version: Annotated[str, typer.Argument(help="The version.")], url: UrlOption = None) -> None:
+    """Stop hosting a version of your bot."""
+    try:
+        _api(url).stop(bot, version)
+    except ApiError as refused:
+        _fail(str(refused))
+    _say(f"{bot} {version}: stopped")
+
+
+def add_commands(app: typer.Typer) -> None:
+    """Add the account and hosting commands to ``pitch-bot``."""
+    for command in (signup, login, logout, whoami, bots, submit, versions, logs, stop):
+        app.command()(command)
+    app.command("new-bot")(new_bot)
+    app.command("rotate-token")(rotate_token)
+    app.add_typer(tokens_app, name="tokens")

@@ -1,0 +1,99 @@
+"""The author's side of the arena from the terminal: ``pitch-bot signup``, ``login``,
+``whoami``, ``new-bot``, ``rotate-token``, ``tokens`` and ``logout`` against a real web
+service over HTTP (real Redis), with the credentials file of a temporary home."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import subprocess
+import sys
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from cli.local_arena import free_port
+from pitch_sdk.cli import app as pitch_bot
+from store.redis_store import Store
+from tests.web.harness import served
+from web.app import create_app
+from web.arena import WebArena
+from web.config import WebConfig
+
+
+@pytest.fixture(scope="module")
+def arena_url(redis_url: str) -> Iterator[tuple[str, Store]]:
+    store = Store.from_url(redis_url, f"author-cli-{uuid.uuid4().hex[:8]}:")
+    config = WebConfig(redis_url=redis_url, store_prefix=store.prefix, referee=f"127.0.0.1:{free_port()}",
+                       admin_token="author-cli-admin")
+    with served(create_app(config, WebArena(config, store))) as url:
+        yield url, store
+    for key in store.client.scan_iter(f"{store.prefix}*"):
+        store.client.delete(key)
+
+
+def _env(home: Path, url: str) -> dict[str, str]:
+    return {"HOME": str(home), "XDG_CONFIG_HOME": "", "PITCH_ARENA_URL": url, "PITCH_API_TOKEN": "", "COLUMNS": "200"}
+
+
+def _run(env: dict[str, str], *args: str, stdin: str | None = None) -> tuple[int, str, str]:
+    result = CliRunner().invoke(pitch_bot, list(args), env=env, input=stdin)
+    if result.exception is not None and not isinstance(result.exception, SystemExit):
+        raise result.exception
+    return result.exit_code, result.stdout, result.stderr
+
+
+def test_sign_up_from_a_real_process_saves_a_private_token(arena_url: tuple[str, Store], tmp_path: Path) -> None:
+    """The installed ``pitch-bot`` signs up with the password on standard input and keeps the
+    minted API token in a file only its owner can read."""
+    url, _ = arena_url
+    name = f"author{uuid.uuid4().hex[:6]}"
+    done = subprocess.run([str(Path(sys.executable).parent / "pitch-bot"), "signup", name, "--password-stdin"],
+                          input="author-password\n", capture_output=True, text=True, timeout=60,
+                          env={**os.environ, **_env(tmp_path, url)})
+    assert done.returncode == 0, done.stderr
+    saved = tmp_path / ".config" / "pitch-arena" / "credentials.json"
+    assert stat.S_IMODE(saved.stat().st_mode) == 0o600
+    content = json.loads(saved.read_text())
+    assert content["account"] == name and content["token"].startswith("pat_") and content["url"] == url
+    assert "author-password" not in saved.read_text() and "author-password" not in done.stdout + done.stderr
+
+
+def test_an_authors_whole_loop_of_bots_and_tokens(arena_url: tuple[str, Store], tmp_path: Path) -> None:
+    url, store = arena_url
+    env = _env(tmp_path, url)
+    name = f"author{uuid.uuid4().hex[:6]}"
+    code, _, err = _run(env, "whoami")
+    assert code == 2 and "not logged in" in err
+    code, _, err = _run(env, "signup", name, "--password-stdin", stdin="author-password\n")
+    assert code == 0 and f"as {name}" in err
+    code, out, _ = _run(env, "whoami")
+    assert code == 0 and out.startswith(f"{name} at {url}: 0 bot(s)")
+    bot = f"cli-bot-{uuid.uuid4().hex[:6]}"
+    code, out, err = _run(env, "new-bot", bot, "--description", "from the terminal")
+    token = out.strip()
+    assert code == 0 and "not shown again" in err and store.bot_for_token(token) is not None
+    code, out, _ = _run(env, "bots")
+    assert code == 0 and bot in out and "enabled" in out
+    code, out, _ = _run(env, "rotate-token", bot)
+    assert code == 0 and store.bot_for_token(token) is None and store.bot_for_token(out.strip()) is not None
+    code, out, _ = _run(env, "tokens", "new", "ci")
+    assert code == 0 and out.strip().startswith("pat_")
+    code, out, _ = _run(env, "tokens", "list")
+    token_id = next(line.split()[1] for line in out.splitlines() if " ci " in line)
+    code, _, err = _run(env, "tokens", "revoke", token_id)
+    assert code == 0 and "revoked" in err
+    code, _, err = _run(env, "rotate-token", "someone-elses-bot")
+    assert code == 1 and "you have no bot named" in err
+    code, _, err = _run(env, "login", name, "--password-stdin", stdin="wrong-password\n")
+    assert code == 1 and "wrong account name or password" in err
+    code, _, err = _run(env, "logout")
+    assert code == 0 and "logged out" in err
+    assert not (tmp_path / ".config" / "pitch-arena" / "credentials.json").exists()
+    code, _, err = _run({**env, "PITCH_ARENA_URL": f"http://127.0.0.1:{free_port()}"}, "login", name,
+                        "--password-stdin", stdin="author-password\n")
+    assert code == 1 and "cannot reach the arena" in err
