@@ -82,6 +82,13 @@ class _Resources:
             IDENTITIES.give_back(self.uid)
 
 
+def _let_others_search(directory: Path) -> None:
+    """Let the sandbox's uid reach the sockets in ``directory`` (it may not list it)."""
+    mode = directory.stat().st_mode
+    if not mode & 0o001:
+        directory.chmod(mode & 0o7777 | 0o001)
+
+
 def _stage(sources: list[Bind], resources: _Resources) -> list[Bind]:
     """Staging directories for ``sources`` (``/…/pitch-sandbox-*/<i>``, reachable by any uid),
     where the launcher binds each source in its own mount namespace; bubblewrap reads them
@@ -123,6 +130,7 @@ class Sandbox:
             resources.cgroup = SandboxCgroup.create(spec.name, spec.limits)
             privileged = os.geteuid() == 0
             resources.uid = IDENTITIES.take() if privileged else None
+            _let_others_search(spec.socket_dir)
             binds, links = system_view()
             binds += [Bind(str(spec.package_dir.resolve()), PACKAGE_MOUNT),
                       Bind(str(spec.socket_dir.resolve()), SOCKET_MOUNT, writable=True)]
