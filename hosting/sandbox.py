@@ -20,7 +20,7 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from hosting.bwrap import PACKAGE_MOUNT, SOCKET_MOUNT, Bind, bwrap_argv, system_view
+from hosting.bwrap import BWRAP, PACKAGE_MOUNT, SOCKET_MOUNT, Bind, bwrap_argv, system_view
 from hosting.cgroups import SandboxCgroup
 from hosting.identity import Identities
 from hosting.launch import Plan, launcher_argv
@@ -28,7 +28,7 @@ from hosting.limits import Limits
 from hosting.output import OutputTail
 from hosting.spec import ExitStatus, SandboxSpec, SpecError
 
-__all__ = ["ExitStatus", "Limits", "Sandbox", "SandboxSpec", "SpecError", "python_bot_argv"]
+__all__ = ["ExitStatus", "Limits", "Sandbox", "SandboxError", "SandboxSpec", "SpecError", "python_bot_argv"]
 
 WATCH_INTERVAL_S = 0.1
 """How often a running sandbox's process limit is checked (a fork bomb is ended at once)."""
@@ -39,6 +39,10 @@ BACKSTOP = 2
 cgroup acts first (with a clear status), the rlimit only catches what it cannot see."""
 
 IDENTITIES = Identities()
+
+
+class SandboxError(RuntimeError):
+    """The host cannot make sandboxes (the message says what to install or allow)."""
 
 
 def python_bot_argv(bot: str) -> tuple[str, ...]:
@@ -125,6 +129,8 @@ class Sandbox:
     @classmethod
     async def start(cls, spec: SandboxSpec) -> Sandbox:
         """Run ``spec`` in a new sandbox (its cgroups made and joined before bubblewrap runs)."""
+        if not os.access(BWRAP, os.X_OK):
+            raise SandboxError(f"bubblewrap is not installed ({BWRAP}): run scripts/ensure-sandbox.sh")
         resources = _Resources()
         try:
             resources.cgroup = SandboxCgroup.create(spec.name, spec.limits)

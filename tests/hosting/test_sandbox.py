@@ -95,12 +95,22 @@ def read(path):
             return file.read().decode(errors="replace")
     except OSError as error:
         return type(error).__name__
-print(json.dumps({"environ": dict(os.environ), "init_environ": read("/proc/1/environ"),
+def writable(folder):
+    try:
+        with open(os.path.join(folder, "probe"), "w") as file:
+            file.write("x")
+        return "writable"
+    except OSError as error:
+        return type(error).__name__
+print(json.dumps({"host_tmp": sorted(os.listdir("/tmp")),
+                  "writable": {folder: writable(folder) for folder in ("/", "/dev", "/dev/shm", "/run", "/run/pitch",
+                                                                      "/bot", "/usr", "/tmp")},
+                  "environ": dict(os.environ), "init_environ": read("/proc/1/environ"),
                   "pids": sorted(int(name) for name in os.listdir("/proc") if name.isdigit()),
                   "shadow": read("/etc/shadow"), "passwd": read("/etc/passwd"), "repo": read(targets["repo"]),
                   "root": sorted(os.listdir("/root")) if os.path.isdir("/root") else [],
                   "home": os.path.exists("/home"), "other_package": read(targets["other"]),
-                  "uid": os.getuid(), "host_tmp": sorted(os.listdir("/tmp"))}))
+                  "uid": os.getuid()}))
 """,
     "flood": """
 import sys
@@ -281,6 +291,9 @@ def test_nothing_of_the_host_is_visible(hostile: dict[str, Run], dirs: dict[str,
     assert seen["home"] is False
     assert seen["host_tmp"] == []
     assert seen["uid"] != 0
+    assert seen["writable"] == {"/": "OSError", "/dev": "OSError", "/dev/shm": "OSError", "/run": "OSError",
+                                "/run/pitch": "PermissionError", "/bot": "OSError", "/usr": "OSError",
+                                "/tmp": "writable"}
 
 
 def test_a_flood_of_output_keeps_a_bounded_tail(hostile: dict[str, Run]) -> None:
