@@ -145,6 +145,7 @@ def test_pages_sign_up_create_a_bot_and_show_its_token_once(client: TestClient, 
     assert "samesite=lax" in signed.headers["set-cookie"].lower()
     page = client.get("/account")
     assert page.status_code == 200 and "webby" in page.text
+    assert client.get("/api/v1/me").status_code == 401, "the API takes tokens, never the cookie (no CSRF there)"
     forged = client.post("/account/bots", data={"name": "web-bot", "csrf": "forged"})
     assert forged.status_code == 403 and store.bots() == []
     created = client.post("/account/bots", data={"name": "web-bot", "csrf": _csrf(page.text)})

@@ -1,6 +1,7 @@
 """Who is asking: an account named by a personal API token (``Authorization: Bearer pat_…``,
-what the SDK's commands send) or by a session cookie (a browser that logged in), the
-client's address for per-client rate limits, and the CSRF check of a session's forms.
+what the SDK's commands send: the JSON API) or by a session cookie (a browser that logged in:
+the pages, whose forms carry the session's CSRF token), and the client's address for
+per-client rate limits.
 
 The client address is the TCP peer's.  Behind a reverse proxy that is the proxy: run
 uvicorn with ``--forwarded-allow-ips`` for that proxy so the peer becomes the real client."""
@@ -51,30 +52,28 @@ def session_of(request: Request) -> Session | None:
     return sessions(request).find(request.cookies.get(SESSION_COOKIE, ""))
 
 
-def account_from_request(request: Request) -> Account | None:
-    """The account a request speaks for: its API token's, or its session's; ``None`` when it
-    names none.  A token that is wrong, revoked or of a disabled account is a 401, not
-    anonymity, so a client learns its token is bad."""
-    token = bearer(request)
-    if token is not None:
-        try:
-            return accounts(request).for_token(token)
-        except Unauthorized as refused:
-            raise HTTPException(401, str(refused)) from None
-    session = session_of(request)
-    if session is None:
-        return None
-    account = accounts(request).get(session.account)
-    return None if account is None or account.disabled else account
-
-
 def require_account(request: Request) -> Account:
-    """The account a request speaks for, or 401."""
-    account = account_from_request(request)
-    if account is None:
-        raise HTTPException(401, "this needs an account: log in, or send a personal API token "
-                                 "(Authorization: Bearer pat_…)")
-    return account
+    """The account whose personal API token the request carries, or 401.  The JSON API takes
+    tokens only, never the session cookie: a page of another site can make a browser send
+    its cookies, not its tokens, so the API needs no CSRF check."""
+    token = bearer(request)
+    if token is None:
+        raise HTTPException(401, "this needs an account: send a personal API token (Authorization: Bearer pat_…); "
+                                 "pitch-bot login gets one")
+    try:
+        return accounts(request).for_token(token)
+    except Unauthorized as refused:
+        raise HTTPException(401, str(refused)) from None
+
+
+def session_account(request: Request) -> tuple[Session, Account] | None:
+    """The signed-in browser's session and account (``None`` without a session, or for a
+    disabled account)."""
+    session = session_of(request)
+    account = None if session is None else accounts(request).get(session.account)
+    if session is None or account is None or account.disabled:
+        return None
+    return session, account
 
 
 def check_csrf(request: Request, session: Session | None, given: str) -> Session:
