@@ -22,6 +22,8 @@ from web.accounts import api as accounts_api
 from web.accounts import pages as account_pages
 from web.arena import WebArena
 from web.config import WebConfig
+from web.hosted import api as hosted_api
+from web.hosted import pages as hosted_pages
 from web.humans import games as humans
 from web.pages import bots, leaderboards, live, play, replays, sprt, tournaments
 from web.pages.common import render
@@ -76,7 +78,9 @@ def create_app(config: WebConfig, arena: WebArena | None = None, extra_routes: l
         *live.routes,
         *play.routes,
         *account_pages.routes,
+        *hosted_pages.routes,
         *accounts_api.routes,
+        *hosted_api.routes,
         accounts_api.not_found_route,
         *(extra_routes or []),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),

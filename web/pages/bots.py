@@ -2,8 +2,8 @@
 version and declared capacity (from the referee), its current version's rating on each
 leaderboard with its history, every version with its ratings, head-to-head against every
 opponent, recent matches, and its conduct (strikes, timeouts, time per decision) over its
-recorded matches.  With the admin token, the list's form registers a bot through the
-referee and shows its token once."""
+recorded matches; for its owner, its hosted versions and a form to upload a new one.  With
+the admin token, the list's form registers a bot through the referee and shows its token once."""
 
 from __future__ import annotations
 
@@ -21,6 +21,7 @@ from competitions.ratings.leaderboard import HeadToHead, Leaderboard, boards
 from competitions.ratings.model import RatingRow
 from store.versions import BotVersions
 from web.auth import bearer, check_admin
+from web.hosted.pages import owner_panel
 from web.pages.common import arena, not_found, render, shown
 from web.views.charts import Series, history_chart
 
@@ -93,7 +94,8 @@ def bot(request: Request) -> Response:
     return render(request, "bot.html", record=record, info=info, referee_down=connected is None,
                   standings=standings, chart=history_chart(series), matches=matches,
                   match_count=web.store.bot_match_count(bot_id), conduct=web.store.bot_conduct(bot_id),
-                  names=web.names(involved), versions=[(v, version_rows[v.rated_id]) for v in versions])
+                  names=web.names(involved), versions=[(v, version_rows[v.rated_id]) for v in versions],
+                  hosted=owner_panel(request, record))
 
 
 def _match_line(result: dict[str, Any], bot_id: str, finished: float) -> dict[str, Any]:

@@ -1,0 +1,154 @@
+"""Submitting hosted versions through the web, in process over a real Redis and a real
+artifact folder: a package becomes a version stored by its sha256; its owner lists its
+versions, reads its output and stops it; another account gets 404 from every endpoint, a
+hostile or oversized package a short 4xx, a burst of submissions 429; the bot page shows the
+hosted versions and the upload form to the owner alone."""
+
+from __future__ import annotations
+
+import gzip
+import io
+import re
+import tarfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from starlette.testclient import TestClient
+
+from cli.local_arena import free_port
+from pitch_sdk.packages.archive import MAX_PACKED_BYTES, pack
+from store.hosted import HostedVersions
+from store.redis_store import Store
+from web.app import create_app
+from web.arena import WebArena
+from web.config import WebConfig
+
+BOT = "from pitch_sdk.bots.heuristic import HeuristicBot\n\n\nclass Mine(HeuristicBot):\n    name = 'mine'\n"
+
+
+@pytest.fixture()
+def client(store: Store, redis_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[TestClient]:
+    monkeypatch.setenv("PITCH_ARTIFACTS_DIR", str(tmp_path / "artifacts"))
+    config = WebConfig(redis_url=redis_url, store_prefix=store.prefix, referee=f"127.0.0.1:{free_port()}",
+                       admin_token="admin")
+    with TestClient(create_app(config, WebArena(config, store))) as test_client:
+        yield test_client
+
+
+@pytest.fixture()
+def package(tmp_path: Path) -> bytes:
+    source = tmp_path / "mine.py"
+    source.write_text(BOT)
+    return pack(source, "Mine")
+
+
+def _author(client: TestClient, name: str, bot: str) -> dict[str, str]:
+    token = client.post("/api/v1/accounts", json={"name": name, "password": f"{name}-password"}).json()["token"]
+    headers = {"authorization": f"Bearer {token}"}
+    assert client.post("/api/v1/bots", json={"name": bot}, headers=headers).status_code == 201
+    return headers
+
+
+def _tar_gz(members: dict[str, bytes]) -> bytes:
+    out = io.BytesIO()
+    with tarfile.open(fileobj=out, mode="w:gz") as archive:
+        for name, data in members.items():
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            archive.addfile(info, io.BytesIO(data))
+    return out.getvalue()
+
+
+def test_a_package_becomes_a_version_its_owner_follows(client: TestClient, store: Store, package: bytes,
+                                                       tmp_path: Path) -> None:
+    alice = _author(client, "alice", "alice-bot")
+    answer = client.post("/api/v1/bots/alice-bot/versions?version=v1", content=package,
+                         headers={**alice, "content-type": "application/gzip"})
+    assert answer.status_code == 201, answer.text
+    body = answer.json()
+    assert body["version"] == "v1" and body["status"] == "queued" and body["language"] == "python"
+    assert (tmp_path / "artifacts").rglob(body["sha256"]), "stored under its sha256"
+    assert client.post("/api/v1/bots/alice-bot/versions", content=package, headers=alice).json()["version"] == "v2"
+    again = client.post("/api/v1/bots/alice-bot/versions?version=v1", content=package, headers=alice)
+    assert again.status_code == 409
+    listed = client.get("/api/v1/bots/alice-bot/versions", headers=alice).json()["versions"]
+    assert sorted(v["version"] for v in listed) == ["v1", "v2"]
+    record = next(b for b in store.bots() if b.name == "alice-bot")
+    HostedVersions(store).write_log(record.bot_id, "v1", b"Traceback: boom\n")
+    log = client.get("/api/v1/bots/alice-bot/versions/v1/log", headers=alice)
+    assert log.status_code == 200 and log.text == "Traceback: boom\n" and log.headers["cache-control"] == "no-store"
+    assert client.delete("/api/v1/bots/alice-bot/versions/v1", headers=alice).status_code == 204
+    stopped = {v["version"]: v["status"] for v in client.get("/api/v1/bots/alice-bot/versions",
+                                                                headers=alice).json()["versions"]}
+    assert stopped == {"v1": "stopped", "v2": "queued"}
+
+
+def test_another_account_gets_404_from_every_endpoint(client: TestClient, package: bytes) -> None:
+    alice = _author(client, "alice", "alice-bot")
+    mallory = _author(client, "mallory", "mallory-bot")
+    client.post("/api/v1/bots/alice-bot/versions?version=v1", content=package, headers=alice)
+    for method, path in [("POST", "/api/v1/bots/alice-bot/versions"), ("GET", "/api/v1/bots/alice-bot/versions"),
+                         ("GET", "/api/v1/bots/alice-bot/versions/v1/log"),
+                         ("DELETE", "/api/v1/bots/alice-bot/versions/v1")]:
+        theirs = client.request(method, path, headers=mallory, content=package if method == "POST" else None)
+        missing = client.request(method, path.replace("alice-bot", "nobody-bot"), headers=mallory,
+                                 content=package if method == "POST" else None)
+        assert theirs.status_code == missing.status_code == 404, (method, path, theirs.text)
+        assert client.request(method, path).status_code == 401
+    assert [v["status"] for v in client.get("/api/v1/bots/alice-bot/versions", headers=alice).json()["versions"]] \
+        == ["queued"]
+
+
+@pytest.mark.parametrize(("members", "problem"), [
+    ({"../escape.py": b"x", "pitch-bot.json": b'{"command": ["./x"]}'}, "'..'"),
+    ({"bot.py": b"x"}, "pitch-bot.json"),
+    ({"pitch-bot.json": b'{"bot": "missing.py:Bot"}'}, "missing.py"),
+    ({"pitch-bot.json": b"{not json"}, "JSON"),
+])
+def test_hostile_packages_are_refused_saying_why(client: TestClient, members: dict[str, bytes], problem: str) -> None:
+    alice = _author(client, "alice", "alice-bot")
+    answer = client.post("/api/v1/bots/alice-bot/versions", content=_tar_gz(members), headers=alice)
+    assert answer.status_code == 400 and problem in answer.json()["error"], answer.text
+    assert len(answer.text) < 400
+
+
+def test_bombs_garbage_and_oversized_uploads_are_refused(client: TestClient) -> None:
+    alice = _author(client, "alice", "alice-bot")
+    bomb = gzip.compress(b"\0" * (200 * 2**20))  # 200 MiB of zeros in about 200 KB
+    answer = client.post("/api/v1/bots/alice-bot/versions", content=bomb, headers=alice)
+    assert answer.status_code == 400 and "refused" in answer.json()["error"]
+    assert client.post("/api/v1/bots/alice-bot/versions", content=b"plain text", headers=alice).status_code == 400
+    assert client.post("/api/v1/bots/alice-bot/versions", content=b"", headers=alice).status_code == 400
+    huge = client.post("/api/v1/bots/alice-bot/versions", content=b"\0" * (MAX_PACKED_BYTES + 1), headers=alice)
+    assert huge.status_code == 413 and "at most 32 MiB" in huge.json()["error"]
+
+
+def test_submissions_are_rate_limited_per_account(client: TestClient, package: bytes) -> None:
+    alice = _author(client, "alice", "alice-bot")
+    codes = [client.post("/api/v1/bots/alice-bot/versions", content=package, headers=alice).status_code
+             for _ in range(21)]
+    assert codes[:20] == [201] * 20 and codes[20] == 429
+
+
+def test_the_bot_page_shows_hosted_versions_and_the_upload_form_to_its_owner_only(
+        client: TestClient, store: Store, package: bytes) -> None:
+    client.post("/signup", data={"name": "owner", "password": "owner-password"})
+    csrf = re.search(r'name="csrf" value="([^"]+)"', client.get("/account").text)
+    assert csrf
+    client.post("/account/bots", data={"name": "owned-bot", "csrf": csrf.group(1)})
+    record = next(b for b in store.bots() if b.name == "owned-bot")
+    page = client.get(f"/bots/{record.bot_id}")
+    assert 'id="upload-version"' in page.text and "No hosted version yet" in page.text
+    forged = client.post(f"/bots/{record.bot_id}/versions", data={"csrf": "forged", "version": "web-1"},
+                         files={"package": ("mine.tar.gz", package, "application/gzip")})
+    assert forged.status_code == 403
+    uploaded = client.post(f"/bots/{record.bot_id}/versions", data={"csrf": csrf.group(1), "version": "web-1"},
+                           files={"package": ("mine.tar.gz", package, "application/gzip")}, follow_redirects=False)
+    assert uploaded.status_code == 303, uploaded.text
+    assert 'data-version="web-1"' in client.get(f"/bots/{record.bot_id}").text
+    client.cookies.clear()
+    visitor = client.get(f"/bots/{record.bot_id}")
+    assert visitor.status_code == 200 and "upload-version" not in visitor.text and "web-1" not in visitor.text
+    assert client.post(f"/bots/{record.bot_id}/versions", data={"csrf": "x"},
+                       files={"package": ("p.tar.gz", package, "application/gzip")}).status_code == 404

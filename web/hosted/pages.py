@@ -1,0 +1,59 @@
+"""Hosted versions on a bot's page, for its owner only: each version's status, restarts and
+the last kilobytes of its output, and a form that uploads a package as a new version.
+Visitors who do not own the bot see none of it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from starlette.concurrency import run_in_threadpool
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import RedirectResponse, Response
+from starlette.routing import Route
+
+from store.hosted import HostedError, HostedVersions
+from store.rate_limits import RateLimited
+from store.redis_store import BotRecord
+from web.accounts.identity import check_csrf, session_account, session_of
+from web.hosted.api import read_package, submit_version
+from web.pages.common import arena, not_found
+
+#: Output shown per version on the page (the API serves all that is kept).
+SHOWN_LOG_BYTES = 4096
+
+
+def owner_panel(request: Request, record: BotRecord) -> dict[str, Any] | None:
+    """What the bot's page shows its owner about hosted versions, or ``None`` for anyone else."""
+    signed_in = session_account(request)
+    if signed_in is None or record.owner.lower() != signed_in[1].key:
+        return None
+    session, _ = signed_in
+    hosted = HostedVersions(arena(request).store)
+    versions = hosted.versions_of(record.bot_id)
+    logs = {v.version: hosted.log(record.bot_id, v.version)[-SHOWN_LOG_BYTES:].decode("utf-8", "replace")
+            for v in versions[:5]}
+    return {"versions": versions, "logs": logs, "csrf": session.csrf}
+
+
+async def upload(request: Request) -> Response:
+    """The bot page's upload form: a package as a new version of the owner's bot."""
+    web = arena(request)
+    record = web.store.bot(request.path_params["bot_id"][:64])
+    signed_in = session_account(request)
+    if record is None or signed_in is None or record.owner.lower() != signed_in[1].key:
+        raise not_found("bot", request.path_params["bot_id"])
+    form = await request.form(max_files=1, max_fields=5)
+    csrf = form.get("csrf")
+    check_csrf(request, session_of(request), csrf if isinstance(csrf, str) else "")
+    version = form.get("version")
+    data = await read_package(request)
+    try:
+        await run_in_threadpool(submit_version, request, signed_in[1], record, data,
+                                version if isinstance(version, str) and version else None)
+    except (HostedError, RateLimited) as refused:
+        raise HTTPException(429 if isinstance(refused, RateLimited) else 400, str(refused)) from None
+    return RedirectResponse(str(request.url_for("bot", bot_id=record.bot_id)) + "#hosted", status_code=303)
+
+
+routes = [Route("/bots/{bot_id}/versions", upload, name="upload_version", methods=["POST"])]
