@@ -18,6 +18,7 @@ from typer.testing import CliRunner
 
 from cli.local_arena import free_port
 from pitch_sdk.cli import app as pitch_bot
+from store.hosted import HostedVersions
 from store.redis_store import Store
 from tests.web.harness import served
 from web.app import create_app
@@ -26,7 +27,8 @@ from web.config import WebConfig
 
 
 @pytest.fixture(scope="module")
-def arena_url(redis_url: str) -> Iterator[tuple[str, Store]]:
+def arena_url(redis_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Store]]:
+    os.environ["PITCH_ARTIFACTS_DIR"] = str(tmp_path_factory.mktemp("artifacts"))
     store = Store.from_url(redis_url, f"author-cli-{uuid.uuid4().hex[:8]}:")
     config = WebConfig(redis_url=redis_url, store_prefix=store.prefix, referee=f"127.0.0.1:{free_port()}",
                        admin_token="author-cli-admin")
@@ -34,6 +36,7 @@ def arena_url(redis_url: str) -> Iterator[tuple[str, Store]]:
         yield url, store
     for key in store.client.scan_iter(f"{store.prefix}*"):
         store.client.delete(key)
+    del os.environ["PITCH_ARTIFACTS_DIR"]
 
 
 def _env(home: Path, url: str) -> dict[str, str]:
@@ -97,3 +100,36 @@ def test_an_authors_whole_loop_of_bots_and_tokens(arena_url: tuple[str, Store], 
     code, _, err = _run({**env, "PITCH_ARENA_URL": f"http://127.0.0.1:{free_port()}"}, "login", name,
                         "--password-stdin", stdin="author-password\n")
     assert code == 1 and "cannot reach the arena" in err
+
+
+def test_submit_a_bot_follow_its_versions_read_its_log_and_stop_it(arena_url: tuple[str, Store],
+                                                                   tmp_path: Path) -> None:
+    """``pitch-bot submit`` packs a Python file (its Bot class named) or sends a package
+    made by ``pitch-bot pack``; ``versions``, ``logs`` and ``stop`` follow them."""
+    url, store = arena_url
+    env = _env(tmp_path, url)
+    name = f"author{uuid.uuid4().hex[:6]}"
+    _run(env, "signup", name, "--password-stdin", stdin="author-password\n")
+    bot = f"hosted-{uuid.uuid4().hex[:6]}"
+    _run(env, "new-bot", bot)
+    source = tmp_path / "mine.py"
+    source.write_text("from pitch_sdk.bots.heuristic import HeuristicBot\n\n\nclass Mine(HeuristicBot):\n"
+                      "    name = 'mine'\n")
+    code, out, err = _run(env, "submit", str(source), "--bot", bot, "--class", "Mine", "--version", "first")
+    assert code == 0 and f"{bot} first: queued" in out, err
+    code, _, err = _run(env, "pack", str(source), "--class", "Mine", "-o", str(tmp_path / "mine.tar.gz"))
+    assert code == 0, err
+    code, out, err = _run(env, "submit", str(tmp_path / "mine.tar.gz"), "--bot", bot)
+    assert code == 0 and f"{bot} v2: queued" in out, err
+    code, out, _ = _run(env, "versions", bot)
+    assert code == 0 and "first" in out and "v2" in out
+    record = next(b for b in store.bots() if b.name == bot)
+    HostedVersions(store).write_log(record.bot_id, "first", b"hello from the sandbox\n")
+    code, out, _ = _run(env, "logs", bot, "first")
+    assert code == 0 and out == "hello from the sandbox\n"
+    code, _, err = _run(env, "stop", bot, "first")
+    assert code == 0 and "stopped" in err
+    code, _, err = _run(env, "submit", str(tmp_path / "missing.py"), "--bot", bot)
+    assert code == 2 and "cannot pack" in err
+    code, _, err = _run(env, "logs", "someone-elses-bot", "v1")
+    assert code == 1 and "you have no bot named" in err
