@@ -85,6 +85,8 @@ HOSTILE: dict[str, tuple[list[Entry], str]] = {
     "duplicate after ./": ([*GOOD, entry("./bot.py", b"x")], "appears twice"),
     "file then folder": ([*GOOD, entry("bot.py/inner.py", b"x")], "which is a file"),
     "folder then file": ([entry("lib", kind=tarfile.DIRTYPE), entry("lib", b"x"), *GOOD], "both a file and a folder"),
+    "file then same folder": ([*GOOD, entry("bot.py", kind=tarfile.DIRTYPE)], "both a file and a folder"),
+    "folder twice": ([entry("lib", kind=tarfile.DIRTYPE), entry("lib/", kind=tarfile.DIRTYPE), *GOOD], "appears twice"),
     "too deep": ([*GOOD, entry("d/" * MAX_PATH_DEPTH + "f.py", b"x")], f"more than {MAX_PATH_DEPTH} folders"),
     "path too long": ([*GOOD, entry("a" * 256, b"x")], "longer than 255 characters"),
     "control character": ([*GOOD, entry("bot\x1b[2J.py", b"x")], "control characters"),
@@ -126,8 +128,9 @@ def test_the_valid_package_of_the_hostile_cases_is_accepted() -> None:
     assert info.manifest == Manifest(bot="bot.py:MyBot")
     assert (info.files, info.unpacked_bytes) == (2, len(MANIFEST) + len(BOT_SOURCE))
     assert info.sha256 == hashlib.sha256(package(GOOD)).hexdigest()
-    module_bot = [entry("pitch-bot.json", b'{"bot": "strategy.mine:MyBot"}'), entry("strategy/mine/__init__.py")]
-    assert inspect(package(module_bot)).manifest.bot == "strategy.mine:MyBot"
+    module_bot = [entry("pitch-bot.json", b'{"bot": "strategy.mine:MyBot"}'), entry("strategy/mine/__init__.py"),
+                  entry("strategy/mine", kind=tarfile.DIRTYPE, mode=0o755), entry("./", kind=tarfile.DIRTYPE)]
+    assert inspect(package(module_bot)).manifest.bot == "strategy.mine:MyBot", "a folder may be listed after its files"
 
 
 def test_a_zip_bomb_stops_at_the_unpacked_limit(zeros_gz: bytes, tmp_path: Path) -> None:

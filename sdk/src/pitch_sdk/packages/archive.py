@@ -169,6 +169,8 @@ class _Listing:
     def __init__(self) -> None:
         self.files: set[PurePosixPath] = set()
         self.folders: set[PurePosixPath] = set()
+        """Every folder: listed, or implied by an entry inside it."""
+        self.listed_folders: set[PurePosixPath] = set()
         self.entries = 0
         self.unpacked_bytes = 0
 
@@ -177,10 +179,10 @@ class _Listing:
         if self.entries > MAX_ENTRIES:
             raise PackageError(f"the package has more than {MAX_ENTRIES} entries")
         shown = _shown(str(path))
-        if path in self.files or (member.isdir() and path in self.folders):
-            raise PackageError(f"the entry {shown} appears twice")
-        if member.isreg() and path in self.folders:
+        if path in (self.folders if member.isreg() else self.files):
             raise PackageError(f"the entry {shown} is both a file and a folder")
+        if path in self.files or path in self.listed_folders:
+            raise PackageError(f"the entry {shown} appears twice")
         for parent in path.parents:
             if parent in self.files:
                 raise PackageError(f"the entry {shown} is inside {_shown(str(parent))}, which is a file")
@@ -189,6 +191,7 @@ class _Listing:
             self.unpacked_bytes += member.size
         else:
             self.folders.add(path)
+            self.listed_folders.add(path)
         self.folders.update(parent for parent in path.parents if parent != PurePosixPath("."))
 
 
