@@ -112,7 +112,7 @@ def test_a_hostile_package_is_refused_naming_the_problem(case: str, tmp_path: Pa
     dest = tmp_path / "bot"
     with pytest.raises(PackageError, match=re.escape(problem)):
         extract(data, dest)
-    assert not dest.exists(), "a refused package leaves nothing behind"
+    assert list(tmp_path.iterdir()) == [], "a refused package leaves nothing behind"
 
 
 def test_a_bad_name_is_echoed_short(tmp_path: Path) -> None:
@@ -148,6 +148,7 @@ def test_a_zip_bomb_stops_at_the_unpacked_limit(zeros_gz: bytes, tmp_path: Path)
     dest = tmp_path / "bot"
     with pytest.raises(PackageError, match="unpacks to more than 128 MiB"):
         extract(inside, dest)
+    assert list(tmp_path.iterdir()) == []
     assert not dest.exists()
 
 
@@ -286,6 +287,9 @@ def test_extract_needs_a_new_or_empty_folder(tmp_path: Path) -> None:
     (tmp_path / "empty").mkdir()
     extract(io.BytesIO(data), tmp_path / "empty")
     assert (tmp_path / "empty" / "bot.py").read_bytes() == BOT_SOURCE
+    extract(data, tmp_path / "cache" / "by-hash" / "abc")
+    assert (tmp_path / "cache" / "by-hash" / "abc" / "bot.py").read_bytes() == BOT_SOURCE
+    assert [p.name for p in (tmp_path / "cache" / "by-hash").iterdir()] == ["abc"], "no unpacking folder is left"
     (tmp_path / "empty2").mkdir()
     with pytest.raises(PackageError, match="appears twice"):
         extract(package([*GOOD, entry("bot.py", b"again")]), tmp_path / "empty2")
