@@ -12,6 +12,7 @@ import os
 import re
 import shutil
 import stat
+import subprocess
 import tarfile
 from collections.abc import Callable
 from pathlib import Path
@@ -310,21 +311,30 @@ def test_pitch_bot_pack_writes_the_package_and_prints_its_summary(tmp_path: Path
 
 # ----------------------------------------------------------------- the starter kits
 def test_the_node_kit_folder_with_its_dependencies_packs(tmp_path: Path) -> None:
-    """The Node kit after ``npm ci`` (~1200 files, links in node_modules/.bin) is one package."""
+    """The Node kit after ``npm ci`` (~1200 files, links in node_modules/.bin) is one package;
+    with the protocol copied in, the unpacked package loads it from itself, moved anywhere."""
     if not (shutil.which("node") and shutil.which("npm")):
         pytest.skip("node and npm are not installed (scripts/ensure-kits.sh installs them)")
-    from tests.kits.kit_process import KITS, node_kit
+    from tests.kits.kit_process import KITS, ROOT, node_kit
     node_kit()
     links = [p for p in (KITS / "node" / "node_modules" / ".bin").iterdir() if p.is_symlink()]
     assert links, "npm made links in node_modules/.bin"
-    data = pack(KITS / "node")
-    assert pack(KITS / "node") == data
-    info = extract(data, tmp_path / "node")
+    kit = tmp_path / "kit"
+    shutil.copytree(KITS / "node", kit, symlinks=True, ignore=shutil.ignore_patterns(".build.lock"))
+    shutil.copytree(ROOT / "protos" / "pitch", kit / "protos" / "pitch")
+    data = pack(kit)
+    info = extract(data, tmp_path / "hosted" / "node")
     assert info.manifest == Manifest(command=("node", "bot.js"))
     assert info.files > 1000
     for link in links:
-        copy = tmp_path / "node" / link.relative_to(KITS / "node")
+        copy = tmp_path / "hosted" / "node" / link.relative_to(KITS / "node")
         assert copy.is_file() and not copy.is_symlink() and copy.read_bytes() == link.read_bytes()
+    loads = "const p = require('./src/protocol.js'); p.loadPitch().BotService; console.log(p.protosDir())"
+    env = {key: value for key, value in os.environ.items() if key != "PITCH_PROTOS"}
+    done = subprocess.run(["node", "-e", loads], cwd=tmp_path / "hosted" / "node", capture_output=True, text=True,
+                          env=env, timeout=30, check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == str(tmp_path / "hosted" / "node" / "protos")
 
 
 def test_a_built_go_kit_binary_packs(tmp_path: Path) -> None:
