@@ -101,6 +101,8 @@ HOSTILE: dict[str, tuple[list[Entry], str]] = {
     "bot module missing": ([entry("pitch-bot.json", b'{"bot": "strategy.mine:MyBot"}'), entry("strategy/x.py")],
                            "names 'strategy.mine'"),
     "program missing": ([entry("pitch-bot.json", b'{"command": ["./pitch-go-bot"]}')], "names './pitch-go-bot'"),
+    "program not executable": ([entry("pitch-bot.json", b'{"command": ["./run"]}'), entry("run", b"\x7fELF")],
+                               "runs './run', which is not executable"),
 }
 
 

@@ -172,6 +172,7 @@ class _Listing:
         self.folders: set[PurePosixPath] = set()
         """Every folder: listed, or implied by an entry inside it."""
         self.listed_folders: set[PurePosixPath] = set()
+        self.executables: set[PurePosixPath] = set()
         self.entries = 0
         self.unpacked_bytes = 0
 
@@ -190,6 +191,8 @@ class _Listing:
         if member.isreg():
             self.files.add(path)
             self.unpacked_bytes += member.size
+            if member.mode & 0o111:
+                self.executables.add(path)
         else:
             self.folders.add(path)
             self.listed_folders.add(path)
@@ -221,6 +224,8 @@ def _finish(listing: _Listing, manifest_raw: bytes | None, packed: _Hashing) -> 
     named, candidates = _program_file(manifest)
     if candidates and not any(candidate in listing.files for candidate in candidates):
         raise PackageError(f"{MANIFEST_NAME} names {_shown(named)}, which is not a file of the package")
+    if manifest.command and candidates and candidates[0] not in listing.executables:
+        raise PackageError(f"{MANIFEST_NAME} runs {_shown(named)}, which is not executable (chmod +x it)")
     return PackageInfo(manifest, len(listing.files), listing.unpacked_bytes, packed.count, packed.digest.hexdigest())
 
 
