@@ -155,6 +155,16 @@ def test_a_zip_bomb_stops_at_the_unpacked_limit(zeros_gz: bytes, tmp_path: Path)
     assert not dest.exists()
 
 
+@pytest.mark.parametrize("kind", [tarfile.XHDTYPE, tarfile.XGLTYPE, tarfile.GNUTYPE_LONGNAME])
+def test_a_huge_extended_header_is_refused_before_it_is_read(kind: bytes, zeros_gz: bytes) -> None:
+    """A pax header or GNU long name is read whole into memory by tar readers: one claiming
+    100 MiB (of zeros that follow) is refused from its size, without decompressing them."""
+    header = tarfile.TarInfo("././@PaxHeader")
+    header.type, header.size = kind, 100 * 2 ** 20
+    with pytest.raises(PackageError, match=f"extended header of {header.size} bytes, more than 65536"):
+        inspect(gzip.compress(header.tobuf(tarfile.GNU_FORMAT)) + zeros_gz)
+
+
 def test_too_large_a_package_is_refused_as_it_is_read() -> None:
     """Past the packed limit the stream stops being read (a file object: no need to hold it all)."""
     stored = gzip.compress(tar_bytes([*GOOD, entry("data.bin", os.urandom(MAX_PACKED_BYTES))]), compresslevel=0)
