@@ -47,8 +47,10 @@ class SandboxError(RuntimeError):
 
 def python_bot_argv(bot: str) -> tuple[str, ...]:
     """How a manifest's ``{"bot": ...}`` runs in the sandbox: ``pitch-bot run`` on this host's
-    interpreter (it reads ``PITCH_REFEREE`` and ``PITCH_BOT_TOKEN`` from the environment)."""
-    return (sys.executable, "-m", "pitch_sdk.cli", "run", bot)
+    interpreter (it reads ``PITCH_REFEREE`` and ``PITCH_BOT_TOKEN`` from the environment).
+    The SDK's command line is called by hand: ``pitch_sdk.cli`` is a module without a
+    ``__main__`` block, and the ``pitch-bot`` script may live outside what the sandbox shows."""
+    return (sys.executable, "-c", "from pitch_sdk.cli import app; app(prog_name='pitch-bot')", "run", bot)
 
 
 def rlimits(limits: Limits, cgroup: frozenset[str], own_uid: bool) -> tuple[tuple[str, int], ...]:

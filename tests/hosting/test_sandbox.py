@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from hosting.cgroups import SANDBOX_PREFIX, sandbox_hierarchies
-from hosting.sandbox import ExitStatus, Limits, Sandbox, SandboxSpec
+from hosting.sandbox import ExitStatus, Limits, Sandbox, SandboxSpec, python_bot_argv
 
 ROOT = Path(__file__).resolve().parents[2]
 LIMITS = Limits(memory_mb=64, cpu_cores=0.25, pids=16, open_files=64, tmp_mb=8, file_size_mb=4, output_kb=4)
@@ -212,6 +212,7 @@ def hostile(dirs: dict[str, Path]) -> Iterator[dict[str, Run]]:
     specs = {name: spec(name, dirs, python(program, *arguments.get(name, ()))) for name, program in PROGRAMS.items()}
     shell = ("/bin/sh", "-c", "exec head -c 8000000 /dev/zero > /tmp/huge")
     specs["huge_file_shell"] = spec("huge_file_shell", dirs, shell)
+    specs["sdk"] = spec("sdk", dirs, python_bot_argv("--help"))  # the SDK's command line, imported inside
 
     async def all_at_once() -> dict[str, Run]:
         runs = await asyncio.gather(*(run(one) for one in specs.values()))
@@ -301,6 +302,12 @@ def test_a_flood_of_output_keeps_a_bounded_tail(hostile: dict[str, Run]) -> None
     assert flood.status.reason == "exited with status 0"
     assert len(flood.output) == LIMITS.output_kb << 10
     assert flood.output.endswith(b"END")
+
+
+def test_the_sdk_runs_inside(hostile: dict[str, Run]) -> None:
+    """The interpreter, the virtualenv's packages (gRPC) and the SDK are all in view."""
+    assert hostile["sdk"].status.reason == "exited with status 0", hostile["sdk"].text
+    assert "Show this message and exit." in hostile["sdk"].text  # the end of its help
 
 
 def test_a_double_fork_leaves_nothing(hostile: dict[str, Run]) -> None:
