@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import os
 import shutil
 import signal
@@ -29,6 +30,8 @@ from hosting.output import OutputTail
 from hosting.spec import ExitStatus, SandboxSpec, SpecError
 
 __all__ = ["ExitStatus", "Limits", "Sandbox", "SandboxError", "SandboxSpec", "SpecError", "python_bot_argv"]
+
+log = logging.getLogger(__name__)
 
 WATCH_INTERVAL_S = 0.1
 """How often a running sandbox's process limit is checked (a fork bomb is ended at once)."""
@@ -77,11 +80,16 @@ class _Resources:
     ended: bool = field(default=False)
 
     def release(self) -> None:
+        """Give everything back; a group that cannot be removed is logged, not raised (its
+        processes were killed; the next sandbox of the name removes it)."""
         if self.ended:
             return
         self.ended = True
         if self.cgroup is not None:
-            self.cgroup.remove()
+            try:
+                self.cgroup.remove()
+            except OSError:
+                log.exception("cannot remove a sandbox's cgroup")
         if self.stage is not None:
             shutil.rmtree(self.stage, ignore_errors=True)
         if self.uid is not None:

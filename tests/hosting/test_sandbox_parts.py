@@ -81,6 +81,24 @@ def test_cgroup_discovery_names_the_controller_and_why() -> None:
         Hierarchy.find("cgroup /proc cgroup rw,memory 0 0\n", "1:memory:/\n", controller="memory")
 
 
+def test_a_cgroup_v2_sandbox_gets_its_limits_in_one_group(tmp_path: Path) -> None:
+    """On a (here simulated) cgroup v2 tree: the controllers are enabled for the children, the
+    limits written to one group, and the OOM count read from its events."""
+    (tmp_path / "cgroup.controllers").write_text("cpuset cpu io memory pids\n")
+    (tmp_path / "cgroup.subtree_control").write_text("")
+    mounts = f"cgroup2 {tmp_path} cgroup2 rw,nosuid 0 0\n"
+    hierarchies = {controller: Hierarchy.find(mounts, "0::/\n", controller) for controller in ("memory", "pids", "cpu")}
+    assert set(hierarchies.values()) == {Hierarchy(2, tmp_path)}
+    group = tmp_path / "pitch-sandbox-v2"
+    cgroup = SandboxCgroup.create("v2", Limits(memory_mb=100, cpu_cores=0.5, pids=20), hierarchies)
+    assert cgroup is not None and cgroup.procs_files() == [str(group / "cgroup.procs")]
+    assert [(group / name).read_text() for name in ("memory.max", "pids.max", "cpu.max")] == \
+        [str(100 << 20), "20", "50000 100000"]
+    (group / "memory.events").write_text("low 0\nhigh 0\nmax 7\noom 1\noom_kill 1\n")
+    (group / "pids.events").write_text("max 3\n")
+    assert (cgroup.oom_kills(), cgroup.pids_refused()) == (1, 3)
+
+
 def test_rlimits_back_up_the_cgroups_and_stand_alone_without_them() -> None:
     limits = Limits(memory_mb=100, pids=10)
     with_groups = dict(rlimits(limits, frozenset({"memory", "pids"}), own_uid=True))
