@@ -33,8 +33,9 @@ __all__ = ["ExitStatus", "Limits", "Sandbox", "SandboxError", "SandboxSpec", "Sp
 
 log = logging.getLogger(__name__)
 
-WATCH_INTERVAL_S = 0.1
-"""How often a running sandbox's process limit is checked (a fork bomb is ended at once)."""
+WATCH_INTERVAL_S = 0.25
+"""How often a running sandbox's process limit is checked: a fork bomb is ended within a
+quarter of a second (held at the limit meanwhile), for one small read per sandbox."""
 DRAIN_TIMEOUT_S = 2.0
 """How long the output is read after the sandbox ended (every writer is gone by then)."""
 BACKSTOP = 2
@@ -157,7 +158,8 @@ class Sandbox:
                 binds = staged
             controllers = resources.cgroup.controllers if resources.cgroup else frozenset[str]()
             plan = Plan(rlimits(spec.limits, controllers, privileged),
-                        tuple(resources.cgroup.procs_files()) if resources.cgroup else (), mounts, resources.uid)
+                        tuple(resources.cgroup.procs_files()) if resources.cgroup else (), mounts, resources.uid,
+                        os.getpid())
             process = await asyncio.create_subprocess_exec(
                 *launcher_argv(plan, bwrap_argv(spec, binds, links)), stdin=asyncio.subprocess.DEVNULL,
                 stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT, env={}, start_new_session=True)

@@ -12,6 +12,7 @@ import json
 import os
 import signal
 import socket
+import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterator
@@ -20,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from hosting.cgroups import SANDBOX_PREFIX, sandbox_hierarchies
+from hosting.cgroups import SANDBOX_PREFIX, remove_group, sandbox_hierarchies
 from hosting.sandbox import ExitStatus, Limits, Sandbox, SandboxSpec, python_bot_argv
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -331,6 +332,34 @@ def test_stop_kills_a_program_that_ignores_sigterm(dirs: dict[str, Path]) -> Non
     assert status.signal == signal.SIGKILL
     assert seconds < 3
     assert not leftovers(name)
+
+
+def test_a_sandbox_dies_with_its_host(dirs: dict[str, Path]) -> None:
+    """A bot host that is killed (no cleanup at all) takes its sandboxes with it."""
+    mark = "2345.5"
+    name = f"test-{os.getpid()}-orphan"
+    host = f"""
+import asyncio, sys
+from pathlib import Path
+from hosting.sandbox import Sandbox, SandboxSpec
+async def main():
+    await Sandbox.start(SandboxSpec({name!r}, Path({str(dirs["package"])!r}), ("/bin/sleep", {mark!r}),
+                                    Path({str(dirs["sockets"])!r})))
+    print("started", flush=True)
+    await asyncio.sleep(60)
+asyncio.run(main())
+"""
+    process = subprocess.Popen([sys.executable, "-c", host], stdout=subprocess.PIPE, cwd=ROOT)
+    try:
+        assert process.stdout is not None and process.stdout.readline() == b"started\n"
+        asyncio.run(until(lambda: bool(processes_with(mark))))
+        process.kill()  # at once: bubblewrap sets its own parent-death signal only after the sandbox runs
+        asyncio.run(until(lambda: not processes_with(mark), timeout=5))
+    finally:
+        process.kill()
+        process.wait()
+        for hierarchy in sandbox_hierarchies().values():  # its host could not remove its groups
+            remove_group(hierarchy.parent / f"{SANDBOX_PREFIX}{name}", kill=True)
 
 
 def test_a_program_reaches_the_unix_socket_the_host_serves(dirs: dict[str, Path], tmp_path: Path) -> None:

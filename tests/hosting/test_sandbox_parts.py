@@ -109,6 +109,11 @@ def test_rlimits_back_up_the_cgroups_and_stand_alone_without_them() -> None:
     assert "RLIMIT_NPROC" not in dict(rlimits(limits, frozenset(), own_uid=False))  # it would count the host's
 
 
+def test_limits_must_be_positive() -> None:
+    with pytest.raises(ValueError, match="must be positive: pids=0"):
+        Limits(pids=0)
+
+
 def test_the_output_tail_keeps_the_end_within_twice_its_size() -> None:
     tail = OutputTail(10)
     for index in range(1000):
@@ -128,7 +133,8 @@ def test_each_live_sandbox_has_a_uid_of_its_own() -> None:
 
 
 def test_the_launch_plan_survives_its_trip_through_the_command_line() -> None:
-    plan = Plan((("RLIMIT_NOFILE", 64),), ("/sys/fs/cgroup/pids/x/cgroup.procs",), (("/root/a", "/tmp/s/0"),), 61000)
+    plan = Plan((("RLIMIT_NOFILE", 64),), ("/sys/fs/cgroup/pids/x/cgroup.procs",), (("/root/a", "/tmp/s/0"),),
+                61000, 1234)
     assert Plan.from_json(plan.to_json()) == plan
 
 
