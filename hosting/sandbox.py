@@ -18,7 +18,7 @@ import shutil
 import signal
 import sys
 import tempfile
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from hosting.bwrap import BWRAP, PACKAGE_MOUNT, SOCKET_MOUNT, Bind, bwrap_argv, system_view
@@ -43,6 +43,8 @@ BACKSTOP = 2
 cgroup acts first (with a clear status), the rlimit only catches what it cannot see."""
 
 IDENTITIES = Identities()
+_LIVE: set[str] = set()
+"""The names of this host's sandboxes that have not ended (a name is its cgroups' name)."""
 
 
 class SandboxError(RuntimeError):
@@ -75,10 +77,11 @@ def rlimits(limits: Limits, cgroup: frozenset[str], own_uid: bool) -> tuple[tupl
 class _Resources:
     """What a sandbox holds on the host until it has ended."""
 
+    name: str
     cgroup: SandboxCgroup | None = None
     uid: int | None = None
     stage: Path | None = None
-    ended: bool = field(default=False)
+    ended: bool = False
 
     def release(self) -> None:
         """Give everything back; a group that cannot be removed is logged, not raised (its
@@ -95,6 +98,7 @@ class _Resources:
             shutil.rmtree(self.stage, ignore_errors=True)
         if self.uid is not None:
             IDENTITIES.give_back(self.uid)
+        _LIVE.discard(self.name)
 
 
 def _let_others_search(directory: Path) -> None:
@@ -142,7 +146,10 @@ class Sandbox:
         """Run ``spec`` in a new sandbox (its cgroups made and joined before bubblewrap runs)."""
         if not os.access(BWRAP, os.X_OK):
             raise SandboxError(f"bubblewrap is not installed ({BWRAP}): run scripts/ensure-sandbox.sh")
-        resources = _Resources()
+        if spec.name in _LIVE:  # its cgroups would be taken for a dead host's and emptied
+            raise SandboxError(f"a sandbox named {spec.name} is running on this host already")
+        _LIVE.add(spec.name)
+        resources = _Resources(spec.name)
         try:
             resources.cgroup = SandboxCgroup.create(spec.name, spec.limits)
             privileged = os.geteuid() == 0

@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from hosting.cgroups import SANDBOX_PREFIX, remove_group, sandbox_hierarchies
-from hosting.sandbox import ExitStatus, Limits, Sandbox, SandboxSpec, python_bot_argv
+from hosting.sandbox import ExitStatus, Limits, Sandbox, SandboxError, SandboxSpec, python_bot_argv
 
 ROOT = Path(__file__).resolve().parents[2]
 LIMITS = Limits(memory_mb=64, cpu_cores=0.25, pids=16, open_files=64, tmp_mb=8, file_size_mb=4, output_kb=4)
@@ -316,12 +316,14 @@ def test_a_double_fork_leaves_nothing(hostile: dict[str, Run]) -> None:
     assert processes_with(SLEEP_MARK) == []
 
 
-def test_stop_kills_a_program_that_ignores_sigterm(dirs: dict[str, Path]) -> None:
+def test_stop_kills_a_program_that_ignores_sigterm_and_a_name_runs_once(dirs: dict[str, Path]) -> None:
     program = "import signal, time\nsignal.signal(signal.SIGTERM, signal.SIG_IGN)\nprint('ready', flush=True)\n" \
               "time.sleep(60)"
 
     async def scenario() -> tuple[ExitStatus, float, str]:
         sandbox = await Sandbox.start(spec("stubborn", dirs, python(program)))
+        with pytest.raises(SandboxError, match="running on this host already"):
+            await Sandbox.start(spec("stubborn", dirs, python(program)))
         await until(lambda: b"ready" in sandbox.output_tail())
         started = time.monotonic()
         status = await sandbox.stop(grace_s=0.3)
