@@ -14,7 +14,6 @@ import asyncio
 import contextlib
 import logging
 import os
-import shutil
 import signal
 import sys
 import tempfile
@@ -41,6 +40,8 @@ DRAIN_TIMEOUT_S = 2.0
 BACKSTOP = 2
 """With a memory or pids cgroup, the matching rlimit is this many times the limit: the
 cgroup acts first (with a clear status), the rlimit only catches what it cannot see."""
+
+STAGE_PREFIX = "pitch-sandbox-"
 
 IDENTITIES = Identities()
 _LIVE: set[str] = set()
@@ -95,7 +96,7 @@ class _Resources:
             except OSError:
                 log.exception("cannot remove a sandbox's cgroup")
         if self.stage is not None:
-            shutil.rmtree(self.stage, ignore_errors=True)
+            _remove_stage(self.stage)
         if self.uid is not None:
             IDENTITIES.give_back(self.uid)
         _LIVE.discard(self.name)
@@ -109,10 +110,14 @@ def _let_others_search(directory: Path) -> None:
 
 
 def _stage(sources: list[Bind], resources: _Resources) -> list[Bind]:
-    """Staging directories for ``sources`` (``/…/pitch-sandbox-*/<i>``, reachable by any uid),
-    where the launcher binds each source in its own mount namespace; bubblewrap reads them
-    there."""
-    resources.stage = Path(tempfile.mkdtemp(prefix="pitch-sandbox-"))
+    """Staging directories for ``sources`` (``$TMPDIR/pitch-sandbox-<host pid>-*/<i>``,
+    reachable by any uid), where the launcher binds each source in its own mount namespace;
+    bubblewrap reads them there.  Those of hosts that died are removed first."""
+    for stale in Path(tempfile.gettempdir()).glob(f"{STAGE_PREFIX}*-*"):
+        host = stale.name.removeprefix(STAGE_PREFIX).partition("-")[0]
+        if host.isdigit() and not Path(f"/proc/{host}").exists():
+            _remove_stage(stale)
+    resources.stage = Path(tempfile.mkdtemp(prefix=f"{STAGE_PREFIX}{os.getpid()}-"))
     resources.stage.chmod(0o755)
     staged = []
     for index, bind in enumerate(sources):
@@ -123,6 +128,19 @@ def _stage(sources: list[Bind], resources: _Resources) -> list[Bind]:
             target.touch()
         staged.append(Bind(str(target), bind.dest, bind.writable))
     return staged
+
+
+def _remove_stage(stage: Path) -> None:
+    """Remove a staging directory by ``rmdir`` and ``unlink`` of its empty placeholders only:
+    never anything beneath them, were a bind mount ever visible there."""
+    with contextlib.suppress(OSError):
+        for entry in stage.iterdir():
+            with contextlib.suppress(OSError):
+                if entry.is_dir():
+                    entry.rmdir()
+                else:
+                    entry.unlink()
+        stage.rmdir()
 
 
 class Sandbox:

@@ -14,6 +14,7 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -22,7 +23,7 @@ from pathlib import Path
 import pytest
 
 from hosting.cgroups import SANDBOX_PREFIX, remove_group, sandbox_hierarchies
-from hosting.sandbox import ExitStatus, Limits, Sandbox, SandboxError, SandboxSpec, python_bot_argv
+from hosting.sandbox import STAGE_PREFIX, ExitStatus, Limits, Sandbox, SandboxError, SandboxSpec, python_bot_argv
 
 ROOT = Path(__file__).resolve().parents[2]
 LIMITS = Limits(memory_mb=64, cpu_cores=0.25, pids=16, open_files=64, tmp_mb=8, file_size_mb=4, output_kb=4)
@@ -352,6 +353,7 @@ async def main():
 asyncio.run(main())
 """
     process = subprocess.Popen([sys.executable, "-c", host], stdout=subprocess.PIPE, cwd=ROOT)
+    stages = Path(tempfile.gettempdir()).glob(f"{STAGE_PREFIX}{process.pid}-*")
     try:
         assert process.stdout is not None and process.stdout.readline() == b"started\n"
         asyncio.run(until(lambda: bool(processes_with(mark))))
@@ -362,6 +364,10 @@ asyncio.run(main())
         process.wait()
         for hierarchy in sandbox_hierarchies().values():  # its host could not remove its groups
             remove_group(hierarchy.parent / f"{SANDBOX_PREFIX}{name}", kill=True)
+    left = list(stages)
+    assert len(left) == 1  # nor its staging directory: the next sandbox's start does
+    asyncio.run(run(spec("after-orphan", dirs, ("/bin/true",))))
+    assert not left[0].exists()
 
 
 def test_a_program_reaches_the_unix_socket_the_host_serves(dirs: dict[str, Path], tmp_path: Path) -> None:
