@@ -41,10 +41,12 @@ class Plan:
     """The uid and gid to run bubblewrap as (``None``: stay as the host's user)."""
     host: int
     """The host's pid: the launcher (then bubblewrap) dies with it."""
+    report_fd: int
+    """Where a failure is written (closed unwritten by the exec of bubblewrap)."""
 
     def to_json(self) -> str:
-        return json.dumps({"rlimits": self.rlimits, "cgroup_procs": self.cgroup_procs,
-                           "mounts": self.mounts, "uid": self.uid, "host": self.host})
+        return json.dumps({"rlimits": self.rlimits, "cgroup_procs": self.cgroup_procs, "mounts": self.mounts,
+                           "uid": self.uid, "host": self.host, "report_fd": self.report_fd})
 
     @classmethod
     def from_json(cls, text: str) -> Plan:
@@ -52,7 +54,7 @@ class Plan:
         return cls(tuple((str(name), int(value)) for name, value in data["rlimits"]),
                    tuple(str(path) for path in data["cgroup_procs"]),
                    tuple((str(source), str(target)) for source, target in data["mounts"]),
-                   None if data["uid"] is None else int(data["uid"]), int(data["host"]))
+                   None if data["uid"] is None else int(data["uid"]), int(data["host"]), int(data["report_fd"]))
 
 
 def launcher_argv(plan: Plan, bwrap_argv: Sequence[str]) -> list[str]:
@@ -95,13 +97,19 @@ def carry_out(plan: Plan) -> None:
 
 
 def main(argv: Sequence[str]) -> NoReturn:
-    """Carry out the plan in ``argv[0]``, then exec ``argv[1:]``; a failure is one line on
-    stderr (the sandbox's output) and status 125."""
+    """Carry out the plan in ``argv[0]``, then exec ``argv[1:]``; a failure is reported to
+    the host (and on stderr, the sandbox's output), with status 125."""
+    report: int | None = None
     try:
-        carry_out(Plan.from_json(argv[0]))
+        plan = Plan.from_json(argv[0])
+        report = plan.report_fd
+        os.set_inheritable(report, False)  # bubblewrap's exec closes it: the host's sign of success
+        carry_out(plan)
         os.execv(argv[1], list(argv[1:]))
     except (OSError, ValueError, KeyError, IndexError) as error:
         print(f"pitch sandbox: cannot start: {error}", file=sys.stderr)
+        if report is not None:
+            os.write(report, str(error).encode()[:1000])
         sys.exit(125)
 
 

@@ -35,6 +35,8 @@ log = logging.getLogger(__name__)
 WATCH_INTERVAL_S = 0.25
 """How often a running sandbox's process limit is checked: a fork bomb is ended within a
 quarter of a second (held at the limit meanwhile), for one small read per sandbox."""
+START_TIMEOUT_S = 10.0
+"""How long bubblewrap may take to make a sandbox (tens of milliseconds here)."""
 DRAIN_TIMEOUT_S = 2.0
 """How long the output is read after the sandbox ended (every writer is gone by then)."""
 BACKSTOP = 2
@@ -143,6 +145,50 @@ def _remove_stage(stage: Path) -> None:
         stage.rmdir()
 
 
+async def _launch(spec: SandboxSpec, resources: _Resources, report: int) -> asyncio.subprocess.Process:
+    """Make the sandbox's cgroups, uid and staging, and start its launcher (which reports a
+    failure to ``report``)."""
+    resources.cgroup = SandboxCgroup.create(spec.name, spec.limits)
+    privileged = os.geteuid() == 0
+    resources.uid = IDENTITIES.take() if privileged else None
+    _let_others_search(spec.socket_dir)
+    binds, links = system_view()
+    binds += [Bind(str(spec.package_dir.resolve()), PACKAGE_MOUNT),
+              Bind(str(spec.socket_dir.resolve()), SOCKET_MOUNT, writable=True)]
+    mounts: tuple[tuple[str, str], ...] = ()
+    if privileged:
+        staged = _stage(binds, resources)
+        mounts = tuple((bind.source, stage.source) for bind, stage in zip(binds, staged, strict=True))
+        binds = staged
+    controllers = resources.cgroup.controllers if resources.cgroup else frozenset[str]()
+    plan = Plan(rlimits(spec.limits, controllers, privileged),
+                tuple(resources.cgroup.procs_files()) if resources.cgroup else (), mounts, resources.uid,
+                os.getpid(), report)
+    return await asyncio.create_subprocess_exec(
+        *launcher_argv(plan, bwrap_argv(spec, binds, links)), stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT, env={}, start_new_session=True,
+        pass_fds=(report,))
+
+
+async def _until_running(process: asyncio.subprocess.Process) -> None:
+    """Wait until bubblewrap runs the command (or has ended): before that, its init has not
+    yet bound its life to bubblewrap's (``--die-with-parent`` is set once the sandbox is
+    made), and a host that died then would leave it running."""
+    deadline = asyncio.get_running_loop().time() + START_TIMEOUT_S
+    while process.returncode is None and not _bot_processes(process.pid):
+        if asyncio.get_running_loop().time() > deadline:
+            raise SandboxError(f"the sandbox did not start within {START_TIMEOUT_S:g} s")
+        await asyncio.sleep(0.005)
+
+
+def _read_report(fd: int) -> str:
+    """What the launcher wrote before its end or its exec (bounded)."""
+    found = b""
+    while len(found) < 1000 and (chunk := os.read(fd, 1000)):
+        found += chunk
+    return found.decode(errors="replace").strip()
+
+
 class Sandbox:
     """One running sandbox (use :meth:`start`)."""
 
@@ -168,29 +214,26 @@ class Sandbox:
             raise SandboxError(f"a sandbox named {spec.name} is running on this host already")
         _LIVE.add(spec.name)
         resources = _Resources(spec.name)
+        process: asyncio.subprocess.Process | None = None
+        report, report_end = os.pipe()  # the launcher's failure, or nothing once it has run bubblewrap
         try:
-            resources.cgroup = SandboxCgroup.create(spec.name, spec.limits)
-            privileged = os.geteuid() == 0
-            resources.uid = IDENTITIES.take() if privileged else None
-            _let_others_search(spec.socket_dir)
-            binds, links = system_view()
-            binds += [Bind(str(spec.package_dir.resolve()), PACKAGE_MOUNT),
-                      Bind(str(spec.socket_dir.resolve()), SOCKET_MOUNT, writable=True)]
-            mounts: tuple[tuple[str, str], ...] = ()
-            if privileged:
-                staged = _stage(binds, resources)
-                mounts = tuple((bind.source, stage.source) for bind, stage in zip(binds, staged, strict=True))
-                binds = staged
-            controllers = resources.cgroup.controllers if resources.cgroup else frozenset[str]()
-            plan = Plan(rlimits(spec.limits, controllers, privileged),
-                        tuple(resources.cgroup.procs_files()) if resources.cgroup else (), mounts, resources.uid,
-                        os.getpid())
-            process = await asyncio.create_subprocess_exec(
-                *launcher_argv(plan, bwrap_argv(spec, binds, links)), stdin=asyncio.subprocess.DEVNULL,
-                stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT, env={}, start_new_session=True)
+            try:
+                process = await _launch(spec, resources, report_end)
+            finally:
+                os.close(report_end)
+            failure = await asyncio.to_thread(_read_report, report)
+            if failure:
+                await process.wait()
+                raise SandboxError(f"cannot start the sandbox: {failure[:200]}")
+            await _until_running(process)
         except BaseException:
+            if process is not None and process.returncode is None:
+                process.kill()
+                await process.wait()
             resources.release()
             raise
+        finally:
+            os.close(report)
         return cls(spec, process, resources)
 
     def output_tail(self) -> bytes:

@@ -357,7 +357,7 @@ asyncio.run(main())
     try:
         assert process.stdout is not None and process.stdout.readline() == b"started\n"
         asyncio.run(until(lambda: bool(processes_with(mark))))
-        process.kill()  # at once: bubblewrap sets its own parent-death signal only after the sandbox runs
+        process.kill()  # at once: start() returned only once bubblewrap's init is bound to its parent
         asyncio.run(until(lambda: not processes_with(mark), timeout=5))
     finally:
         process.kill()

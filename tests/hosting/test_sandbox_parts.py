@@ -134,7 +134,7 @@ def test_each_live_sandbox_has_a_uid_of_its_own() -> None:
 
 def test_the_launch_plan_survives_its_trip_through_the_command_line() -> None:
     plan = Plan((("RLIMIT_NOFILE", 64),), ("/sys/fs/cgroup/pids/x/cgroup.procs",), (("/root/a", "/tmp/s/0"),),
-                61000, 1234)
+                61000, 1234, 5)
     assert Plan.from_json(plan.to_json()) == plan
 
 
