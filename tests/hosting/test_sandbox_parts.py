@@ -13,11 +13,11 @@ import pytest
 
 import hosting.cgroups
 from hosting.bwrap import Bind, Link, bwrap_argv, system_view
-from hosting.cgroups import CgroupError, Hierarchy, SandboxCgroup
+from hosting.cgroups import SANDBOX_PREFIX, CgroupError, Hierarchy, SandboxCgroup, sandbox_hierarchies
 from hosting.identity import Identities
 from hosting.launch import Plan
 from hosting.output import OutputTail
-from hosting.sandbox import Limits, Sandbox, SandboxSpec, SpecError, python_bot_argv, rlimits
+from hosting.sandbox import Limits, Sandbox, SandboxError, SandboxSpec, SpecError, python_bot_argv, rlimits
 from hosting.supervisor import Policy
 
 
@@ -81,6 +81,24 @@ def test_cgroup_discovery_names_the_controller_and_why() -> None:
         Hierarchy.find("cgroup /proc cgroup rw,memory 0 0\n", "1:memory:/\n", controller="memory")
 
 
+def test_a_cgroup_v2_sandbox_gets_its_limits_in_one_group(tmp_path: Path) -> None:
+    """On a (here simulated) cgroup v2 tree: the controllers are enabled for the children, the
+    limits written to one group, and the OOM count read from its events."""
+    (tmp_path / "cgroup.controllers").write_text("cpuset cpu io memory pids\n")
+    (tmp_path / "cgroup.subtree_control").write_text("")
+    mounts = f"cgroup2 {tmp_path} cgroup2 rw,nosuid 0 0\n"
+    hierarchies = {controller: Hierarchy.find(mounts, "0::/\n", controller) for controller in ("memory", "pids", "cpu")}
+    assert set(hierarchies.values()) == {Hierarchy(2, tmp_path)}
+    group = tmp_path / "pitch-sandbox-v2"
+    cgroup = SandboxCgroup.create("v2", Limits(memory_mb=100, cpu_cores=0.5, pids=20), hierarchies)
+    assert cgroup is not None and cgroup.procs_files() == [str(group / "cgroup.procs")]
+    assert [(group / name).read_text() for name in ("memory.max", "pids.max", "cpu.max")] == \
+        [str(100 << 20), "20", "50000 100000"]
+    (group / "memory.events").write_text("low 0\nhigh 0\nmax 7\noom 1\noom_kill 1\n")
+    (group / "pids.events").write_text("max 3\n")
+    assert (cgroup.oom_kills(), cgroup.pids_refused()) == (1, 3)
+
+
 def test_rlimits_back_up_the_cgroups_and_stand_alone_without_them() -> None:
     limits = Limits(memory_mb=100, pids=10)
     with_groups = dict(rlimits(limits, frozenset({"memory", "pids"}), own_uid=True))
@@ -89,6 +107,11 @@ def test_rlimits_back_up_the_cgroups_and_stand_alone_without_them() -> None:
     assert with_groups["RLIMIT_DATA"] > 100 << 20 and with_groups["RLIMIT_NPROC"] > 10
     assert alone["RLIMIT_CORE"] == 0 and alone["RLIMIT_FSIZE"] == 64 << 20 and alone["RLIMIT_NOFILE"] == 256
     assert "RLIMIT_NPROC" not in dict(rlimits(limits, frozenset(), own_uid=False))  # it would count the host's
+
+
+def test_limits_must_be_positive() -> None:
+    with pytest.raises(ValueError, match="must be positive: pids=0"):
+        Limits(pids=0)
 
 
 def test_the_output_tail_keeps_the_end_within_twice_its_size() -> None:
@@ -110,12 +133,14 @@ def test_each_live_sandbox_has_a_uid_of_its_own() -> None:
 
 
 def test_the_launch_plan_survives_its_trip_through_the_command_line() -> None:
-    plan = Plan((("RLIMIT_NOFILE", 64),), ("/sys/fs/cgroup/pids/x/cgroup.procs",), (("/root/a", "/tmp/s/0"),), 61000)
+    plan = Plan((("RLIMIT_NOFILE", 64),), ("/sys/fs/cgroup/pids/x/cgroup.procs",), (("/root/a", "/tmp/s/0"),),
+                61000, 1234, 5)
     assert Plan.from_json(plan.to_json()) == plan
 
 
 def test_a_python_bot_runs_through_pitch_bot_run() -> None:
-    assert python_bot_argv("bot.py:MyBot") == (sys.executable, "-m", "pitch_sdk.cli", "run", "bot.py:MyBot")
+    argv = python_bot_argv("bot.py:MyBot")
+    assert argv[0] == sys.executable and argv[-2:] == ("run", "bot.py:MyBot")
 
 
 def test_the_backoff_doubles_up_to_its_maximum() -> None:
@@ -139,3 +164,19 @@ def test_without_writable_cgroups_a_sandbox_runs_on_rlimits(tmp_path: Path, monk
     assert reason == "exited with status 0", output
     words = output.split()
     assert words[0] == b"bounded" and int(words[1]) < 64
+
+
+def test_a_sandbox_that_cannot_be_made_is_an_error_at_start_that_leaves_nothing(tmp_path: Path) -> None:
+    package = tmp_path / "package"
+    package.mkdir()
+    spec = SandboxSpec(f"test-{os.getpid()}-unmade", package, ("/bin/true",), tmp_path)
+    package.rmdir()  # gone between the check and the start
+
+    async def twice() -> None:
+        for _ in range(2):  # the name is free again: nothing of the first attempt is left
+            with pytest.raises(SandboxError, match=r"cannot start the sandbox: .*package.*No such file"):
+                await Sandbox.start(spec)
+
+    asyncio.run(twice())
+    assert not [hierarchy for hierarchy in sandbox_hierarchies().values()
+                if (hierarchy.parent / f"{SANDBOX_PREFIX}{spec.name}").exists()]
