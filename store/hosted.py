@@ -45,6 +45,7 @@ from typing import Any
 
 import redis
 
+from store.accounts import Accounts
 from store.redis_store import Store, StoreError, hash_token
 
 #: A version string: what the bot says in its hello (bounded like every hello string), and
@@ -260,8 +261,8 @@ class HostedVersions:
 
     def wanted(self) -> list[HostedVersion]:
         """Every version some host should run: neither stopped nor failing, and its bot
-        registered and not disabled (not in ``{p}bots-disabled``, which holds the bots the
-        operator disabled, themselves or with their account), by ref."""
+        registered and playable (neither it nor its account disabled by the operator:
+        :meth:`store.accounts.Accounts.playable`), by ref."""
         refs = sorted(str(ref) for ref in self.client.smembers(self._key("hosted-active")))
         records = self._records([(ref.partition("/")[0], ref.partition("/")[2]) for ref in refs])
         records = [record for record in records if record.status not in RESTING]
@@ -271,10 +272,9 @@ class HostedVersions:
         pipe = self.client.pipeline(transaction=False)
         for bot_id in bots:
             pipe.exists(self._key("bot", bot_id))
-        pipe.smismember(self._key("bots-disabled"), bots)
-        *registered, disabled = pipe.execute()
-        playable = {bot_id for bot_id, known, off in zip(bots, registered, disabled, strict=True) if known and not off}
-        return [record for record in records if record.bot_id in playable]
+        registered = {bot_id for bot_id, known in zip(bots, pipe.execute(), strict=True) if known}
+        playable = Accounts(self.store).playable(sorted(registered))
+        return [record for record in records if playable.get(record.bot_id, False)]
 
     def _records(self, refs: list[tuple[str, str]]) -> list[HostedVersion]:
         """The stored records of ``refs`` (one round trip), skipping unknown ones."""

@@ -10,6 +10,7 @@ from collections.abc import Iterator
 
 import pytest
 
+from store.accounts import Accounts
 from store.hosted import MAX_LOG_BYTES, MAX_VERSIONS, HostedError, HostedVersions, Status
 from store.redis_store import Store, hash_token
 
@@ -109,8 +110,14 @@ def test_versions_of_disabled_or_unregistered_bots_are_not_wanted(store: Store, 
     hosted.add(other.bot_id, None, SHA, MANIFEST, "bob")
     hosted.add("000000000000", None, SHA, MANIFEST, "ghost")
     assert {v.bot_id for v in hosted.wanted()} == {bot.bot_id, other.bot_id}
-    store.client.sadd(store.prefix + "bots-disabled", bot.bot_id)
+    Accounts(store).set_bot_disabled("switched", True)
     assert [v.bot_id for v in hosted.wanted()] == [other.bot_id]
+    Accounts(store).set_bot_disabled("switched", False)
+    owner = Accounts(store).create("owner", "owner-password")
+    owned, _ = Accounts(store).create_bot(owner, "owned")
+    hosted.add(owned.bot_id, None, SHA, MANIFEST, "owner")
+    Accounts(store).set_disabled("owner", True)  # the account, not the bot
+    assert {v.bot_id for v in hosted.wanted()} == {bot.bot_id, other.bot_id}
 
 
 def test_output_keeps_the_last_64_kib(store: Store, hosted: HostedVersions) -> None:
