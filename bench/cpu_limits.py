@@ -7,7 +7,8 @@ bottleneck.  A quota per referee process emulates referee hosts of a fixed size 
 host with half a core), so that the tier is the bottleneck and its scaling shows, as when
 referees run on hosts of their own.
 
-Both cgroup versions are handled: v1 (a writable ``cpu`` hierarchy: ``cpu.cfs_period_us``
+Finding a writable hierarchy is :mod:`hosting.cgroups`' (the bot host's sandboxes use it
+too).  Both cgroup versions are handled: v1 (a writable ``cpu`` hierarchy: ``cpu.cfs_period_us``
 and ``cpu.cfs_quota_us``) and v2 (a ``cgroup2`` mount whose ``cpu`` controller can be
 enabled: ``cpu.max``).  Making groups needs root or a delegated subtree; when neither is
 writable, :class:`CpuBudgets` fails with :class:`CpuLimitError` saying what it found.
@@ -19,30 +20,22 @@ removed by the next one.
 from __future__ import annotations
 
 import contextlib
-import errno
 import os
 import re
 import signal
-import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType, TracebackType
 
-PERIOD_US = 100_000
-"""The quota's default period: the kernel's.  A shorter one would make the pauses of a
-throttled process shorter (at 100 ms, a process with half a core may run 50 ms and then
-stand still for 50 ms, which shows in the p99 latency), but the kernel hands a group's
-quota to one CPU at a time in slices of ``sched_cfs_bandwidth_slice_us`` (5 ms): at a
-10 ms period a referee of 0.25 cores (a 2.5 ms quota, under one slice) measured 30-77% of
-its budget used while throttled in 76% of the periods, so a short period gives a process
-less than its budget."""
+from hosting.cgroups import PERIOD_US, CgroupError, Hierarchy, quota_us, remove_group, set_cpu_quota
+
+__all__ = ["GROUP_PREFIX", "PERIOD_US", "CpuBudgets", "CpuLimitError", "Hierarchy", "pin", "quota_us"]
 
 GROUP_PREFIX = "pitch-bench-"
 
-
-class CpuLimitError(RuntimeError):
-    """No writable cgroup CPU controller (or a bad budget)."""
+CpuLimitError = CgroupError
+"""No writable cgroup CPU controller (or a bad budget)."""
 
 
 @dataclass(frozen=True)
@@ -60,75 +53,6 @@ class Throttling:
         return (self.throttled - before.throttled) / periods if periods else 0.0
 
 
-@dataclass(frozen=True)
-class Hierarchy:
-    """Where the benchmark's groups are made: a directory of a cgroup hierarchy with the
-    CPU controller, and the hierarchy's version (1 or 2)."""
-
-    version: int
-    parent: Path
-
-    @classmethod
-    def find(cls, mounts: str | None = None, own: str | None = None) -> Hierarchy:
-        """The first usable place, from the mount table (``/proc/self/mounts``) and this
-        process's groups (``/proc/self/cgroup``): under this process's own group if it can
-        be written, else at the root of the hierarchy."""
-        mounts = Path("/proc/self/mounts").read_text() if mounts is None else mounts
-        own = Path("/proc/self/cgroup").read_text() if own is None else own
-        tried: list[str] = []
-        for line in mounts.splitlines():
-            fields = line.split()
-            if len(fields) < 4 or fields[2] not in ("cgroup", "cgroup2"):
-                continue
-            root, version = Path(fields[1]), 1 if fields[2] == "cgroup" else 2
-            if version == 1 and "cpu" not in fields[3].split(","):
-                continue
-            for parent in _candidates(root, _own_path(own, version)):
-                problem = _unusable(parent, version)
-                if problem is None:
-                    return cls(version, parent)
-                tried.append(f"v{version} {parent}: {problem}")
-        found = "; ".join(tried) or "no cgroup hierarchy with the cpu controller is mounted"
-        raise CpuLimitError(f"cannot give processes a CPU budget: {found} (run as root, on a machine with a "
-                            "writable cgroup v1 cpu hierarchy or cgroup v2 with the cpu controller)")
-
-
-def _own_path(own: str, version: int) -> str:
-    """This process's group in the hierarchy of ``version`` (``/proc/self/cgroup`` lines:
-    ``id:controllers:path``; v2's has no controllers)."""
-    for line in own.splitlines():
-        parts = line.split(":", 2)
-        if len(parts) != 3:
-            continue
-        if (version == 2 and parts[0] == "0" and parts[1] == "") or (version == 1 and "cpu" in parts[1].split(",")):
-            return parts[2]
-    return "/"
-
-
-def _candidates(root: Path, own_path: str) -> list[Path]:
-    """This process's own group under ``root`` (when the mount shows it), then ``root``."""
-    own = root / own_path.lstrip("/")
-    return [own, root] if own != root and own.is_dir() else [root]
-
-
-def _unusable(parent: Path, version: int) -> str | None:
-    """Why groups with a CPU quota cannot be made under ``parent``, or ``None``."""
-    if not os.access(parent, os.W_OK):
-        return "not writable"
-    if version == 1:
-        return None if (parent / "cpu.cfs_quota_us").exists() else "no cpu.cfs_quota_us"
-    controllers = parent / "cgroup.controllers"
-    if not controllers.exists() or "cpu" not in controllers.read_text().split():
-        return "the cpu controller is not available here"
-    enabled = parent / "cgroup.subtree_control"
-    if "cpu" not in enabled.read_text().split():
-        try:
-            enabled.write_text("+cpu")
-        except OSError as error:  # EBUSY: a non-root group with processes of its own
-            return f"cannot enable cpu for its children ({error.strerror})"
-    return None
-
-
 class CpuGroup:
     """One cgroup with a CPU quota, holding the processes placed in it."""
 
@@ -143,14 +67,7 @@ class CpuGroup:
 
     def limit(self, cpus: float | None, period_us: int = PERIOD_US) -> None:
         """At most ``cpus`` cores' worth of CPU time per ``period_us``, or no limit."""
-        if self.hierarchy.version == 1:
-            (self.path / "cpu.cfs_quota_us").write_text("-1")  # a period below the quota is refused
-            (self.path / "cpu.cfs_period_us").write_text(str(period_us))
-            if cpus is not None:
-                (self.path / "cpu.cfs_quota_us").write_text(str(quota_us(cpus, period_us)))
-        else:
-            quota = quota_us(cpus, period_us) if cpus is not None else "max"
-            (self.path / "cpu.max").write_text(f"{quota} {period_us}")
+        set_cpu_quota(self.hierarchy, self.path, cpus, period_us)
 
     def throttling(self) -> Throttling:
         """The group's bandwidth counters now."""
@@ -159,32 +76,7 @@ class CpuGroup:
 
     def remove(self) -> None:
         """Move any process still inside to the parent group, then delete the group."""
-        _remove_group(self.path)
-
-
-def quota_us(cpus: float, period_us: int = PERIOD_US) -> int:
-    """The quota per ``period_us`` for a budget of ``cpus`` cores."""
-    if not cpus > 0:
-        raise CpuLimitError(f"a CPU budget must be a positive number of cores, got {cpus}")
-    if not 1000 <= period_us <= 1_000_000:
-        raise CpuLimitError(f"a quota period must be 1-1000 ms, got {period_us} us")
-    return max(1000, round(cpus * period_us))  # the kernel's minimum quota is 1 ms
-
-
-def _remove_group(path: Path) -> None:
-    procs = path / "cgroup.procs"
-    for _ in range(50):
-        for pid in procs.read_text().split():
-            with contextlib.suppress(ProcessLookupError, OSError):
-                (path.parent / "cgroup.procs").write_text(pid)
-        try:
-            path.rmdir()
-            return
-        except OSError as error:  # EBUSY while a moved or exiting process is still counted
-            if error.errno != errno.EBUSY:
-                raise
-            time.sleep(0.02)
-    path.rmdir()
+        remove_group(self.path)
 
 
 def _sweep_stale(parent: Path) -> None:
@@ -193,7 +85,7 @@ def _sweep_stale(parent: Path) -> None:
         match = re.fullmatch(rf"{GROUP_PREFIX}(\d+)-.*", path.name)
         if match and not Path(f"/proc/{match.group(1)}").exists():
             with contextlib.suppress(OSError):
-                _remove_group(path)
+                remove_group(path)
 
 
 class CpuBudgets:

@@ -1,1 +1,2 @@
-"""Bot hosts: hosted bot versions in sandboxes, playing through a proxy to the referees."""
+"""The bot host: runs submitted bot versions, each in a bubblewrap sandbox with bounded
+memory, CPU, processes, files and output, restarted when it crashes."""

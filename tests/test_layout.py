@@ -8,7 +8,7 @@ The layers, bottom to top (``docs`` and the README's layout table say what each 
 - ``pitch_sdk``: the bot author's distribution, with the pure rules engine;
 - ``store``: the shared store every service stands on;
 - ``competitions``: tournaments, SPRT, ladders and ratings, read by the workers and the web;
-- the services ``referee``, ``workers`` and ``web``: none imports another;
+- the services ``referee``, ``workers``, ``web`` and ``hosting``: none imports another;
 - ``cli``: the ``pitch-arena`` command line, which nothing imports.
 """
 
@@ -24,7 +24,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 SOURCES = {"pitch_sdk": ROOT / "sdk" / "src" / "pitch_sdk", **{
-    name: ROOT / name for name in ("store", "competitions", "referee", "workers", "web", "cli")}}
+    name: ROOT / name for name in ("store", "competitions", "referee", "workers", "web", "hosting", "cli")}}
 
 #: What each top-level package may import besides itself.
 ALLOWED = {
@@ -34,7 +34,8 @@ ALLOWED = {
     "referee": {"pitch_sdk", "store"},
     "workers": {"pitch_sdk", "store", "competitions"},
     "web": {"pitch_sdk", "store", "competitions"},
-    "cli": {"pitch_sdk", "store", "competitions", "referee", "workers", "web"},
+    "hosting": {"pitch_sdk", "store"},
+    "cli": {"pitch_sdk", "store", "competitions", "referee", "workers", "web", "hosting"},
 }
 
 #: The rules engine is pure: no transport, store, queue or web library reaches it.
