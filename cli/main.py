@@ -22,6 +22,7 @@ import typer
 from rich.console import Console
 
 from cli import as_json, common, views
+from cli.bot_host import bot_host
 from cli.demo import DEFAULT_LINEUP, DEFAULT_PRESET, lineup, run_demo
 from cli.ladder import ladder as ladder_command
 from cli.local_arena import ServiceError
@@ -49,6 +50,7 @@ app.command("web")(web_main)
 app.command("match")(match_command)
 app.command("sprt")(sprt_command)
 app.command("ladder")(ladder_command)
+app.command("bot-host")(bot_host)
 
 #: Commands that pass what follows ``--`` to Celery (before it, an unknown option is an error).
 PASS_THROUGH = {"allow_extra_args": True}

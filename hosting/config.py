@@ -22,7 +22,6 @@ ENVIRONMENT = {
     "slots": "PITCH_HOST_SLOTS",
     "capacity": "PITCH_HOSTED_CAPACITY",
     "work_dir": "PITCH_HOST_DIR",
-    "artifacts_dir": "PITCH_ARTIFACTS_DIR",
     "lease_s": "PITCH_HOST_LEASE_S",
     "poll_s": "PITCH_HOST_POLL_S",
     "hello_deadline_s": "PITCH_HOSTED_HELLO_S",
@@ -60,8 +59,6 @@ class HostConfig:
     work_dir: str = ""
     """Where the host unpacks packages (by sha256, read-only) and keeps its sockets; empty:
     ``bot-host`` in the arena's data directory."""
-    artifacts_dir: str = ""
-    """The artifact store the packages are read from; empty: its default (the data directory's)."""
     lease_s: float = 30.0
     """How long a version stays with a host that stopped renewing (a dead host's versions
     start elsewhere after this long); renewed every poll."""
