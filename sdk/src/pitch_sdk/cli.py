@@ -26,6 +26,8 @@ from pitch_sdk.display.render import compliance_table, match_table, variants_lis
 from pitch_sdk.display.story import game_story
 from pitch_sdk.harness.local import BotError, play_game, play_match
 from pitch_sdk.harness.scenario import ScenarioError, load_scenario, run_scenario
+from pitch_sdk.packages.archive import PackageError, pack
+from pitch_sdk.packages.archive import inspect as inspect_package
 from pitch_sdk.remote.client import ConnectionRefused
 from pitch_sdk.remote.fleet import run_fleet_bot
 from pitch_sdk.rules import RulesError, Ruleset, preset
@@ -225,6 +227,31 @@ def check(
         console.print(Text.assemble(("problem: ", "red"), problem))
     console.print(Text("PASS", style="green") if report.passed else Text("FAIL", style="red"))
     raise typer.Exit(0 if report.passed else 1)
+
+
+@app.command("pack")
+def pack_command(
+    path: Annotated[Path, typer.Argument(help="The bot: a folder (with pitch-bot.json, or give --class), a Python "
+                                              "file (give --class) or a built program such as the Go kit's.")],
+    out: Annotated[Path | None, typer.Option("--output", "-o", help="Where to write the package; default "
+                                                                    "NAME.tar.gz beside PATH.")] = None,
+    bot_class: Annotated[str | None, typer.Option("--class", help="The Bot class of a Python bot: Name, or "
+                                                                  "file.py:Name in a folder.")] = None,
+) -> None:
+    """Make the bot package the arena hosts (a gzip'd tar; the same files always give the same
+    bytes) and print its sha256, file count and size."""
+    try:
+        data = pack(path, bot_class)
+    except (PackageError, OSError) as exc:
+        _fail(str(exc))
+    target = out or path.resolve().parent / f"{path.resolve().stem or 'bot'}.tar.gz"
+    target.write_bytes(data)
+    info = inspect_package(data)
+    console = _console()
+    console.print(f"sha256  {info.sha256}")
+    console.print(f"files   {info.files}")
+    console.print(f"size    {info.packed_bytes:,} bytes ({info.unpacked_bytes:,} unpacked)")
+    console.print(f"wrote   {target}")
 
 
 @app.command()
