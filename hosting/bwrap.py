@@ -46,7 +46,8 @@ class Link:
 def bwrap_argv(spec: SandboxSpec, binds: Sequence[Bind], links: Sequence[Link], bwrap: str = BWRAP) -> list[str]:
     """The bubblewrap command that runs ``spec.argv``: every namespace new (no network at
     all), no capabilities, only ``spec.env``, the ``binds`` and ``links`` (read-only unless
-    writable), a private /proc and /dev, a bounded /tmp, and the working directory /bot."""
+    writable), a private /proc and /dev, a bounded /tmp (the only writable place of its own),
+    and the working directory /bot."""
     argv = [bwrap, "--unshare-all", "--unshare-user", "--disable-userns", "--die-with-parent", "--new-session",
             "--cap-drop", "ALL", "--hostname", "sandbox", "--clearenv"]
     for name, value in {**BASE_ENV, **spec.env}.items():
@@ -56,7 +57,8 @@ def bwrap_argv(spec: SandboxSpec, binds: Sequence[Bind], links: Sequence[Link], 
     for bind in binds:
         argv += ["--bind" if bind.writable else "--ro-bind", bind.source, bind.dest]
     argv += ["--proc", "/proc", "--dev", "/dev", "--size", str(spec.limits.tmp_mb << 20), "--tmpfs", "/tmp",
-             "--chdir", PACKAGE_MOUNT, "--", *spec.argv]
+             # bubblewrap's root and /dev are tmpfs of no set size: read-only, /tmp is the one scratch space
+             "--remount-ro", "/dev", "--remount-ro", "/", "--chdir", PACKAGE_MOUNT, "--", *spec.argv]
     return argv
 
 

@@ -14,6 +14,7 @@ import ctypes
 import json
 import os
 import resource
+import signal
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -63,8 +64,9 @@ def _check(result: int, what: str) -> None:
 
 
 def carry_out(plan: Plan) -> None:
-    """Everything but the exec, in order: cgroups first (as root), the mounts, rlimits, and
-    the uid last (after it, nothing privileged can be done)."""
+    """Everything but the exec, in order: cgroups first (as root), the mounts, rlimits, the
+    signals a program expects by default, and the uid last (after it, nothing privileged can
+    be done)."""
     for procs in plan.cgroup_procs:
         with open(procs, "w") as file:
             file.write(str(os.getpid()))
@@ -76,6 +78,8 @@ def carry_out(plan: Plan) -> None:
             _check(libc.mount(source.encode(), target.encode(), None, MS_BIND | MS_REC, None), f"bind {source}")
     for name, value in plan.rlimits:
         resource.setrlimit(getattr(resource, name), (value, value))
+    for number in (signal.SIGPIPE, signal.SIGXFSZ):  # Python ignores them, and an exec keeps that
+        signal.signal(number, signal.SIG_DFL)
     if plan.uid is not None:
         os.setgroups([])
         os.setresgid(plan.uid, plan.uid, plan.uid)

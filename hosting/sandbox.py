@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import os
 import shutil
 import signal
@@ -20,7 +21,7 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from hosting.bwrap import PACKAGE_MOUNT, SOCKET_MOUNT, Bind, bwrap_argv, system_view
+from hosting.bwrap import BWRAP, PACKAGE_MOUNT, SOCKET_MOUNT, Bind, bwrap_argv, system_view
 from hosting.cgroups import SandboxCgroup
 from hosting.identity import Identities
 from hosting.launch import Plan, launcher_argv
@@ -28,7 +29,9 @@ from hosting.limits import Limits
 from hosting.output import OutputTail
 from hosting.spec import ExitStatus, SandboxSpec, SpecError
 
-__all__ = ["ExitStatus", "Limits", "Sandbox", "SandboxSpec", "SpecError", "python_bot_argv"]
+__all__ = ["ExitStatus", "Limits", "Sandbox", "SandboxError", "SandboxSpec", "SpecError", "python_bot_argv"]
+
+log = logging.getLogger(__name__)
 
 WATCH_INTERVAL_S = 0.1
 """How often a running sandbox's process limit is checked (a fork bomb is ended at once)."""
@@ -41,10 +44,16 @@ cgroup acts first (with a clear status), the rlimit only catches what it cannot 
 IDENTITIES = Identities()
 
 
+class SandboxError(RuntimeError):
+    """The host cannot make sandboxes (the message says what to install or allow)."""
+
+
 def python_bot_argv(bot: str) -> tuple[str, ...]:
     """How a manifest's ``{"bot": ...}`` runs in the sandbox: ``pitch-bot run`` on this host's
-    interpreter (it reads ``PITCH_REFEREE`` and ``PITCH_BOT_TOKEN`` from the environment)."""
-    return (sys.executable, "-m", "pitch_sdk.cli", "run", bot)
+    interpreter (it reads ``PITCH_REFEREE`` and ``PITCH_BOT_TOKEN`` from the environment).
+    The SDK's command line is called by hand: ``pitch_sdk.cli`` is a module without a
+    ``__main__`` block, and the ``pitch-bot`` script may live outside what the sandbox shows."""
+    return (sys.executable, "-c", "from pitch_sdk.cli import app; app(prog_name='pitch-bot')", "run", bot)
 
 
 def rlimits(limits: Limits, cgroup: frozenset[str], own_uid: bool) -> tuple[tuple[str, int], ...]:
@@ -71,15 +80,27 @@ class _Resources:
     ended: bool = field(default=False)
 
     def release(self) -> None:
+        """Give everything back; a group that cannot be removed is logged, not raised (its
+        processes were killed; the next sandbox of the name removes it)."""
         if self.ended:
             return
         self.ended = True
         if self.cgroup is not None:
-            self.cgroup.remove()
+            try:
+                self.cgroup.remove()
+            except OSError:
+                log.exception("cannot remove a sandbox's cgroup")
         if self.stage is not None:
             shutil.rmtree(self.stage, ignore_errors=True)
         if self.uid is not None:
             IDENTITIES.give_back(self.uid)
+
+
+def _let_others_search(directory: Path) -> None:
+    """Let the sandbox's uid reach the sockets in ``directory`` (it may not list it)."""
+    mode = directory.stat().st_mode
+    if not mode & 0o001:
+        directory.chmod(mode & 0o7777 | 0o001)
 
 
 def _stage(sources: list[Bind], resources: _Resources) -> list[Bind]:
@@ -118,11 +139,14 @@ class Sandbox:
     @classmethod
     async def start(cls, spec: SandboxSpec) -> Sandbox:
         """Run ``spec`` in a new sandbox (its cgroups made and joined before bubblewrap runs)."""
+        if not os.access(BWRAP, os.X_OK):
+            raise SandboxError(f"bubblewrap is not installed ({BWRAP}): run scripts/ensure-sandbox.sh")
         resources = _Resources()
         try:
             resources.cgroup = SandboxCgroup.create(spec.name, spec.limits)
             privileged = os.geteuid() == 0
             resources.uid = IDENTITIES.take() if privileged else None
+            _let_others_search(spec.socket_dir)
             binds, links = system_view()
             binds += [Bind(str(spec.package_dir.resolve()), PACKAGE_MOUNT),
                       Bind(str(spec.socket_dir.resolve()), SOCKET_MOUNT, writable=True)]

@@ -22,8 +22,10 @@ class SandboxSpec:
     """One sandbox: its name (for its cgroup and logs), the package it runs read-only at
     ``/bot`` (also the working directory: files and folders in it must be readable by others,
     as the sandbox runs under an unprivileged uid of its own when the host is root), the
-    command, the one host directory it may reach (``socket_dir`` at ``/run/pitch``: a Unix
-    socket served there must be writable by others to be connectable), its environment (the
+    command, the one host directory it may reach (``socket_dir`` at ``/run/pitch``, made
+    searchable by others when it starts: a Unix socket served there must be writable by
+    others to be connectable; the sandbox can create nothing there unless the directory lets
+    others write), its environment (the
     only variables besides ``PATH``, ``HOME=/tmp`` and ``LANG=C.UTF-8``) and its limits."""
 
     name: str

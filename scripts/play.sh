@@ -5,4 +5,5 @@
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 bash "$root/scripts/ensure-venv.sh"
+bash "$root/scripts/ensure-sandbox.sh"
 exec "$root/.venv/bin/pitch-arena" demo "$@"

@@ -7,6 +7,7 @@ cd "$root"
 bash scripts/ensure-venv.sh
 bash scripts/ensure-chromium.sh
 bash scripts/ensure-kits.sh
+bash scripts/ensure-sandbox.sh
 echo "==> ruff" >&2
 .venv/bin/ruff check sdk/src store competitions referee workers web hosting cli tests bench scripts
 echo "==> mypy --strict (the SDK, the store, the competitions, every service and the CLI)" >&2
