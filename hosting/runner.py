@@ -22,7 +22,7 @@ from hosting.cache import PackageCache, remove_tree
 from hosting.config import HostConfig
 from hosting.proxy import BotProxy, Upstream
 from hosting.sandbox import Sandbox, SandboxSpec, python_bot_argv
-from hosting.supervisor import Supervisor
+from hosting.supervisor import Policy, Supervisor
 from pitch_sdk.packages.manifest import ManifestError, parse_manifest
 from store.artifacts import ArtifactError
 from store.hosted import HostedVersion, HostedVersions
@@ -64,6 +64,9 @@ class VersionRunner:
         self.task: asyncio.Task[None] | None = None
         """The supervisor's run: done when the bot is failing or the runner stopped."""
         self._no_hello = False
+        self._stopping = False
+        self._output = b""
+        """The output tail last written (of the sandbox running now)."""
         self._watchdog: asyncio.Task[None] | None = None
         self._socket_dir = context.sockets / self.name
 
@@ -96,7 +99,7 @@ class VersionRunner:
                            env={"PITCH_REFEREE": SOCKET_INSIDE, "PITCH_BOT_TOKEN": PLACEHOLDER_TOKEN},
                            limits=config.limits)
         self.supervisor = Supervisor(lambda: self._sandbox(spec), self._on_status, self._on_output,
-                                     backoff_s=config.backoff_s, max_backoff_s=config.max_backoff_s)
+                                     Policy(first_backoff_s=config.backoff_s, max_backoff_s=config.max_backoff_s))
         self.task = asyncio.create_task(self.supervisor.run(), name=f"hosted {self.name}")
         log.info("hosting %s of bot %s (sandbox bot-%s)", self.version.version, self.version.bot_id, self.name)
         return True
@@ -112,6 +115,7 @@ class VersionRunner:
         assert self.proxy is not None
         self.proxy.greeted.clear()
         self._no_hello = False
+        self._output = b""
         sandbox = await Sandbox.start(spec)
         if self._watchdog is not None:
             self._watchdog.cancel()
@@ -129,16 +133,27 @@ class VersionRunner:
         await sandbox.stop(grace_s=0.5)
 
     async def _on_status(self, status: str, detail: str) -> None:
-        """The supervisor's news, with the reason a killed silent bot ended."""
+        """The supervisor's news (none once the runner stops: :meth:`stop` says what to
+        write), with the reason a killed silent bot ended; each end is noted in the log."""
+        if self._stopping:
+            return
         if self._no_hello and status in ("restarting", "failing"):
             detail = f"no hello within {self.context.config.hello_deadline_s:g} s"
+        if status in ("restarting", "failing"):
+            await asyncio.to_thread(self.context.versions.write_log, *self.key,
+                                    f"--- {status}: {detail}\n".encode())
         if status == "restarting":
             await asyncio.to_thread(self.context.versions.count_restart, *self.key)
         await self._status(status, detail)
 
-    async def _on_output(self, output: bytes) -> None:
-        """Keep what a bot printed before it ended, for its owner."""
-        await asyncio.to_thread(self.context.versions.write_log, *self.key, output)
+    async def _on_output(self, tail: bytes) -> None:
+        """Append what the bot printed since the last call to its log.  The tail is the
+        output's last bytes: when it is no longer an extension of the one written last, it
+        is a whole window, and the log (which keeps as many last bytes) becomes it."""
+        new = tail[len(self._output):] if tail.startswith(self._output) else tail
+        self._output = tail
+        if new:
+            await asyncio.to_thread(self.context.versions.write_log, *self.key, new)
 
     async def _status(self, status: str, detail: str) -> None:
         log.info("bot %s %s: %s%s", self.version.bot_id, self.version.version, status,
@@ -153,6 +168,7 @@ class VersionRunner:
     async def stop(self, status: str | None, detail: str = "") -> None:
         """Stop the bot and the proxy, revoke the token; write ``status`` unless ``None``
         (another host has the version, or its record already says why it ended)."""
+        self._stopping = True
         if self.supervisor is not None:
             await self.supervisor.stop()
         if self._watchdog is not None:

@@ -143,7 +143,7 @@ def test_a_submitted_version_plays_and_its_result_is_recorded_under_it(hosted: A
     played: arena_pb2.RunMatchResponse = hosted.referee.call(hosted.referee.arena.run_match(
         "cutthroat", [bot_id, *others], seed=5, games=1), timeout=60)
     assert played.result.completed and not played.result.forfeited
-    assert list(played.seat_bot_versions)[0] == "v1"
+    assert played.seat_bot_versions[0] == "v1"
     assert played.result.seats[0].decisions > 0 and played.result.seats[0].strikes == 0
 
 
