@@ -12,6 +12,7 @@ import os
 import re
 import shutil
 import stat
+import subprocess
 import tarfile
 from collections.abc import Callable
 from pathlib import Path
@@ -85,6 +86,8 @@ HOSTILE: dict[str, tuple[list[Entry], str]] = {
     "duplicate after ./": ([*GOOD, entry("./bot.py", b"x")], "appears twice"),
     "file then folder": ([*GOOD, entry("bot.py/inner.py", b"x")], "which is a file"),
     "folder then file": ([entry("lib", kind=tarfile.DIRTYPE), entry("lib", b"x"), *GOOD], "both a file and a folder"),
+    "file then same folder": ([*GOOD, entry("bot.py", kind=tarfile.DIRTYPE)], "both a file and a folder"),
+    "folder twice": ([entry("lib", kind=tarfile.DIRTYPE), entry("lib/", kind=tarfile.DIRTYPE), *GOOD], "appears twice"),
     "too deep": ([*GOOD, entry("d/" * MAX_PATH_DEPTH + "f.py", b"x")], f"more than {MAX_PATH_DEPTH} folders"),
     "path too long": ([*GOOD, entry("a" * 256, b"x")], "longer than 255 characters"),
     "control character": ([*GOOD, entry("bot\x1b[2J.py", b"x")], "control characters"),
@@ -110,7 +113,7 @@ def test_a_hostile_package_is_refused_naming_the_problem(case: str, tmp_path: Pa
     dest = tmp_path / "bot"
     with pytest.raises(PackageError, match=re.escape(problem)):
         extract(data, dest)
-    assert not dest.exists(), "a refused package leaves nothing behind"
+    assert list(tmp_path.iterdir()) == [], "a refused package leaves nothing behind"
 
 
 def test_a_bad_name_is_echoed_short(tmp_path: Path) -> None:
@@ -126,8 +129,9 @@ def test_the_valid_package_of_the_hostile_cases_is_accepted() -> None:
     assert info.manifest == Manifest(bot="bot.py:MyBot")
     assert (info.files, info.unpacked_bytes) == (2, len(MANIFEST) + len(BOT_SOURCE))
     assert info.sha256 == hashlib.sha256(package(GOOD)).hexdigest()
-    module_bot = [entry("pitch-bot.json", b'{"bot": "strategy.mine:MyBot"}'), entry("strategy/mine/__init__.py")]
-    assert inspect(package(module_bot)).manifest.bot == "strategy.mine:MyBot"
+    module_bot = [entry("pitch-bot.json", b'{"bot": "strategy.mine:MyBot"}'), entry("strategy/mine/__init__.py"),
+                  entry("strategy/mine", kind=tarfile.DIRTYPE, mode=0o755), entry("./", kind=tarfile.DIRTYPE)]
+    assert inspect(package(module_bot)).manifest.bot == "strategy.mine:MyBot", "a folder may be listed after its files"
 
 
 def test_a_zip_bomb_stops_at_the_unpacked_limit(zeros_gz: bytes, tmp_path: Path) -> None:
@@ -145,6 +149,7 @@ def test_a_zip_bomb_stops_at_the_unpacked_limit(zeros_gz: bytes, tmp_path: Path)
     dest = tmp_path / "bot"
     with pytest.raises(PackageError, match="unpacks to more than 128 MiB"):
         extract(inside, dest)
+    assert list(tmp_path.iterdir()) == []
     assert not dest.exists()
 
 
@@ -283,6 +288,9 @@ def test_extract_needs_a_new_or_empty_folder(tmp_path: Path) -> None:
     (tmp_path / "empty").mkdir()
     extract(io.BytesIO(data), tmp_path / "empty")
     assert (tmp_path / "empty" / "bot.py").read_bytes() == BOT_SOURCE
+    extract(data, tmp_path / "cache" / "by-hash" / "abc")
+    assert (tmp_path / "cache" / "by-hash" / "abc" / "bot.py").read_bytes() == BOT_SOURCE
+    assert [p.name for p in (tmp_path / "cache" / "by-hash").iterdir()] == ["abc"], "no unpacking folder is left"
     (tmp_path / "empty2").mkdir()
     with pytest.raises(PackageError, match="appears twice"):
         extract(package([*GOOD, entry("bot.py", b"again")]), tmp_path / "empty2")
@@ -303,21 +311,30 @@ def test_pitch_bot_pack_writes_the_package_and_prints_its_summary(tmp_path: Path
 
 # ----------------------------------------------------------------- the starter kits
 def test_the_node_kit_folder_with_its_dependencies_packs(tmp_path: Path) -> None:
-    """The Node kit after ``npm ci`` (~1200 files, links in node_modules/.bin) is one package."""
+    """The Node kit after ``npm ci`` (~1200 files, links in node_modules/.bin) is one package;
+    with the protocol copied in, the unpacked package loads it from itself, moved anywhere."""
     if not (shutil.which("node") and shutil.which("npm")):
         pytest.skip("node and npm are not installed (scripts/ensure-kits.sh installs them)")
-    from tests.kits.kit_process import KITS, node_kit
+    from tests.kits.kit_process import KITS, ROOT, node_kit
     node_kit()
     links = [p for p in (KITS / "node" / "node_modules" / ".bin").iterdir() if p.is_symlink()]
     assert links, "npm made links in node_modules/.bin"
-    data = pack(KITS / "node")
-    assert pack(KITS / "node") == data
-    info = extract(data, tmp_path / "node")
+    kit = tmp_path / "kit"
+    shutil.copytree(KITS / "node", kit, symlinks=True, ignore=shutil.ignore_patterns(".build.lock"))
+    shutil.copytree(ROOT / "protos" / "pitch", kit / "protos" / "pitch")
+    data = pack(kit)
+    info = extract(data, tmp_path / "hosted" / "node")
     assert info.manifest == Manifest(command=("node", "bot.js"))
     assert info.files > 1000
     for link in links:
-        copy = tmp_path / "node" / link.relative_to(KITS / "node")
+        copy = tmp_path / "hosted" / "node" / link.relative_to(KITS / "node")
         assert copy.is_file() and not copy.is_symlink() and copy.read_bytes() == link.read_bytes()
+    loads = "const p = require('./src/protocol.js'); p.loadPitch().BotService; console.log(p.protosDir())"
+    env = {key: value for key, value in os.environ.items() if key != "PITCH_PROTOS"}
+    done = subprocess.run(["node", "-e", loads], cwd=tmp_path / "hosted" / "node", capture_output=True, text=True,
+                          env=env, timeout=30, check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == str(tmp_path / "hosted" / "node" / "protos")
 
 
 def test_a_built_go_kit_binary_packs(tmp_path: Path) -> None:

@@ -7,9 +7,14 @@ const fs = require('node:fs');
 const grpc = require('@grpc/grpc-js');
 const protoLoader = require('@grpc/proto-loader');
 
-/** Where the .proto files are: $PITCH_PROTOS, else the repository's protos/ two levels up. */
+/**
+ * Where the .proto files are: $PITCH_PROTOS, else a protos/ folder in the kit (a copy packed
+ * with it, so the package the arena hosts is whole), else the repository's protos/.
+ */
 function protosDir() {
-  const dir = process.env.PITCH_PROTOS || path.resolve(__dirname, '..', '..', '..', 'protos');
+  const packed = path.resolve(__dirname, '..', 'protos');
+  const found = fs.existsSync(path.join(packed, 'pitch', 'v1', 'bot.proto'));
+  const dir = process.env.PITCH_PROTOS || (found ? packed : path.resolve(__dirname, '..', '..', '..', 'protos'));
   if (!fs.existsSync(path.join(dir, 'pitch', 'v1', 'bot.proto'))) {
     throw new Error(`no pitch/v1/bot.proto under ${dir}: set PITCH_PROTOS to the protos/ directory`);
   }

@@ -27,6 +27,7 @@ import os
 import shutil
 import stat
 import tarfile
+import tempfile
 import zlib
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -169,6 +170,8 @@ class _Listing:
     def __init__(self) -> None:
         self.files: set[PurePosixPath] = set()
         self.folders: set[PurePosixPath] = set()
+        """Every folder: listed, or implied by an entry inside it."""
+        self.listed_folders: set[PurePosixPath] = set()
         self.entries = 0
         self.unpacked_bytes = 0
 
@@ -177,10 +180,10 @@ class _Listing:
         if self.entries > MAX_ENTRIES:
             raise PackageError(f"the package has more than {MAX_ENTRIES} entries")
         shown = _shown(str(path))
-        if path in self.files or (member.isdir() and path in self.folders):
-            raise PackageError(f"the entry {shown} appears twice")
-        if member.isreg() and path in self.folders:
+        if path in (self.folders if member.isreg() else self.files):
             raise PackageError(f"the entry {shown} is both a file and a folder")
+        if path in self.files or path in self.listed_folders:
+            raise PackageError(f"the entry {shown} appears twice")
         for parent in path.parents:
             if parent in self.files:
                 raise PackageError(f"the entry {shown} is inside {_shown(str(parent))}, which is a file")
@@ -189,6 +192,7 @@ class _Listing:
             self.unpacked_bytes += member.size
         else:
             self.folders.add(path)
+            self.listed_folders.add(path)
         self.folders.update(parent for parent in path.parents if parent != PurePosixPath("."))
 
 
@@ -294,39 +298,45 @@ def inspect(data: bytes | BinaryIO) -> PackageInfo:
 def extract(data: bytes | BinaryIO, dest: Path) -> PackageInfo:
     """Unpack a package into ``dest``, which must not exist yet or be an empty folder, with
     :func:`inspect`'s checks on the way; the tree is read-only afterwards (files 0444, or 0555
-    when packed executable; folders 0555).  On any problem nothing is left in ``dest``.
+    when packed executable; folders 0555).
 
+    The package is unpacked into a new folder beside ``dest``, which is renamed to ``dest``
+    only once every check passed: a ``dest`` that exists is a whole, checked package (a bot
+    host may keep them as a cache), and a refused or interrupted one leaves nothing there.
     Only regular files and folders are written, each created new (``O_EXCL``, ``O_NOFOLLOW``)
     inside folders this call made, so nothing that existed before is followed or overwritten."""
-    made = _prepare(dest)
-    folders: dict[PurePosixPath, Path] = {}
+    refused = PackageError(f"cannot unpack into {_shown(str(dest))}: it must be a new or empty folder")
+    if dest.is_symlink() or (dest.exists() and (not dest.is_dir() or any(dest.iterdir()))):
+        raise refused
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    work = Path(tempfile.mkdtemp(prefix=f".{dest.name}.unpacking-", dir=dest.parent))
     try:
-        reader = _Reader(data)
-        for path, member, content in reader.entries():
-            for folder in [*reversed(path.parents[:-1]), *([path] if content is None else [])]:
-                if folder not in folders:
-                    folders[folder] = dest.joinpath(*folder.parts)
-                    os.mkdir(folders[folder], 0o700)
-            if content is not None:
-                _write(dest.joinpath(*path.parts), content, executable=bool(member.mode & 0o111))
-        info = reader.info()
+        info = _unpack(data, work)
+        try:
+            os.rename(work, dest)
+        except OSError:
+            raise refused from None
     except BaseException:
-        _undo(dest, made)
+        _remove(work)
         raise
-    for made_folder in [*reversed(folders.values()), dest]:
-        os.chmod(made_folder, 0o555)
     return info
 
 
-def _prepare(dest: Path) -> bool:
-    """Make ``dest`` (``True``), or accept it as an existing empty real folder (``False``)."""
-    try:
-        os.mkdir(dest, 0o700)
-        return True
-    except FileExistsError:
-        if dest.is_symlink() or not dest.is_dir() or any(dest.iterdir()):
-            raise PackageError(f"cannot unpack into {_shown(str(dest))}: it must be a new or empty folder") from None
-        return False
+def _unpack(data: bytes | BinaryIO, root: Path) -> PackageInfo:
+    """Write the package's files and folders into the empty folder ``root``, then make it read-only."""
+    folders: dict[PurePosixPath, Path] = {}
+    reader = _Reader(data)
+    for path, member, content in reader.entries():
+        for folder in [*reversed(path.parents[:-1]), *([path] if content is None else [])]:
+            if folder not in folders:
+                folders[folder] = root.joinpath(*folder.parts)
+                os.mkdir(folders[folder], 0o700)
+        if content is not None:
+            _write(root.joinpath(*path.parts), content, executable=bool(member.mode & 0o111))
+    info = reader.info()
+    for folder_path in [*reversed(folders.values()), root]:
+        os.chmod(folder_path, 0o555)
+    return info
 
 
 def _write(target: Path, content: _Content, executable: bool) -> None:
@@ -336,19 +346,13 @@ def _write(target: Path, content: _Content, executable: bool) -> None:
         os.fchmod(out.fileno(), 0o555 if executable else 0o444)
 
 
-def _undo(dest: Path, made: bool) -> None:
-    """Remove what a failed :func:`extract` wrote (all of ``dest`` when it made it)."""
-    for root, folders, _files in os.walk(dest):
+def _remove(root: Path) -> None:
+    """Delete a tree :func:`_unpack` wrote (its folders may be read-only already)."""
+    for here, folders, _files in os.walk(root):
+        os.chmod(here, 0o700)
         for name in folders:
-            os.chmod(os.path.join(root, name), 0o700)
-    if made:
-        shutil.rmtree(dest)
-        return
-    for child in dest.iterdir():
-        if child.is_dir() and not child.is_symlink():
-            shutil.rmtree(child)
-        else:
-            child.unlink()
+            os.chmod(os.path.join(here, name), 0o700)
+    shutil.rmtree(root)
 
 
 # ----------------------------------------------------------------- packing
