@@ -151,6 +151,7 @@ class BotHost:
         keys = list(self.runners)
         await asyncio.gather(*(self._drop(key, UNWANTED, "its bot host stopped") for key in keys),
                              return_exceptions=True)
+        await asyncio.to_thread(self.versions.leave, self.host_id)
         log.info("bot host %s stopped (%d versions handed back)", self.host_id, len(keys))
 
 

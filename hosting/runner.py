@@ -141,7 +141,7 @@ class VersionRunner:
             detail = f"no hello within {self.context.config.hello_deadline_s:g} s"
         if status in ("restarting", "failing"):
             await asyncio.to_thread(self.context.versions.write_log, *self.key,
-                                    f"--- {status}: {detail}\n".encode())
+                                    f"--- {status}: {detail}\n".encode(), append=True)
         if status == "restarting":
             await asyncio.to_thread(self.context.versions.count_restart, *self.key)
         await self._status(status, detail)
@@ -153,7 +153,7 @@ class VersionRunner:
         new = tail[len(self._output):] if tail.startswith(self._output) else tail
         self._output = tail
         if new:
-            await asyncio.to_thread(self.context.versions.write_log, *self.key, new)
+            await asyncio.to_thread(self.context.versions.write_log, *self.key, new, append=True)
 
     async def _status(self, status: str, detail: str) -> None:
         log.info("bot %s %s: %s%s", self.version.bot_id, self.version.version, status,

@@ -31,6 +31,8 @@ LEASE_S = 3.0
 POLL_S = 0.5
 HEURISTIC = "from pitch_sdk.bots.heuristic import HeuristicBot as Bot\n"
 CRASHING = "import sys\nprint('the marker of a crashing bot', file=sys.stderr)\nsys.exit(3)\n"
+SILENT = "import time\ntime.sleep(600)\n"
+HELLO_S = 3
 
 
 @dataclass
@@ -72,17 +74,17 @@ class Arena:
     env: dict[str, str]
     packages: Path
 
-    def submit(self, source: str, version: str = "v1") -> str:
+    def submit(self, source: str, version: str = "v1", command: Callable[[str], list[str]] | None = None) -> str:
         """Register a bot and submit a package of ``source`` (a bot.py exporting ``Bot``) as
-        its ``version``; the bot's id."""
+        its ``version``, started as a Python bot or by ``command(bot id)``; the bot's id."""
         bot_id, _ = self.referee.register()
         folder = self.packages / bot_id
         folder.mkdir()
         (folder / "bot.py").write_text(source)
-        (folder / "pitch-bot.json").write_text(json.dumps({"bot": "bot.py:Bot"}))
-        data = pack(folder)
-        sha256 = self.artifacts.put(data)
-        self.versions.add(bot_id, version, sha256, json.dumps({"bot": "bot.py:Bot"}), "tester")
+        manifest = json.dumps({"bot": "bot.py:Bot"} if command is None else {"command": command(bot_id)})
+        (folder / "pitch-bot.json").write_text(manifest)
+        sha256 = self.artifacts.put(pack(folder))
+        self.versions.add(bot_id, version, sha256, manifest, "tester")
         return bot_id
 
     def start_host(self, host_id: str, tmp: Path) -> Host:
@@ -110,8 +112,12 @@ class Arena:
         return "" if record is None else record.status
 
     def wait(self, condition: Callable[[], bool], timeout: float, what: str) -> None:
-        wait_until(condition, timeout, f"{what}; hosts' logs:\n" +
-                   "\n".join(f"--- {host.host_id}\n{host.log()[-3000:]}" for host in self.hosts.values()))
+        """:func:`wait_until`, failing with the hosts' logs."""
+        try:
+            wait_until(condition, timeout, what)
+        except AssertionError as timeout_error:
+            logs = "\n".join(f"--- {host.host_id}\n{host.log()[-3000:]}" for host in self.hosts.values())
+            raise AssertionError(f"{timeout_error}; the hosts' logs:\n{logs}") from None
 
 
 @pytest.fixture(scope="module")
@@ -121,7 +127,8 @@ def hosted(arena: ArenaThread, redis_url: str, tmp_path_factory: pytest.TempPath
     env = {"PATH": os.environ["PATH"], "REDIS_URL": redis_url, "PITCH_STORE_PREFIX": arena.prefix,
            "PITCH_REFEREE": arena.arena.address, "PITCH_ARTIFACTS_DIR": str(tmp / "artifacts"),
            "PITCH_HOST_LEASE_S": str(LEASE_S), "PITCH_HOST_POLL_S": str(POLL_S), "PITCH_HOSTED_BACKOFF_S": "0.1",
-           "PITCH_HOSTED_MAX_BACKOFF_S": "0.2", "PITCH_HOSTED_HELLO_S": "5", "PITCH_DATA_DIR": str(tmp / "data")}
+           "PITCH_HOSTED_MAX_BACKOFF_S": "0.2", "PITCH_HOSTED_HELLO_S": str(HELLO_S),
+           "PITCH_DATA_DIR": str(tmp / "data")}
     packages = tmp / "packages"
     packages.mkdir()
     world = Arena(arena, store, FileArtifacts(tmp / "artifacts"), HostedVersions(store), {}, env, packages)
@@ -165,8 +172,9 @@ def test_a_crashing_bot_restarts_then_fails_with_its_stderr_kept(hosted: Arena) 
     bot_id = hosted.submit(CRASHING)
     hosted.wait(lambda: hosted.status(bot_id) == "failing", 30, "the crashing bot to be marked failing")
     record = hosted.versions.get(bot_id, "v1")
-    assert record is not None and record.restarts >= 4 and "exited with status 3" in record.detail
-    assert b"the marker of a crashing bot" in hosted.versions.log(bot_id, "v1")
+    assert record is not None and record.restarts >= 4 and "(5 times in 600 s)" in record.detail
+    log = hosted.versions.log(bot_id, "v1")
+    assert b"the marker of a crashing bot" in log and b"--- restarting: exited with status 3" in log, log
     time.sleep(POLL_S * 3)
     assert hosted.status(bot_id) == "failing"  # not restarted by any host
 
@@ -177,3 +185,39 @@ def test_a_stopped_version_stops_its_sandbox(hosted: Arena) -> None:
     hosted.versions.stop(bot_id, "v1")
     hosted.wait(lambda: not hosted.connected(bot_id), 10, "the stopped version's bot to disconnect")
     assert hosted.status(bot_id) == "stopped"
+
+
+def test_a_bot_that_says_no_hello_is_killed_saying_so(hosted: Arena) -> None:
+    bot_id = hosted.submit(SILENT)
+    hosted.wait(lambda: hosted.status(bot_id) == "restarting", HELLO_S + 10, "the silent bot to be killed")
+    record = hosted.versions.get(bot_id, "v1")
+    assert record is not None and record.detail == f"no hello within {HELLO_S} s"
+    hosted.versions.stop(bot_id, "v1")
+
+
+def sandboxed(marker: str) -> list[int]:
+    """The pids of the processes whose command line holds ``marker``."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            if entry.name.isdigit() and marker.encode() in (entry / "cmdline").read_bytes():
+                found.append(int(entry.name))
+        except OSError:  # gone meanwhile
+            continue
+    return found
+
+
+def test_disabling_a_bot_stops_its_sandbox_until_it_is_enabled(hosted: Arena) -> None:
+    """A bot started by its manifest's command (here the Python SDK, marked with an ``-X``
+    option the test can find it by); the operator's switch is the set the referee reads."""
+    bot_id = hosted.submit(HEURISTIC, command=lambda bot_id: [sys.executable, "-X", f"pitch-test-{bot_id}", "-c",
+                                                               "from pitch_sdk.cli import app; app()", "run",
+                                                               "bot.py:Bot"])
+    hosted.wait(lambda: hosted.connected(bot_id), 30, "the hosted bot to connect")
+    assert sandboxed(f"pitch-test-{bot_id}")
+    disabled = f"{hosted.store.prefix}bots-disabled"
+    hosted.store.client.sadd(disabled, bot_id)
+    hosted.wait(lambda: not sandboxed(f"pitch-test-{bot_id}"), 10, "the disabled bot's sandbox to stop")
+    assert not hosted.connected(bot_id) and hosted.status(bot_id) == "queued"
+    hosted.store.client.srem(disabled, bot_id)
+    hosted.wait(lambda: hosted.connected(bot_id), 30, "the enabled bot to connect again")
