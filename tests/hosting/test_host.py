@@ -20,6 +20,7 @@ import pytest
 
 from pitch_sdk.packages.archive import pack
 from pitch_sdk.proto.pitch.v1 import arena_pb2
+from store.accounts import Accounts
 from store.artifacts import FileArtifacts
 from store.hosted import HostedVersions
 from store.redis_store import Store
@@ -251,18 +252,20 @@ def alive(pid: int) -> bool:
 
 def test_disabling_a_bot_stops_its_sandbox_until_it_is_enabled(hosted: Arena) -> None:
     """A bot started by its manifest's command (here the Python SDK, marked with an ``-X``
-    option the test can find it by); the operator's switch is the set the referee reads."""
+    option the test can find it by); the operator's switch (:mod:`store.accounts`) is what the
+    referee and the hosts read."""
     bot_id = hosted.submit(HEURISTIC, command=lambda bot_id: [sys.executable, "-X", f"pitch-test-{bot_id}", "-c",
                                                                "from pitch_sdk.cli import app; app()", "run",
                                                                "bot.py:Bot"])
     hosted.wait(lambda: hosted.connected(bot_id), 30, "the hosted bot to connect")
     assert sandboxed(f"pitch-test-{bot_id}")
-    disabled = f"{hosted.store.prefix}bots-disabled"
-    hosted.store.client.sadd(disabled, bot_id)
+    switches = Accounts(hosted.store)
+    name = hosted.store.bot(bot_id).name  # type: ignore[union-attr]
+    switches.set_bot_disabled(name, True)
     hosted.wait(lambda: not sandboxed(f"pitch-test-{bot_id}") and hosted.status(bot_id) == "queued", 10,
                 "the disabled bot's sandbox to stop")
     assert not hosted.connected(bot_id)
-    hosted.store.client.srem(disabled, bot_id)
+    switches.set_bot_disabled(name, False)
     hosted.wait(lambda: hosted.connected(bot_id), 30, "the enabled bot to connect again")
 
 
