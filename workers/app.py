@@ -16,6 +16,10 @@ from competitions.queue import make_app
 
 config = WorkerConfig.from_env()
 app = make_app(config, include=["workers.tasks"])
+# Celery's prefork pool, whose start check waits for its processes: a worker whose processes die
+# as they start exits 1 instead of replacing them for ever (see workers.prefork).  ``--pool=prefork``
+# on the command line also selects it.
+app.conf.worker_pool = "workers.prefork:TaskPool"
 
 
 def run(celery: Celery, argv: list[str]) -> int:
