@@ -22,6 +22,7 @@ import typer
 from rich.console import Console
 
 from cli import as_json, common, views
+from cli.bot_host import bot_host
 from cli.demo import DEFAULT_LINEUP, DEFAULT_PRESET, lineup, run_demo
 from cli.ladder import ladder as ladder_command
 from cli.local_arena import ServiceError
@@ -52,6 +53,7 @@ app.command("sprt")(sprt_command)
 app.command("ladder")(ladder_command)
 app.add_typer(account_app, name="account")
 app.add_typer(bot_app, name="bot")
+app.command("bot-host")(bot_host)
 
 #: Commands that pass what follows ``--`` to Celery (before it, an unknown option is an error).
 PASS_THROUGH = {"allow_extra_args": True}

@@ -1,0 +1,223 @@
+"""Bot hosts as deployed: ``pitch-arena bot-host`` processes on the test Redis, a real
+referee, packages in a real artifact store, and every bot in a real sandbox.
+
+Two hosts run for the whole module (with short leases and polls); each test submits its
+own versions, so the tests share the processes without sharing bots."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from pitch_sdk.packages.archive import pack
+from pitch_sdk.proto.pitch.v1 import arena_pb2
+from store.artifacts import FileArtifacts
+from store.hosted import HostedVersions
+from store.redis_store import Store
+from tests.referee.harness import ADMIN
+from tests.workers.celery_harness import ArenaThread, wait_until
+
+PITCH_ARENA = Path(sys.executable).parent / "pitch-arena"
+LEASE_S = 3.0
+POLL_S = 0.5
+HEURISTIC = "from pitch_sdk.bots.heuristic import HeuristicBot as Bot\n"
+CRASHING = "import sys\nprint('the marker of a crashing bot', file=sys.stderr)\nsys.exit(3)\n"
+SILENT = "import time\ntime.sleep(600)\n"
+HELLO_S = 3
+
+
+@dataclass
+class Host:
+    """A ``pitch-arena bot-host`` process in its own process group, logging to a file."""
+
+    host_id: str
+    process: subprocess.Popen[bytes]
+    log_path: Path
+
+    def log(self) -> str:
+        return self.log_path.read_text(errors="replace")
+
+    def kill(self) -> None:
+        """SIGKILL, as a lost machine."""
+        os.killpg(self.process.pid, signal.SIGKILL)
+        self.process.wait(10)
+
+    def stop(self) -> int:
+        """SIGTERM, as a service manager; the exit status."""
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+        try:
+            return self.process.wait(15)
+        except subprocess.TimeoutExpired:
+            self.kill()
+            raise
+
+
+@dataclass
+class Arena:
+    """The module's referee, store, artifact store and hosts."""
+
+    referee: ArenaThread
+    store: Store
+    artifacts: FileArtifacts
+    versions: HostedVersions
+    hosts: dict[str, Host]
+    env: dict[str, str]
+    packages: Path
+
+    def submit(self, source: str, version: str = "v1", command: Callable[[str], list[str]] | None = None) -> str:
+        """Register a bot and submit a package of ``source`` (a bot.py exporting ``Bot``) as
+        its ``version``, started as a Python bot or by ``command(bot id)``; the bot's id."""
+        bot_id, _ = self.referee.register()
+        folder = self.packages / bot_id
+        folder.mkdir()
+        (folder / "bot.py").write_text(source)
+        manifest = json.dumps({"bot": "bot.py:Bot"} if command is None else {"command": command(bot_id)})
+        (folder / "pitch-bot.json").write_text(manifest)
+        sha256 = self.artifacts.put(pack(folder))
+        self.versions.add(bot_id, version, sha256, manifest, "tester")
+        return bot_id
+
+    def start_host(self, host_id: str, tmp: Path) -> Host:
+        log_path = tmp / f"{host_id}.log"
+        with log_path.open("wb") as log:
+            process = subprocess.Popen(
+                [str(PITCH_ARENA), "bot-host", "--slots", "4", "--capacity", "2"],
+                env={**self.env, "PITCH_HOST_ID": host_id, "PITCH_HOST_DIR": str(tmp / host_id)},
+                stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        host = self.hosts[host_id] = Host(host_id, process, log_path)
+        return host
+
+    def bot_info(self, bot_id: str) -> arena_pb2.BotInfo | None:
+        async def bots() -> arena_pb2.ListBotsResponse:
+            return await self.referee.arena.admin.ListBots(arena_pb2.ListBotsRequest(), metadata=ADMIN)
+
+        return next((bot for bot in self.referee.call(bots()).bots if bot.bot_id == bot_id), None)
+
+    def connected(self, bot_id: str) -> bool:
+        info = self.bot_info(bot_id)
+        return info is not None and info.connected
+
+    def status(self, bot_id: str, version: str = "v1") -> str:
+        record = self.versions.get(bot_id, version)
+        return "" if record is None else record.status
+
+    def wait(self, condition: Callable[[], bool], timeout: float, what: str) -> None:
+        """:func:`wait_until`, failing with the hosts' logs."""
+        try:
+            wait_until(condition, timeout, what)
+        except AssertionError as timeout_error:
+            logs = "\n".join(f"--- {host.host_id}\n{host.log()[-3000:]}" for host in self.hosts.values())
+            raise AssertionError(f"{timeout_error}; the hosts' logs:\n{logs}") from None
+
+
+@pytest.fixture(scope="module")
+def hosted(arena: ArenaThread, redis_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Arena]:
+    tmp = tmp_path_factory.mktemp("hosts")
+    store = Store.from_url(redis_url, arena.prefix)
+    env = {"PATH": os.environ["PATH"], "REDIS_URL": redis_url, "PITCH_STORE_PREFIX": arena.prefix,
+           "PITCH_REFEREE": arena.arena.address, "PITCH_ARTIFACTS_DIR": str(tmp / "artifacts"),
+           "PITCH_HOST_LEASE_S": str(LEASE_S), "PITCH_HOST_POLL_S": str(POLL_S), "PITCH_HOSTED_BACKOFF_S": "0.1",
+           "PITCH_HOSTED_MAX_BACKOFF_S": "0.2", "PITCH_HOSTED_HELLO_S": str(HELLO_S),
+           "PITCH_DATA_DIR": str(tmp / "data")}
+    packages = tmp / "packages"
+    packages.mkdir()
+    world = Arena(arena, store, FileArtifacts(tmp / "artifacts"), HostedVersions(store), {}, env, packages)
+    try:
+        for host_id in ("host-a", "host-b"):
+            world.start_host(host_id, tmp)
+        yield world
+    finally:
+        for host in world.hosts.values():
+            host.stop()
+
+
+def test_a_submitted_version_plays_and_its_result_is_recorded_under_it(hosted: Arena) -> None:
+    bot_id = hosted.submit(HEURISTIC, version="v1")
+    hosted.wait(lambda: hosted.connected(bot_id), 30, "the hosted bot to connect")
+    assert hosted.status(bot_id) == "running"
+    assert hosted.bot_info(bot_id).capacity == 2  # type: ignore[union-attr]
+    others = [hosted.referee.connect("heuristic") for _ in range(2)]
+    played: arena_pb2.RunMatchResponse = hosted.referee.call(hosted.referee.arena.run_match(
+        "cutthroat", [bot_id, *others], seed=5, games=1), timeout=60)
+    assert played.result.completed and not played.result.forfeited
+    assert played.seat_bot_versions[0] == "v1"
+    assert played.result.seats[0].decisions > 0 and played.result.seats[0].strikes == 0
+
+
+def test_a_dead_hosts_versions_start_on_another_host_within_the_lease(hosted: Arena, tmp_path: Path) -> None:
+    bot_id = hosted.submit(HEURISTIC)
+    hosted.wait(lambda: hosted.connected(bot_id), 30, "the hosted bot to connect")
+    holder = hosted.versions.holder(bot_id, "v1")
+    assert holder in hosted.hosts
+    killed = time.monotonic()
+    hosted.hosts[holder].kill()
+    hosted.wait(lambda: hosted.versions.holder(bot_id, "v1") not in (None, holder) and hosted.connected(bot_id),
+                LEASE_S + 15, "another host to take the version over")
+    assert time.monotonic() - killed < LEASE_S + 10
+    del hosted.hosts[holder]
+    hosted.start_host(f"{holder}-again", tmp_path)  # two hosts again for the tests that follow
+
+
+def test_a_crashing_bot_restarts_then_fails_with_its_stderr_kept(hosted: Arena) -> None:
+    bot_id = hosted.submit(CRASHING)
+    hosted.wait(lambda: hosted.status(bot_id) == "failing", 30, "the crashing bot to be marked failing")
+    record = hosted.versions.get(bot_id, "v1")
+    assert record is not None and record.restarts >= 4 and "(5 times in 600 s)" in record.detail
+    log = hosted.versions.log(bot_id, "v1")
+    assert b"the marker of a crashing bot" in log and b"--- restarting: exited with status 3" in log, log
+    time.sleep(POLL_S * 3)
+    assert hosted.status(bot_id) == "failing"  # not restarted by any host
+
+
+def test_a_stopped_version_stops_its_sandbox(hosted: Arena) -> None:
+    bot_id = hosted.submit(HEURISTIC)
+    hosted.wait(lambda: hosted.connected(bot_id), 30, "the hosted bot to connect")
+    hosted.versions.stop(bot_id, "v1")
+    hosted.wait(lambda: not hosted.connected(bot_id), 10, "the stopped version's bot to disconnect")
+    assert hosted.status(bot_id) == "stopped"
+
+
+def test_a_bot_that_says_no_hello_is_killed_saying_so(hosted: Arena) -> None:
+    bot_id = hosted.submit(SILENT)
+    hosted.wait(lambda: hosted.status(bot_id) == "restarting", HELLO_S + 10, "the silent bot to be killed")
+    record = hosted.versions.get(bot_id, "v1")
+    assert record is not None and record.detail == f"no hello within {HELLO_S} s"
+    hosted.versions.stop(bot_id, "v1")
+
+
+def sandboxed(marker: str) -> list[int]:
+    """The pids of the processes whose command line holds ``marker``."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            if entry.name.isdigit() and marker.encode() in (entry / "cmdline").read_bytes():
+                found.append(int(entry.name))
+        except OSError:  # gone meanwhile
+            continue
+    return found
+
+
+def test_disabling_a_bot_stops_its_sandbox_until_it_is_enabled(hosted: Arena) -> None:
+    """A bot started by its manifest's command (here the Python SDK, marked with an ``-X``
+    option the test can find it by); the operator's switch is the set the referee reads."""
+    bot_id = hosted.submit(HEURISTIC, command=lambda bot_id: [sys.executable, "-X", f"pitch-test-{bot_id}", "-c",
+                                                               "from pitch_sdk.cli import app; app()", "run",
+                                                               "bot.py:Bot"])
+    hosted.wait(lambda: hosted.connected(bot_id), 30, "the hosted bot to connect")
+    assert sandboxed(f"pitch-test-{bot_id}")
+    disabled = f"{hosted.store.prefix}bots-disabled"
+    hosted.store.client.sadd(disabled, bot_id)
+    hosted.wait(lambda: not sandboxed(f"pitch-test-{bot_id}"), 10, "the disabled bot's sandbox to stop")
+    assert not hosted.connected(bot_id) and hosted.status(bot_id) == "queued"
+    hosted.store.client.srem(disabled, bot_id)
+    hosted.wait(lambda: hosted.connected(bot_id), 30, "the enabled bot to connect again")
