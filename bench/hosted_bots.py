@@ -46,6 +46,7 @@ import argparse
 import concurrent.futures
 import json
 import os
+import random
 import statistics
 import sys
 import tempfile
@@ -103,17 +104,25 @@ def pss_mb(pid: int) -> float:
     return 0.0
 
 
-def memory_root(pid: int) -> Path:
-    """The memory cgroup folder of process ``pid`` (v1 when mounted, else v2): the bot host
-    makes its sandboxes' groups beneath its own when it can."""
+def machine_busy() -> tuple[float, float]:
+    """Seconds the machine's CPUs have been busy and in all, from ``/proc/stat``: their
+    quotient over a window is the share of the machine used, by anyone."""
+    fields = [int(f) for f in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    idle = fields[3] + fields[4]
+    return (sum(fields) - idle) / TICK, sum(fields) / TICK
+
+
+def cgroup_root(pid: int, controller: str = "memory") -> Path:
+    """The ``controller`` cgroup folder of process ``pid`` (v1 when mounted, else v2): the
+    bot host makes its sandboxes' groups beneath its own when it can."""
     for line in Path(f"/proc/{pid}/cgroup").read_text().splitlines():
         _, controllers, path = line.split(":", 2)
-        if "memory" in controllers.split(",") and Path("/sys/fs/cgroup/memory").is_dir():
-            return Path("/sys/fs/cgroup/memory") / path.lstrip("/")
+        if controller in controllers.split(",") and Path(f"/sys/fs/cgroup/{controller}").is_dir():
+            return Path(f"/sys/fs/cgroup/{controller}") / path.lstrip("/")
     for line in Path(f"/proc/{pid}/cgroup").read_text().splitlines():
         if line.startswith("0::"):
             return Path("/sys/fs/cgroup") / line[3:].lstrip("/")
-    raise RuntimeError(f"no memory cgroup for process {pid}")
+    raise RuntimeError(f"no {controller} cgroup for process {pid}")
 
 
 @dataclass(frozen=True)
@@ -121,14 +130,26 @@ class SandboxGroup:
     """One hosted version's sandbox, seen from outside through its memory cgroup."""
 
     path: Path
+    cpu_path: Path | None
+    """Its cpu group (v1; ``None`` where the memory group holds every controller)."""
 
     @classmethod
     def find(cls, host_pid: int, bot_id: str, version: str) -> SandboxGroup:
         name = f"{SANDBOX_PREFIX}bot-{short_id(bot_id, version)}"
-        for parent in (memory_root(host_pid), memory_root(os.getpid())):
+        for parent in (cgroup_root(host_pid), cgroup_root(os.getpid())):
             if (parent / name).is_dir():
-                return cls(parent / name)
+                cpu = cgroup_root(host_pid, "cpu") / name
+                return cls(parent / name, cpu if cpu.is_dir() and cpu != parent / name else None)
         raise RuntimeError(f"sandbox group {name} not found")
+
+    def throttled(self) -> int:
+        """Periods in which the sandbox used its whole CPU quota and was held back."""
+        path = (self.cpu_path or self.path) / "cpu.stat"
+        try:
+            stat = dict(line.split() for line in path.read_text().splitlines())
+        except OSError:
+            return 0
+        return int(stat.get("nr_throttled", "0"))
 
     def pids(self) -> list[int]:
         try:
@@ -181,6 +202,7 @@ class Bench:
     def __init__(self, arena: LocalArena, work: Path, poll_s: float, slots: int) -> None:
         self.arena = arena
         self.work = work
+        self.poll_s = poll_s
         redis_url = arena.start_redis()
         self.store = Store.from_url(redis_url, PREFIX)
         self.versions = HostedVersions(self.store)
@@ -244,9 +266,12 @@ class Bench:
 
 # ------------------------------------------------------------------ 1. submission to first match
 def submission_round(bench: Bench, token: str, number: int, opponents: list[str]) -> dict[str, float]:
-    """One submission through the API, timed until its first recorded match."""
+    """One submission through the API, timed until its first recorded match.  It is sent at
+    a random point of the host's poll cycle: the previous round ends on a poll (the one that
+    stops its version), so submitting at once would always wait a whole poll."""
     name = f"hosted-{number}"
     bot_id = bench.http("POST", "/api/v1/bots", json.dumps({"name": name}).encode(), token)["bot_id"]
+    time.sleep(random.Random(number).uniform(0, bench.poll_s))
     started = time.perf_counter()
     version = bench.http("POST", f"/api/v1/bots/{name}/versions", bench.package, token,
                          "application/gzip")["version"]
@@ -274,9 +299,10 @@ def submissions(bench: Bench, rounds: int, opponents: list[str]) -> dict[str, An
 
 # ------------------------------------------------------------------ 2. cost per decision
 def phase(bench: Bench, subject: str, opponents: list[str], seeds: list[int],
-          cpu: Callable[[], float]) -> dict[str, float]:
+          cpu: Callable[[], tuple[float, float]]) -> dict[str, float]:
     """The subject in seats 0 and 2 of the seeded matches: referee ms and CPU us per
-    decision of its seats, wall seconds per match."""
+    decision of its seats (the bot's processes, and the bot host's for a hosted bot), wall
+    seconds per match."""
     decisions = used_ms = 0
     wall = 0.0
     cpu_before = cpu()
@@ -287,9 +313,12 @@ def phase(bench: Bench, subject: str, opponents: list[str], seeds: list[int],
             if seat.bot_id == subject:
                 decisions += seat.decisions
                 used_ms += seat.time_used_ms
-    spent = cpu() - cpu_before
+    bot_cpu, host_cpu = (after - before for after, before in zip(cpu(), cpu_before, strict=True))
     return {"referee_ms_per_decision": used_ms / decisions, "wall_s_per_match": wall / len(seeds),
-            "cpu_us_per_decision": spent / decisions * 1e6, "decisions": decisions}
+            "cpu_us_per_decision": (bot_cpu + host_cpu) / decisions * 1e6,
+            "bot_cpu_us_per_decision": bot_cpu / decisions * 1e6,
+            "host_cpu_us_per_decision": host_cpu / decisions * 1e6,
+            "decisions": decisions}
 
 
 def per_decision(bench: Bench, rounds: int, matches: int, opponents: list[str]) -> dict[str, Any]:
@@ -298,7 +327,8 @@ def per_decision(bench: Bench, rounds: int, matches: int, opponents: list[str]) 
     bench.wait_connected([hosted, remote])
     group = SandboxGroup.find(bench.host.process.pid, hosted, "v1")
     host_pid, remote_pid = bench.host.process.pid, bench.remote[remote].process.pid
-    cpu = {"hosted": lambda: group.cpu() + cpu_seconds(host_pid), "remote": lambda: cpu_seconds(remote_pid)}
+    cpu: dict[str, Callable[[], tuple[float, float]]] = {"hosted": lambda: (group.cpu(), cpu_seconds(host_pid)),
+                                                         "remote": lambda: (cpu_seconds(remote_pid), 0.0)}
     subjects = {"hosted": hosted, "remote": remote}
     bench.play([hosted, opponents[0], remote, opponents[1]], seed=999)  # warm both
     per_round: list[dict[str, dict[str, float]]] = []
@@ -312,6 +342,9 @@ def per_decision(bench: Bench, rounds: int, matches: int, opponents: list[str]) 
     figures = ("referee_ms_per_decision", "wall_s_per_match", "cpu_us_per_decision")
     report: dict[str, Any] = {kind: {f: spread([r[kind][f] for r in per_round], 3) for f in figures}
                               for kind in ("hosted", "remote")}
+    for f in ("bot_cpu_us_per_decision", "host_cpu_us_per_decision"):
+        report["hosted"][f] = spread([r["hosted"][f] for r in per_round], 3)
+    report["decisions_per_phase"] = spread([r["hosted"]["decisions"] for r in per_round], 0)
     report["ratio_hosted_to_remote"] = {
         f: spread([r["hosted"][f] / r["remote"][f] for r in per_round]) | {
             "by_round": [round(r["hosted"][f] / r["remote"][f], 3) for r in per_round]} for f in figures}
@@ -347,8 +380,20 @@ def load(bench: Bench, bots: list[str], seconds: float) -> tuple[int, float]:
     return sum(decisions), time.perf_counter() - started
 
 
+NAMES = ("bots", "host", "referee", "redis", "driver")
+"""The CPU users of a load phase, as :func:`sample` reads them."""
+
+
+def sample(groups: list[SandboxGroup], pids: list[int]) -> tuple[float, ...]:
+    """CPU seconds so far of the sandboxes and of each of ``pids``, then the machine's busy
+    and total CPU seconds."""
+    return (sum(g.cpu() for g in groups), *(cpu_seconds(pid) for pid in pids), *machine_busy())
+
+
 def capacity(bench: Bench, counts: list[int], seconds: float) -> list[dict[str, Any]]:
     host_pid, referee_pid = bench.host.process.pid, referee_process(bench).process.pid
+    assert bench.arena.redis is not None
+    redis_pid = bench.arena.redis.process.pid
     host_base = pss_mb(host_pid)
     bots: list[str] = []
     report = []
@@ -368,11 +413,14 @@ def capacity(bench: Bench, counts: list[int], seconds: float) -> list[dict[str, 
         usage = [g.usage_mb() for g in groups]
         anon = [g.anon_mb() for g in groups]
         host_pss = pss_mb(host_pid)
-        before = sum(g.cpu() for g in groups), cpu_seconds(host_pid), cpu_seconds(referee_pid)
+        throttled = sum(g.throttled() for g in groups)
+        pids = [host_pid, referee_pid, redis_pid, os.getpid()]
+        before = sample(groups, pids)
         decisions, took = load(bench, bots, seconds)
-        after = sum(g.cpu() for g in groups), cpu_seconds(host_pid), cpu_seconds(referee_pid)
-        cores = {name: round((a - b) / took, 2) for name, a, b in zip(("bots", "host", "referee"), after, before,
-                                                                       strict=True)}
+        after = sample(groups, pids)
+        throttled = sum(g.throttled() for g in groups) - throttled
+        cores = {name: round((a - b) / took, 2) for name, a, b in zip(NAMES, after, before, strict=False)}
+        busy = (after[-2] - before[-2]) / (after[-1] - before[-1])
         row = {"bots": count, "start_s": round(start_s, 2), "started_now": len(new),
                "pss_mb_per_bot": round(statistics.mean(pss), 1), "cgroup_usage_mb_per_bot": round(
                    statistics.mean(usage), 1), "cgroup_anon_mb_per_bot": round(statistics.mean(anon), 1),
@@ -380,7 +428,8 @@ def capacity(bench: Bench, counts: list[int], seconds: float) -> list[dict[str, 
                "host_pss_mb_per_bot": round((host_pss - host_base) / count, 2),
                "idle_cpu_pct_per_bot": round(100 * idle_bots, 3), "idle_host_cpu_pct": round(100 * idle_host, 3),
                "matches_at_once": count, "decisions_per_s": round(decisions / took, 1),
-               "cores_used": cores | {"total": round(sum(cores.values()), 2)}}
+               "cores_used": cores | {"total": round(sum(cores.values()), 2)},
+               "machine_busy_cores": round(busy * (os.cpu_count() or 1), 2), "sandbox_throttled_periods": throttled}
         report.append(row)
         print(f"capacity {count}: {row}", file=sys.stderr)
     return report
@@ -410,6 +459,8 @@ def table(report: dict[str, Any]) -> str:
     for figure in ("referee_ms_per_decision", "wall_s_per_match", "cpu_us_per_decision"):
         lines.append(f"   {figure:<24}{rng(cost['hosted'][figure]):>24}{rng(cost['remote'][figure]):>24}"
                      f"{rng(cost['ratio_hosted_to_remote'][figure], 'x'):>24}")
+    lines.append(f"   hosted CPU us/decision: bot {rng(cost['hosted']['bot_cpu_us_per_decision'])}, "
+                 f"bot host {rng(cost['hosted']['host_cpu_us_per_decision'])}")
     memory = cost["memory"]
     lines += ["", f"3. memory: sandbox cgroup {memory['hosted_sandbox_usage_mb']} MB (anonymous "
                   f"{memory['hosted_sandbox_anon_mb']} MB), PSS of its {memory['hosted_sandbox_processes']} "
@@ -417,14 +468,16 @@ def table(report: dict[str, Any]) -> str:
                   f"{memory['remote_process_pss_mb']} MB", "",
               "4. capacity of one host:",
               f"   {'bots':>5} {'start s':>8} {'PSS/bot':>8} {'cg/bot':>7} {'anon/bot':>8} {'host PSS':>9} "
-              f"{'host/bot':>9} {'idle %/bot':>10} {'decisions/s':>12}  cores used (bots, host, referee)"]
+              f"{'host/bot':>9} {'idle %/bot':>10} {'decisions/s':>12}  cores (bots, host, referee, redis, "
+              "driver; machine busy), throttled"]
     for row in report["capacity"]:
         cores = row["cores_used"]
         lines.append(f"   {row['bots']:>5} {row['start_s']:>8} {row['pss_mb_per_bot']:>8} "
                      f"{row['cgroup_usage_mb_per_bot']:>7} {row['cgroup_anon_mb_per_bot']:>8} "
                      f"{row['host_pss_mb']:>9} {row['host_pss_mb_per_bot']:>9} {row['idle_cpu_pct_per_bot']:>10} "
-                     f"{row['decisions_per_s']:>12}  {cores['bots']}, {cores['host']}, {cores['referee']} "
-                     f"= {cores['total']}")
+                     f"{row['decisions_per_s']:>12}  {cores['bots']}, {cores['host']}, {cores['referee']}, "
+                     f"{cores['redis']}, {cores['driver']}; {row['machine_busy_cores']}, "
+                     f"{row['sandbox_throttled_periods']}")
     return "\n".join(lines)
 
 
