@@ -2,10 +2,12 @@
 
 Every part is the real one, as a separate process, started with the same commands a
 deployment uses: a Redis server (a private one unless ``REDIS_URL`` is set), a referee
-(or a fleet of ``--referees N``, each bot connected to all of them),
-one ``pitch-bot run`` process per bot registered through the referee's admin API, and a
-Celery worker, and the web arena (``pitch-arena web``).  The demo launches a round robin
-between the bots through Celery, follows it from Redis, prints the preset's leaderboard,
+(or a fleet of ``--referees N``, each bot connected to all of them), the web arena
+(``pitch-arena web``), one ``pitch-bot run`` process per connected bot registered through
+the referee's admin API, the last ``--hosted N`` bots (one by default) submitted as an
+author would (an account signed up, a bot created and a package submitted through the web
+API) and run by a bot host (``pitch-arena bot-host``) in its sandbox, and a Celery worker.
+The demo launches a round robin between the bots through Celery, follows it from Redis, prints the preset's leaderboard,
 keeps the arena up for the browser until Ctrl-C (``--stop-after`` ends it after the
 leaderboard instead), and stops every process, also when interrupted.
 
@@ -21,6 +23,7 @@ same bots take 87-158 s.
 from __future__ import annotations
 
 import secrets
+import shutil
 import socket
 import tempfile
 import time
@@ -41,12 +44,15 @@ from competitions.referee_client import RefereeClient
 from competitions.tournaments import control as tournament
 from competitions.tournaments.schedule import round_robin
 from competitions.tournaments.store import TournamentStore
-from pitch_sdk.bots import load_bot
+from pitch_sdk.arena_api.client import ArenaApi
+from pitch_sdk.bots import BUILTIN_BOTS, BotLoadError, load_bot
+from pitch_sdk.packages.archive import pack
 from store.fleet import FleetDirectory
 from store.redis_store import Store
 from web.config import WebConfig
 
-DEFAULT_LINEUP = ("heuristic", "heuristic", "random", "random")
+DEFAULT_LINEUP = ("heuristic", "random", "random", "heuristic")
+"""The last (the second heuristic bot) is hosted by default."""
 #: The demo's preset (see the module docstring for why).
 DEFAULT_PRESET = "cutthroat"
 #: Where the demo serves the web arena when the port is free.
@@ -75,6 +81,36 @@ def lineup(specs: Sequence[str]) -> list[Entrant]:
     return entrants
 
 
+def hosted_package(spec: str, folder: Path) -> bytes:
+    """A package of the bot ``spec`` (a built-in name or ``file.py:Class``) as an author would
+    submit it; :class:`BotLoadError` for a ``module:Class``, which need not exist in a sandbox."""
+    if spec in BUILTIN_BOTS:
+        cls = BUILTIN_BOTS[spec]
+        source = folder / f"hosted_{spec}.py"
+        source.write_text(f"from {cls.__module__} import {cls.__name__}\n\n\n"
+                          f"class Hosted({cls.__name__}):\n    \"\"\"The built-in {spec} bot, hosted.\"\"\"\n")
+        return pack(source, "Hosted")
+    where, _, class_name = spec.rpartition(":")
+    if not where.endswith(".py"):
+        raise BotLoadError(f"only a built-in bot or file.py:Class can be hosted by the demo, not {spec!r}")
+    return pack(Path(where), class_name)
+
+
+def host_entrants(console: Console, url: str, entrants: Sequence[Entrant], folder: Path) -> dict[str, str]:
+    """Submit ``entrants`` through the web API as one author would: sign up, create each bot,
+    submit its package; their names by bot id."""
+    api = ArenaApi(url)
+    api.token = api.sign_up(f"demo-{secrets.token_hex(3)}", secrets.token_urlsafe(16))["token"]
+    names = {}
+    for entrant in entrants:
+        created = api.create_bot(entrant.name, description=f"hosted: {entrant.spec}")
+        submitted = api.submit(entrant.name, hosted_package(entrant.spec, folder), version="hosted-1")
+        names[str(created["bot_id"])] = entrant.name
+        console.print(f"  hosted   {entrant.name}: submitted as version {submitted['version']} "
+                      f"(sha256 {str(submitted['sha256'])[:12]}…)")
+    return names
+
+
 def count_matches(preset: str, entrants: int, games: int) -> int:
     """How many matches the round robin has (and a :class:`ScheduleError` now, before any
     process starts, if it cannot be scheduled)."""
@@ -93,10 +129,17 @@ def web_address(preferred: str = DEFAULT_WEB_ADDRESS) -> str:
 
 
 def run_demo(console: Console, preset: str, games: int, seed: int, entrants: Sequence[Entrant],
-             redis_url: str | None, concurrency: int, keep_up: bool = True, referees: int = 1) -> None:
+             redis_url: str | None, concurrency: int, keep_up: bool = True, referees: int = 1,
+             hosted: int = 1) -> None:
     """Start the arena and its web face, play the round robin, print the leaderboard; then
     keep everything up for the browser until Ctrl-C (unless ``keep_up`` is false), and
-    stop every process."""
+    stop every process.  The last ``hosted`` entrants are hosted (none when bubblewrap is
+    missing: the demo says so and connects them instead)."""
+    if hosted and shutil.which("bwrap") is None:
+        console.print("[yellow]bubblewrap (bwrap) is not installed: every bot connects as a process "
+                      "(scripts/ensure-sandbox.sh installs it)[/]")
+        hosted = 0
+    remote, sandboxed = list(entrants[:len(entrants) - hosted]), list(entrants[len(entrants) - hosted:])
     matches = count_matches(preset, len(entrants), games)
     began = time.monotonic()
     console.print(f"[bold]Pitch Arena demo[/]: a {preset} round robin of {len(entrants)} bot processes, "
@@ -115,21 +158,26 @@ def run_demo(console: Console, preset: str, games: int, seed: int, entrants: Seq
         console.print(f"  referee  listening on {', '.join(addresses)}" +
                       (" (one fleet: each match goes to the least busy)" if referees > 1 else ""))
         referee = RefereeClient(address, admin_token, match_timeout_s=60)
+        artifacts = Path(logs) / "artifacts"
+        web = WebConfig(address=web_address(), redis_url=redis_url, store_prefix=prefix, referee=address,
+                        admin_token=admin_token)
+        url = arena.start_web({**web.to_env(), "PITCH_ARTIFACTS_DIR": str(artifacts)}, web.address)
         names: dict[str, str] = {}
-        for seed_offset, entrant in enumerate(entrants):
+        for seed_offset, entrant in enumerate(remote):
             registered = referee.register(entrant.name, owner="demo", description=f"pitch-bot run {entrant.spec}")
             names[registered.bot_id] = entrant.name
             arena.start_bot(entrant.name, entrant.spec, address, registered.token, seed + seed_offset)
-        store = Store.from_url(redis_url, prefix)
-        arena.wait_fleet(FleetDirectory(store), list(names), referees)
         console.print(f"  bots     {', '.join(names.values())}: one process each, connected over gRPC"
                       + (f" to all {referees} referees" if referees > 1 else ""))
+        if sandboxed:
+            names.update(host_entrants(console, url, sandboxed, Path(logs)))
+            arena.start_bot_host(redis_url, prefix, address, artifacts, len(sandboxed))
+            console.print(f"  bot host runs {len(sandboxed)} hosted bot(s), each in a bubblewrap sandbox")
+        store = Store.from_url(redis_url, prefix)
+        arena.wait_fleet(FleetDirectory(store), list(names), referees)
         config = WorkerConfig(redis_url=redis_url, store_prefix=prefix, referee=address, admin_token=admin_token)
         arena.start_worker(config, "demo-worker", concurrency)
         console.print(f"  worker   a Celery worker with {concurrency} pool processes")
-        web = WebConfig(address=web_address(), redis_url=redis_url, store_prefix=prefix, referee=address,
-                        admin_token=admin_token)
-        url = arena.start_web(web.to_env(), web.address)
         tournaments = TournamentStore(store)
         schedule = tournament.create(tournaments, preset, list(names), games=games, seed=seed)
         tournament.launch(make_app(config), tournaments, schedule.tournament_id)

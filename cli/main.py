@@ -294,6 +294,8 @@ def demo(
              f"Default: {' '.join(DEFAULT_LINEUP)}.")] = None,
     concurrency: Annotated[int, typer.Option(min=1, help="Matches the worker plays at once.")] = 2,
     referees: Annotated[int, typer.Option(min=1, max=16, help="Referee processes (one fleet).")] = 1,
+    hosted: Annotated[int, typer.Option(min=0, help="How many of the line-up's bots (the last ones) are submitted "
+                                                    "as an author would and hosted in sandboxes by a bot host.")] = 1,
     stop_after: Annotated[bool, typer.Option(
         "--stop-after", help="Stop every process after the leaderboard instead of keeping the web arena up.")]
     = False,
@@ -311,7 +313,7 @@ def demo(
     signal.signal(signal.SIGTERM, signal.default_int_handler)  # terminated: clean up as on Ctrl-C
     try:
         run_demo(common.console(), preset, games, seed, entrants, os.environ.get("REDIS_URL") or None, concurrency,
-                 keep_up=not stop_after, referees=referees)
+                 keep_up=not stop_after, referees=referees, hosted=min(hosted, len(entrants)))
     except ScheduleError as exc:
         common.fail(str(exc))
     except (ServiceError, grpc.RpcError, redis.RedisError) as exc:

@@ -19,47 +19,40 @@ bot_app = typer.Typer(help="The operator's switches over bots (any bot, owned by
                       no_args_is_help=True)
 
 
-def _switch_account(name: str, disabled: bool) -> None:
+def _switch(kind: str, name: str, disabled: bool) -> None:
+    """Flip the operator's switch of the account or bot ``name`` and say what it does."""
     config = common.worker_config()
     with common.reaching(config):
+        accounts = Accounts(common.open_store(config))
         try:
-            account = Accounts(common.open_store(config)).set_disabled(name, disabled)
+            shown = (accounts.set_disabled(name, disabled).name if kind == "account"
+                     else accounts.set_bot_disabled(name, disabled).name)
         except AccountError as refused:
             common.fail(str(refused))
-    effect = "disabled: its tokens stop working and its bots stop playing" if disabled else "enabled"
-    typer.echo(f"account {account.name} {effect}")
-
-
-def _switch_bot(name: str, disabled: bool) -> None:
-    config = common.worker_config()
-    with common.reaching(config):
-        try:
-            record = Accounts(common.open_store(config)).set_bot_disabled(name, disabled)
-        except AccountError as refused:
-            common.fail(str(refused))
-    effect = "disabled: its streams end and its hosted versions stop" if disabled else "enabled"
-    typer.echo(f"bot {record.name} {effect}")
+    effect = ("enabled" if not disabled else "disabled: its tokens stop working and its bots stop playing"
+              if kind == "account" else "disabled: its streams end and its hosted versions stop")
+    typer.echo(f"{kind} {shown} {effect}")
 
 
 @account_app.command("disable")
 def disable_account(name: Name) -> None:
     """Disable an account: its API tokens and sessions stop working, its bots stop playing."""
-    _switch_account(name, True)
+    _switch("account", name, True)
 
 
 @account_app.command("enable")
 def enable_account(name: Name) -> None:
     """Enable a disabled account again."""
-    _switch_account(name, False)
+    _switch("account", name, False)
 
 
 @bot_app.command("disable")
 def disable_bot(name: Name) -> None:
     """Disable a bot: its streams end and it cannot connect; its hosted versions stop."""
-    _switch_bot(name, True)
+    _switch("bot", name, True)
 
 
 @bot_app.command("enable")
 def enable_bot(name: Name) -> None:
     """Enable a disabled bot again."""
-    _switch_bot(name, False)
+    _switch("bot", name, False)

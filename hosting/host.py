@@ -2,15 +2,15 @@
 
 Every ``poll_s`` a host beats (its id, slots and load, with a TTL: a dead host drops out of
 the live hosts on its own), reads the versions that should run, renews the leases and tokens
-of those it runs, stops those that should not run any more (deleted, failing, their bot or
-account disabled) or whose lease another host took, and claims unclaimed versions for its
-free slots.  It claims at most its fair share (the wanted versions over the live hosts) of a
-round's unclaimed versions, so that hosts started together split the work; a version left
-unclaimed for a whole round is claimed beyond the share, so a full or stopped host's
-versions never wait for a host that has no room.  A SIGKILLed host's leases lapse after
-``lease_s``, and the next poll of another host claims them: its versions start elsewhere
-within ``lease_s + poll_s``.  On SIGTERM a host stops its bots and releases its leases, so
-they start elsewhere at once."""
+of those it runs, stops those that should not run any more (deleted, failing, replaced by a
+newer version of their bot, their bot or account disabled) or whose lease another host
+took, and claims unclaimed versions for its free slots.  It claims at most its fair share
+(the wanted versions over the live hosts) of a round's unclaimed versions, so that hosts
+started together split the work; a version left unclaimed for a whole round is claimed
+beyond the share, so a full or stopped host's versions never wait for a host that has no
+room.  A SIGKILLed host's leases lapse after ``lease_s``, and the next poll of another host
+claims them: its versions start elsewhere within ``lease_s + poll_s``.  On SIGTERM a host
+stops its bots and releases its leases, so they start elsewhere at once."""
 
 from __future__ import annotations
 
@@ -47,6 +47,17 @@ class Survey:
     """Versions this host claimed."""
     stop: dict[Key, str | None] = field(default_factory=dict)
     """Versions to stop, with the status to write (``None``: leave the record as it is)."""
+
+
+def newest_per_bot(versions: list[HostedVersion]) -> tuple[list[HostedVersion],
+                                                          list[tuple[HostedVersion, HostedVersion]]]:
+    """The newest version of each bot, and each older one with the version that replaces it.
+    A bot plays one version at a time, as a remote bot does: the referee keeps one stream per
+    bot, so two versions of one bot would keep replacing each other's stream."""
+    newest: dict[str, HostedVersion] = {}
+    for version in sorted(versions, key=lambda v: (v.submitted, v.version)):
+        newest[version.bot_id] = version
+    return list(newest.values()), [(v, newest[v.bot_id]) for v in versions if newest[v.bot_id] is not v]
 
 
 class BotHost:
@@ -113,7 +124,10 @@ class BotHost:
         survey = Survey()
         self.versions.beat(self.host_id, {"slots": config.slots, "running": len(self.runners),
                                           "capacity": config.capacity, "referee": config.referee}, config.lease_s)
-        wanted = {(version.bot_id, version.version): version for version in self.versions.wanted()}
+        newest, replaced = newest_per_bot(self.versions.wanted())
+        for old, new in replaced:
+            self.versions.stop(old.bot_id, old.version, f"replaced by the bot's newer version {new.version}")
+        wanted = {(version.bot_id, version.version): version for version in newest}
         for key, runner in self.runners.items():
             if key not in wanted:
                 survey.stop[key] = self._why_unwanted(key)

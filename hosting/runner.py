@@ -15,7 +15,7 @@ import contextlib
 import hashlib
 import logging
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from hosting.cache import PackageCache, remove_tree
@@ -161,9 +161,14 @@ class VersionRunner:
         await asyncio.to_thread(self.context.versions.set_status, *self.key, status, detail)
 
     def renew_token(self) -> None:
-        """Keep the token alive one more TTL (blocking: called off the event loop)."""
-        if self.token:
-            self.context.versions.renew_token(self.token, self.context.config.token_ttl_s)
+        """Keep the token alive one more TTL, or give the proxy a new one when it lapsed (the
+        host was paused past its TTL, say); blocking: called off the event loop."""
+        versions, ttl_s = self.context.versions, self.context.config.token_ttl_s
+        if not self.token or self.proxy is None or versions.renew_token(self.token, ttl_s):
+            return
+        log.warning("the token of bot %s %s lapsed: issuing a new one", *self.key)
+        self.token = versions.issue_token(self.version.bot_id, ttl_s)
+        self.proxy.upstream = replace(self.proxy.upstream, token=self.token)
 
     async def stop(self, status: str | None, detail: str = "") -> None:
         """Stop the bot and the proxy, revoke the token; write ``status`` unless ``None``

@@ -44,6 +44,10 @@ BACKSTOP = 2
 cgroup acts first (with a clear status), the rlimit only catches what it cannot see."""
 
 STAGE_PREFIX = "pitch-sandbox-"
+#: Where staging directories go: ``/tmp`` (world-searchable, sticky) whatever ``TMPDIR`` says,
+#: since a private ``TMPDIR`` (mode 0700, as ``tempfile.TemporaryDirectory`` makes) would hide
+#: them from the sandbox's uid and bubblewrap could not find its sources.
+STAGE_ROOT = Path("/tmp")
 
 IDENTITIES = Identities()
 _LIVE: set[str] = set()
@@ -112,14 +116,14 @@ def _let_others_search(directory: Path) -> None:
 
 
 def _stage(sources: list[Bind], resources: _Resources) -> list[Bind]:
-    """Staging directories for ``sources`` (``$TMPDIR/pitch-sandbox-<host pid>-*/<i>``,
+    """Staging directories for ``sources`` (``/tmp/pitch-sandbox-<host pid>-*/<i>``,
     reachable by any uid), where the launcher binds each source in its own mount namespace;
     bubblewrap reads them there.  Those of hosts that died are removed first."""
-    for stale in Path(tempfile.gettempdir()).glob(f"{STAGE_PREFIX}*-*"):
+    for stale in STAGE_ROOT.glob(f"{STAGE_PREFIX}*-*"):
         host = stale.name.removeprefix(STAGE_PREFIX).partition("-")[0]
         if host.isdigit() and not Path(f"/proc/{host}").exists():
             _remove_stage(stale)
-    resources.stage = Path(tempfile.mkdtemp(prefix=f"{STAGE_PREFIX}{os.getpid()}-"))
+    resources.stage = Path(tempfile.mkdtemp(prefix=f"{STAGE_PREFIX}{os.getpid()}-", dir=STAGE_ROOT))
     resources.stage.chmod(0o755)
     staged = []
     for index, bind in enumerate(sources):

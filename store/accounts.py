@@ -33,6 +33,8 @@ from store.redis_store import BotRecord, Store, StoreError, hash_token
 
 #: Account names: what a URL, a log line and a terminal show without escaping.
 NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{2,31}")
+#: Names of the bots accounts create: one path segment of the API's URLs, as the account's.
+BOT_NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 #: Personal API tokens start with this, so a leaked one is recognisable (secret scanners).
 API_TOKEN_PREFIX = "pat_"
 #: Most API tokens and bots one account holds at once.
@@ -49,6 +51,17 @@ local old = redis.call('HGET', KEYS[1], 'token_sha256')
 if old then redis.call('DEL', ARGV[3] .. old) end
 redis.call('SET', KEYS[2], ARGV[1])
 redis.call('HSET', KEYS[1], 'token_sha256', ARGV[2])
+return 1
+"""
+
+
+# Writes a whole account or nothing (a crash between two writes must not leave a name taken
+# with no password).  KEYS: the account's hash, the accounts index; ARGV: name, password hash,
+# creation time, account key.  Returns 0 when the name is taken.
+_CREATE = """
+if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+redis.call('HSET', KEYS[1], 'name', ARGV[1], 'password', ARGV[2], 'created', ARGV[3])
+redis.call('ZADD', KEYS[2], ARGV[3], ARGV[4])
 return 1
 """
 
@@ -118,13 +131,10 @@ class Accounts:
         if problem:
             raise AccountError(problem)
         account = Account(name, time.time(), False)
-        if not self.client.hsetnx(self._key("account", account.key), "name", name):
+        written = self.client.eval(_CREATE, 2, self._key("account", account.key), self._key("accounts"),
+                                   name, self.passwords.hash(password), repr(account.created), account.key)
+        if not written:
             raise AccountError(f"the account name {name!r} is taken")
-        pipe = self.client.pipeline()
-        pipe.hset(self._key("account", account.key), mapping={
-            "password": self.passwords.hash(password), "created": repr(account.created)})
-        pipe.zadd(self._key("accounts"), {account.key: account.created})
-        pipe.execute()
         return account
 
     def get(self, name: str) -> Account | None:
@@ -133,7 +143,7 @@ class Accounts:
             return None
         raw = self.client.hmget(self._key("account", name.lower()), ["name", "created", "disabled", "password"])
         found, created, disabled, password = raw
-        if found is None or password is None:  # a sign-up still writing its password
+        if found is None or password is None:
             return None
         return Account(str(found), float(created or 0), bool(disabled))
 
@@ -229,6 +239,9 @@ class Accounts:
         owned = self._key("account-bots", account.key)
         if self.client.scard(owned) >= MAX_BOTS:
             raise AccountError(f"an account owns at most {MAX_BOTS} bots")
+        if not BOT_NAME_PATTERN.fullmatch(name):
+            raise AccountError(f"bad bot name {shown(name)}: use 1-64 letters, digits, '_', '.' or '-', "
+                               "starting with a letter or digit")
         if len(description) > 500 or not description.replace("\n", " ").isprintable():
             raise AccountError("a description has at most 500 printable characters")
         record, token = self.store.register_bot(name, owner=account.name, description=description)

@@ -294,7 +294,8 @@ def owned_by_demo(marker: str, tmp: Path) -> list[int]:
 @pytest.mark.slow
 def test_demo_runs_every_part_as_a_process_serves_the_web_and_leaves_none_behind(tmp_path: Path) -> None:
     """The README's main command, for real: `pitch-arena demo` starts Redis, a referee, a bot
-    process per bot, a Celery worker and the web arena, prints a leaderboard with every
+    process per bot (the last one submitted and run by a bot host in its sandbox), a Celery
+    worker and the web arena, prints a leaderboard with every
     reference bot and the web arena's URL, keeps the arena up (its leaderboard page answers
     with every bot) until Ctrl-C, then exits 0 and leaves no process behind (its processes
     are found while it runs and after it exits, by an environment marker they inherit or the
@@ -331,6 +332,7 @@ def test_demo_runs_every_part_as_a_process_serves_the_web_and_leaves_none_behind
         board = out[out.index("cutthroat leaderboard"):]
         assert all(name in board for name in ("heuristic-1", "heuristic-2", "random-1", "random-2"))
         assert "12 matches played" in out and "every process stopped" in out
+        assert "hosted   heuristic-2: submitted as version hosted-1" in out, "the last bot is hosted in a sandbox"
         assert owned_by_demo(marker, Path(tmp)) == [], "a demo process outlived it"
 
 

@@ -16,8 +16,10 @@ from typer.testing import CliRunner
 
 from cli.main import app as pitch_arena
 from competitions.config import ENVIRONMENT as WORKER_VARIABLES
+from hosting.config import ENVIRONMENT as HOST_VARIABLES
 from pitch_sdk.cli import app as pitch_bot
 from referee.config import ENVIRONMENT as REFEREE_VARIABLES
+from store.artifacts import ARTIFACTS_DIR_VARIABLE
 from web.config import ENVIRONMENT as WEB_VARIABLES
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -26,7 +28,8 @@ SERVICES: dict[str, dict[str, Any]] = COMPOSE["services"]
 PYTHON_SERVICES = {name: s for name, s in SERVICES.items() if s["command"][0] in ("pitch-arena", "pitch-bot")}
 CLIS = {"pitch-arena": pitch_arena, "pitch-bot": pitch_bot}
 #: Every variable the arena's processes read (a misspelt one would be silently ignored).
-KNOWN = {*WORKER_VARIABLES.values(), *REFEREE_VARIABLES.values(), *WEB_VARIABLES.values(), "PITCH_BOT_TOKEN"}
+KNOWN = {*WORKER_VARIABLES.values(), *REFEREE_VARIABLES.values(), *WEB_VARIABLES.values(), *HOST_VARIABLES.values(),
+         ARTIFACTS_DIR_VARIABLE, "PITCH_BOT_TOKEN"}
 
 
 def by_command(sub: str) -> list[dict[str, Any]]:
@@ -59,7 +62,7 @@ def test_compose_has_every_part_and_persistent_redis() -> None:
         assert service["build"] == "." and service["image"] == PYTHON_SERVICES["referee"]["image"]
     dockerfile = (ROOT / "Dockerfile").read_text()
     assert re.search(r"pip install [^\n]*\./sdk \.", dockerfile)
-    for package in ("sdk", "referee", "workers", "web"):
+    for package in ("sdk", "referee", "workers", "web", "hosting"):
         assert re.search(rf"^COPY {package} \./{package}$", dockerfile, re.MULTILINE), f"the image lacks {package}/"
     for service in SERVICES.values():
         depends = service.get("depends_on", {})
@@ -101,7 +104,8 @@ def test_environment_wiring_is_consistent() -> None:
                for published in SERVICES["referee"]["ports"])
     web_port = parse(SERVICES["web"]["command"]).params["address"].rsplit(":", 1)[1]
     assert f"{web_port}:{web_port}" in SERVICES["web"]["ports"]
-    stateful = [by_command("referee")[0], *by_command("worker"), *by_command("beat"), *by_command("web")]
+    stateful = [by_command("referee")[0], *by_command("worker"), *by_command("beat"), *by_command("web"),
+                *by_command("bot-host")]
     for service in stateful:
         variables = service["environment"]
         assert re.fullmatch(r"redis://redis:6379/\d+", variables["REDIS_URL"])
@@ -139,3 +143,20 @@ def test_referees_scale_as_one_fleet_found_through_one_address() -> None:
     assert "REDIS_URL" in referee["environment"]
     for service in [*by_command("worker"), *by_command("web"), *by_command("run")]:
         assert service["environment"]["PITCH_REFEREE"] == "referee:50051"
+
+
+def test_bot_hosts_scale_share_the_packages_and_hold_no_admin_token() -> None:
+    """The bot host: scalable, playing through the referee service, reading the packages the
+    web service stores (the same volume and path, read-only on the host), with the
+    privileges bubblewrap needs in a container and no admin token (least privilege: it
+    issues its bots' expiring tokens in Redis); the image installs bubblewrap."""
+    host, web = SERVICES["bot-host"], SERVICES["web"]
+    assert "container_name" not in host and parse(host["command"]).params["slots"] >= 1
+    assert host["environment"]["PITCH_REFEREE"] == "referee:50051"
+    assert "PITCH_ADMIN_TOKEN" not in host["environment"]
+    path = web["environment"][ARTIFACTS_DIR_VARIABLE]
+    assert host["environment"][ARTIFACTS_DIR_VARIABLE] == path
+    volume = next(v for v in web["volumes"] if v.split(":")[1] == path).split(":")[0]
+    assert f"{volume}:{path}:ro" in host["volumes"] and volume in COMPOSE["volumes"]
+    assert "SYS_ADMIN" in host["cap_add"] and "seccomp=unconfined" in host["security_opt"]
+    assert re.search(r"apt-get install[^\n]*bubblewrap", (ROOT / "Dockerfile").read_text())

@@ -20,6 +20,7 @@ import pytest
 
 from pitch_sdk.packages.archive import pack
 from pitch_sdk.proto.pitch.v1 import arena_pb2
+from store.accounts import Accounts
 from store.artifacts import FileArtifacts
 from store.hosted import HostedVersions
 from store.redis_store import Store
@@ -74,11 +75,12 @@ class Arena:
     env: dict[str, str]
     packages: Path
 
-    def submit(self, source: str, version: str = "v1", command: Callable[[str], list[str]] | None = None) -> str:
-        """Register a bot and submit a package of ``source`` (a bot.py exporting ``Bot``) as
-        its ``version``, started as a Python bot or by ``command(bot id)``; the bot's id."""
-        bot_id, _ = self.referee.register()
-        folder = self.packages / bot_id
+    def submit(self, source: str, version: str = "v1", command: Callable[[str], list[str]] | None = None,
+               bot_id: str | None = None) -> str:
+        """Submit a package of ``source`` (a bot.py exporting ``Bot``) as ``version`` of a new
+        bot (or of ``bot_id``), started as a Python bot or by ``command(bot id)``; the bot's id."""
+        bot_id = bot_id or self.referee.register()[0]
+        folder = self.packages / f"{bot_id}-{version}"
         folder.mkdir()
         (folder / "bot.py").write_text(source)
         manifest = json.dumps({"bot": "bot.py:Bot"} if command is None else {"command": command(bot_id)})
@@ -154,6 +156,21 @@ def test_a_submitted_version_plays_and_its_result_is_recorded_under_it(hosted: A
     assert played.result.seats[0].decisions > 0 and played.result.seats[0].strikes == 0
 
 
+def test_a_new_version_replaces_the_bots_running_one(hosted: Arena) -> None:
+    bot_id = hosted.submit(HEURISTIC, version="1.0")
+    hosted.wait(lambda: hosted.status(bot_id, "1.0") == "running" and hosted.connected(bot_id), 30,
+                "the first version to run")
+    hosted.submit(HEURISTIC + "# the second version\n", version="2.0", bot_id=bot_id)
+    hosted.wait(lambda: hosted.status(bot_id, "2.0") == "running", 30, "the second version to run")
+    old = hosted.versions.get(bot_id, "1.0")
+    assert old is not None and old.status == "stopped" and "replaced by the bot's newer version 2.0" in old.detail
+    hosted.wait(lambda: hosted.connected(bot_id), 10, "the second version to connect")
+    others = [hosted.referee.connect("random") for _ in range(2)]
+    played: arena_pb2.RunMatchResponse = hosted.referee.call(hosted.referee.arena.run_match(
+        "cutthroat", [bot_id, *others], seed=6, games=1), timeout=60)
+    assert played.seat_bot_versions[0] == "2.0"
+
+
 def test_a_dead_hosts_versions_start_on_another_host_within_the_lease(hosted: Arena, tmp_path: Path) -> None:
     bot_id = hosted.submit(HEURISTIC)
     hosted.wait(lambda: hosted.connected(bot_id), 30, "the hosted bot to connect")
@@ -207,17 +224,63 @@ def sandboxed(marker: str) -> list[int]:
     return found
 
 
+def descendants(pid: int) -> set[int]:
+    """The pids of every process below ``pid``."""
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        try:
+            if entry.name.isdigit():
+                parent = int((entry / "stat").read_text().rpartition(")")[2].split()[1])
+                children.setdefault(parent, []).append(int(entry.name))
+        except OSError:  # gone meanwhile
+            continue
+    found: set[int] = set()
+    level = children.get(pid, [])
+    while level:
+        found.update(level)
+        level = [child for parent in level for child in children.get(parent, [])]
+    return found
+
+
+def alive(pid: int) -> bool:
+    """Whether ``pid`` runs (a zombie, dead but not reaped by this container's init, does not)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[0] != "Z"
+    except OSError:
+        return False
+
+
 def test_disabling_a_bot_stops_its_sandbox_until_it_is_enabled(hosted: Arena) -> None:
     """A bot started by its manifest's command (here the Python SDK, marked with an ``-X``
-    option the test can find it by); the operator's switch is the set the referee reads."""
+    option the test can find it by); the operator's switch (:mod:`store.accounts`) is what the
+    referee and the hosts read."""
     bot_id = hosted.submit(HEURISTIC, command=lambda bot_id: [sys.executable, "-X", f"pitch-test-{bot_id}", "-c",
                                                                "from pitch_sdk.cli import app; app()", "run",
                                                                "bot.py:Bot"])
     hosted.wait(lambda: hosted.connected(bot_id), 30, "the hosted bot to connect")
     assert sandboxed(f"pitch-test-{bot_id}")
-    disabled = f"{hosted.store.prefix}bots-disabled"
-    hosted.store.client.sadd(disabled, bot_id)
-    hosted.wait(lambda: not sandboxed(f"pitch-test-{bot_id}"), 10, "the disabled bot's sandbox to stop")
-    assert not hosted.connected(bot_id) and hosted.status(bot_id) == "queued"
-    hosted.store.client.srem(disabled, bot_id)
+    switches = Accounts(hosted.store)
+    name = hosted.store.bot(bot_id).name  # type: ignore[union-attr]
+    switches.set_bot_disabled(name, True)
+    hosted.wait(lambda: not sandboxed(f"pitch-test-{bot_id}") and hosted.status(bot_id) == "queued", 10,
+                "the disabled bot's sandbox to stop")
+    assert not hosted.connected(bot_id)
+    switches.set_bot_disabled(name, False)
     hosted.wait(lambda: hosted.connected(bot_id), 30, "the enabled bot to connect again")
+
+
+def test_stopped_hosts_hand_their_versions_back(hosted: Arena) -> None:
+    """SIGTERM (last: it stops the module's hosts): each host stops its bots, releases its
+    leases and leaves the live hosts, and its versions wait for another host."""
+    running = [version for version in hosted.versions.wanted() if version.host is not None]
+    assert running
+    sandboxes = {pid for host in hosted.hosts.values() for pid in descendants(host.process.pid)}
+    assert len(sandboxes) >= len(running)
+    for host in hosted.hosts.values():
+        assert host.stop() == 0, host.log()
+    assert hosted.versions.live_hosts() == []
+    for version in running:
+        record = hosted.versions.get(version.bot_id, version.version)
+        assert record is not None and record.host is None
+        assert (record.status, record.detail) == ("queued", "its bot host stopped")
+    assert not [pid for pid in sandboxes if alive(pid)]

@@ -23,7 +23,16 @@ from pathlib import Path
 import pytest
 
 from hosting.cgroups import SANDBOX_PREFIX, remove_group, sandbox_hierarchies
-from hosting.sandbox import STAGE_PREFIX, ExitStatus, Limits, Sandbox, SandboxError, SandboxSpec, python_bot_argv
+from hosting.sandbox import (
+    STAGE_PREFIX,
+    STAGE_ROOT,
+    ExitStatus,
+    Limits,
+    Sandbox,
+    SandboxError,
+    SandboxSpec,
+    python_bot_argv,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 LIMITS = Limits(memory_mb=64, cpu_cores=0.25, pids=16, open_files=64, tmp_mb=8, file_size_mb=4, output_kb=4)
@@ -353,7 +362,7 @@ async def main():
 asyncio.run(main())
 """
     process = subprocess.Popen([sys.executable, "-c", host], stdout=subprocess.PIPE, cwd=ROOT)
-    stages = Path(tempfile.gettempdir()).glob(f"{STAGE_PREFIX}{process.pid}-*")
+    stages = STAGE_ROOT.glob(f"{STAGE_PREFIX}{process.pid}-*")
     try:
         assert process.stdout is not None and process.stdout.readline() == b"started\n"
         asyncio.run(until(lambda: bool(processes_with(mark))))
@@ -402,3 +411,16 @@ async def until(condition: Callable[[], bool], timeout: float = 10) -> None:
         assert time.monotonic() < deadline, "timed out"
         await asyncio.sleep(0.02)
 
+
+
+def test_a_host_with_a_private_tmpdir_still_runs_its_bots(dirs: dict[str, Path], tmp_path: Path,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """A host whose TMPDIR is private (mode 0700, as ``tempfile.TemporaryDirectory`` makes it)
+    still starts its sandboxes: the staging the unprivileged sandbox reads is not put there
+    (bubblewrap answered "Can't find source path …: Permission denied")."""
+    private = tmp_path / "private-tmp"
+    private.mkdir(mode=0o700)
+    monkeypatch.setenv("TMPDIR", str(private))
+    monkeypatch.setattr(tempfile, "tempdir", str(private))
+    done = asyncio.run(run(spec("private-tmp", dirs, python("print('ran')"))))
+    assert done.status.code == 0 and done.output == b"ran\n", done

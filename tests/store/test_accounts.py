@@ -71,6 +71,22 @@ def test_bad_sign_ups_say_what_is_wrong(accounts: Accounts, name: str, password:
     assert len(str(refused.value)) < 200
 
 
+@pytest.mark.parametrize("name", ["a/b", "x?y", "%2F", " lead", "-dash", "é", "x" * 65, ""])
+def test_bots_of_accounts_have_url_safe_names(accounts: Accounts, name: str) -> None:
+    """An account's bot name is one path segment of the API's URLs (``/api/v1/bots/{name}/…``)."""
+    account = accounts.create("namer", "password-1")
+    with pytest.raises(AccountError, match="bad bot name"):
+        accounts.create_bot(account, name)
+
+
+def test_an_account_is_written_whole_or_not_at_all(accounts: Accounts, store: Store) -> None:
+    """Sign-up writes name, password hash and creation time in one step: no half-made account
+    can hold a name without a password."""
+    accounts.create("whole", "password-1")
+    stored = store.client.hgetall(f"{store.prefix}account:whole")
+    assert set(stored) == {"name", "password", "created"}
+
+
 def test_names_are_unique_regardless_of_case(accounts: Accounts) -> None:
     accounts.create("Bob", "password-1")
     with pytest.raises(AccountError, match="taken"):

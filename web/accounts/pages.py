@@ -14,7 +14,7 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 from starlette.routing import Route
 
-from store.accounts import AccountError, Unauthorized
+from store.accounts import Account, AccountError, Unauthorized
 from store.rate_limits import (
     CHANGES_PER_ACCOUNT,
     LOGIN_PER_ACCOUNT,
@@ -114,8 +114,8 @@ def account_page(request: Request) -> Response:
                   tokens=accounts(request).tokens(account), csrf=session.csrf)
 
 
-async def _change(request: Request) -> tuple[FormData, Session]:
-    """A form post from the account page: its fields and session, CSRF and rate limit checked."""
+async def _change(request: Request) -> tuple[FormData, Account]:
+    """A form post from the account page: its fields and account, CSRF and rate limit checked."""
     form = await read_form(request)
     session = check_csrf(request, session_of(request), _field(form, "csrf"))
     account = accounts(request).get(session.account)
@@ -125,7 +125,7 @@ async def _change(request: Request) -> tuple[FormData, Session]:
         limiter(request).hit(CHANGES_PER_ACCOUNT, account.key)
     except RateLimited as refused:
         raise HTTPException(429, str(refused)) from None
-    return form, session
+    return form, account
 
 
 def _secret(request: Request, title: str, secret: str, note: str) -> Response:
@@ -134,9 +134,7 @@ def _secret(request: Request, title: str, secret: str, note: str) -> Response:
 
 async def new_bot(request: Request) -> Response:
     """Create a bot the account owns; show its token once."""
-    form, session = await _change(request)
-    account = accounts(request).get(session.account)
-    assert account is not None
+    form, account = await _change(request)
     try:
         record, token = accounts(request).create_bot(account, _field(form, "name").strip(),
                                                      _field(form, "description").strip())
@@ -148,9 +146,7 @@ async def new_bot(request: Request) -> Response:
 
 async def rotate_bot_token(request: Request) -> Response:
     """A new token for one of the account's bots; shown once."""
-    _, session = await _change(request)
-    account = accounts(request).get(session.account)
-    assert account is not None
+    _, account = await _change(request)
     try:
         token = accounts(request).rotate_bot_token(account, request.path_params["name"])
     except AccountError as refused:
@@ -161,22 +157,18 @@ async def rotate_bot_token(request: Request) -> Response:
 
 async def new_token(request: Request) -> Response:
     """Mint a personal API token; shown once."""
-    form, session = await _change(request)
-    account = accounts(request).get(session.account)
-    assert account is not None
+    form, account = await _change(request)
     try:
         _, token = accounts(request).mint_token(account, _field(form, "label").strip())
     except AccountError as refused:
         raise HTTPException(400, str(refused)) from None
-    return _secret(request, "New API token", token, "a personal API token: pitch-bot login --token, or "
+    return _secret(request, "New API token", token, "a personal API token: PITCH_API_TOKEN for pitch-bot, or "
                    "Authorization: Bearer on the API")
 
 
 async def revoke_token(request: Request) -> Response:
     """Revoke one of the account's API tokens."""
-    _, session = await _change(request)
-    account = accounts(request).get(session.account)
-    assert account is not None
+    _, account = await _change(request)
     try:
         accounts(request).revoke_token(account, request.path_params["token_id"])
     except AccountError as refused:

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import getpass
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated, NoReturn
 
@@ -31,6 +33,15 @@ BotName = Annotated[str, typer.Argument(help="One of your bots, by name.")]
 def _fail(message: str, code: int = 1) -> NoReturn:
     Console(stderr=True, highlight=False).print(Text.assemble(("error: ", "red"), message))
     raise typer.Exit(code)
+
+
+@contextmanager
+def _answering() -> Iterator[None]:
+    """Turn the arena's refusal (or its absence) into a one-line error and exit status 1."""
+    try:
+        yield
+    except ApiError as refused:
+        _fail(str(refused))
 
 
 def _say(message: str) -> None:
@@ -62,10 +73,8 @@ def signup(name: Annotated[str, typer.Argument(help="Your account name: 3-32 let
            url: UrlOption = None, password_stdin: PasswordStdin = False) -> None:
     """Open an account on the arena and log in to it."""
     api = _api(url, needs_login=False)
-    try:
+    with _answering():
         answer = api.sign_up(name, _password(password_stdin, confirm=not password_stdin))
-    except ApiError as refused:
-        _fail(str(refused))
     _remember(api, answer)
 
 
@@ -73,10 +82,8 @@ def login(name: Annotated[str, typer.Argument(help="Your account name.")], url: 
           password_stdin: PasswordStdin = False) -> None:
     """Log in: mint an API token for this machine and save it."""
     api = _api(url, needs_login=False)
-    try:
+    with _answering():
         answer = api.log_in(name, _password(password_stdin))
-    except ApiError as refused:
-        _fail(str(refused))
     _remember(api, answer)
 
 
@@ -88,19 +95,15 @@ def logout() -> None:
 def whoami(url: UrlOption = None) -> None:
     """The account you are logged in as, and its bots."""
     api = _api(url)
-    try:
+    with _answering():
         me = api.me()
-    except ApiError as refused:
-        _fail(str(refused))
     typer.echo(f"{me['account']} at {api.url}: {len(me['bots'])} bot(s), {len(me['tokens'])} API token(s)")
 
 
 def bots(url: UrlOption = None) -> None:
     """Your bots."""
-    try:
+    with _answering():
         found = _api(url).me()["bots"]
-    except ApiError as refused:
-        _fail(str(refused))
     table = Table("bot", "id", "state", "description")
     for bot in found:
         table.add_row(Text(bot["name"]), bot["bot_id"], "disabled" if bot["disabled"] else "enabled",
@@ -111,10 +114,8 @@ def bots(url: UrlOption = None) -> None:
 def new_bot(name: Annotated[str, typer.Argument(help="The new bot's name (unique in the arena).")],
             description: Annotated[str, typer.Option(help="What the bot is.")] = "", url: UrlOption = None) -> None:
     """Create a bot of your account and print its token (this once only)."""
-    try:
+    with _answering():
         created = _api(url).create_bot(name, description)
-    except ApiError as refused:
-        _fail(str(refused))
     _say(f"created {created['name']} ({created['bot_id']}); its token follows (not shown again): "
          "PITCH_BOT_TOKEN=<token> pitch-bot run mybot.py:MyBot --referee HOST:PORT")
     typer.echo(created["token"])
@@ -122,10 +123,8 @@ def new_bot(name: Annotated[str, typer.Argument(help="The new bot's name (unique
 
 def rotate_token(name: BotName, url: UrlOption = None) -> None:
     """Give one of your bots a new token and print it; the old one stops working."""
-    try:
+    with _answering():
         token = _api(url).rotate_bot_token(name)
-    except ApiError as refused:
-        _fail(str(refused))
     _say(f"new token for {name} (the old one no longer connects):")
     typer.echo(token)
 
@@ -136,10 +135,8 @@ tokens_app = typer.Typer(help="Your personal API tokens.", no_args_is_help=True)
 @tokens_app.command("list")
 def list_tokens(url: UrlOption = None) -> None:
     """Your API tokens (never the tokens themselves)."""
-    try:
+    with _answering():
         found = _api(url).me()["tokens"]
-    except ApiError as refused:
-        _fail(str(refused))
     table = Table("id", "label", "created", "last used")
     for token in found:
         table.add_row(token["id"], Text(token["label"]), f"{token['created']:.0f}",
@@ -151,10 +148,8 @@ def list_tokens(url: UrlOption = None) -> None:
 def new_token(label: Annotated[str, typer.Argument(help="What the token is for (e.g. 'ci').")],
               url: UrlOption = None) -> None:
     """Mint an API token and print it (this once only)."""
-    try:
+    with _answering():
         minted = _api(url).mint_token(label)
-    except ApiError as refused:
-        _fail(str(refused))
     _say(f"API token {minted['id']} ({label}); it follows and is not shown again:")
     typer.echo(minted["token"])
 
@@ -163,10 +158,8 @@ def new_token(label: Annotated[str, typer.Argument(help="What the token is for (
 def revoke_token(token_id: Annotated[str, typer.Argument(help="The token's id (see `pitch-bot tokens list`).")],
                  url: UrlOption = None) -> None:
     """Revoke one of your API tokens."""
-    try:
+    with _answering():
         _api(url).revoke_token(token_id)
-    except ApiError as refused:
-        _fail(str(refused))
     _say(f"revoked {token_id}")
 
 
@@ -183,20 +176,16 @@ def submit(path: Annotated[Path, typer.Argument(help="The bot: a .tar.gz package
             else pack(path, bot_class)
     except (PackageError, OSError) as refused:
         _fail(f"cannot pack {path}: {refused}", 2)
-    try:
+    with _answering():
         answer = _api(url).submit(bot, data, version)
-    except ApiError as refused:
-        _fail(str(refused))
     typer.echo(f"{bot} {answer['version']}: {answer['status']} (sha256 {answer['sha256'][:16]}…); "
                f"follow it with `pitch-bot versions {bot}`")
 
 
 def versions(bot: BotName, url: UrlOption = None) -> None:
     """Your bot's hosted versions and how each is doing."""
-    try:
+    with _answering():
         found = _api(url).versions(bot)
-    except ApiError as refused:
-        _fail(str(refused))
     table = Table("version", "status", "detail", "restarts", "sha256")
     for item in found:
         table.add_row(Text(item["version"]), item["status"], Text(item["detail"] or ""), str(item["restarts"]),
@@ -206,18 +195,14 @@ def versions(bot: BotName, url: UrlOption = None) -> None:
 
 def logs(bot: BotName, version: Annotated[str, typer.Argument(help="The version.")], url: UrlOption = None) -> None:
     """The last kilobytes of a hosted version's standard output and error."""
-    try:
+    with _answering():
         typer.echo(_api(url).log(bot, version), nl=False)
-    except ApiError as refused:
-        _fail(str(refused))
 
 
 def stop(bot: BotName, version: Annotated[str, typer.Argument(help="The version.")], url: UrlOption = None) -> None:
     """Stop hosting a version of your bot."""
-    try:
+    with _answering():
         _api(url).stop(bot, version)
-    except ApiError as refused:
-        _fail(str(refused))
     _say(f"{bot} {version}: stopped")
 
 
