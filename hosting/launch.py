@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import NoReturn
 
 CLONE_NEWNS = 0x00020000
+PR_SET_PDEATHSIG = 1
 MS_BIND = 4096
 MS_REC = 16384
 MS_PRIVATE = 1 << 18
@@ -38,10 +39,14 @@ class Plan:
     """``(source, staging directory)``: bind mounts made in a private mount namespace."""
     uid: int | None
     """The uid and gid to run bubblewrap as (``None``: stay as the host's user)."""
+    host: int
+    """The host's pid: the launcher (then bubblewrap) dies with it."""
+    report_fd: int
+    """Where a failure is written (closed unwritten by the exec of bubblewrap)."""
 
     def to_json(self) -> str:
-        return json.dumps({"rlimits": self.rlimits, "cgroup_procs": self.cgroup_procs,
-                           "mounts": self.mounts, "uid": self.uid})
+        return json.dumps({"rlimits": self.rlimits, "cgroup_procs": self.cgroup_procs, "mounts": self.mounts,
+                           "uid": self.uid, "host": self.host, "report_fd": self.report_fd})
 
     @classmethod
     def from_json(cls, text: str) -> Plan:
@@ -49,7 +54,7 @@ class Plan:
         return cls(tuple((str(name), int(value)) for name, value in data["rlimits"]),
                    tuple(str(path) for path in data["cgroup_procs"]),
                    tuple((str(source), str(target)) for source, target in data["mounts"]),
-                   None if data["uid"] is None else int(data["uid"]))
+                   None if data["uid"] is None else int(data["uid"]), int(data["host"]), int(data["report_fd"]))
 
 
 def launcher_argv(plan: Plan, bwrap_argv: Sequence[str]) -> list[str]:
@@ -65,8 +70,8 @@ def _check(result: int, what: str) -> None:
 
 def carry_out(plan: Plan) -> None:
     """Everything but the exec, in order: cgroups first (as root), the mounts, rlimits, the
-    signals a program expects by default, and the uid last (after it, nothing privileged can
-    be done)."""
+    signals a program expects by default, the uid (after it, nothing privileged can be done),
+    and death with the host."""
     for procs in plan.cgroup_procs:
         with open(procs, "w") as file:
             file.write(str(os.getpid()))
@@ -84,16 +89,27 @@ def carry_out(plan: Plan) -> None:
         os.setgroups([])
         os.setresgid(plan.uid, plan.uid, plan.uid)
         os.setresuid(plan.uid, plan.uid, plan.uid)
+    # Die with the host from here on: a change of uid clears the parent-death signal, an exec
+    # keeps it, and bubblewrap's own --die-with-parent is set only once its sandbox runs.
+    _check(ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0), "prctl")
+    if os.getppid() != plan.host:
+        raise OSError(f"the host (pid {plan.host}) is gone")
 
 
 def main(argv: Sequence[str]) -> NoReturn:
-    """Carry out the plan in ``argv[0]``, then exec ``argv[1:]``; a failure is one line on
-    stderr (the sandbox's output) and status 125."""
+    """Carry out the plan in ``argv[0]``, then exec ``argv[1:]``; a failure is reported to
+    the host (and on stderr, the sandbox's output), with status 125."""
+    report: int | None = None
     try:
-        carry_out(Plan.from_json(argv[0]))
+        plan = Plan.from_json(argv[0])
+        report = plan.report_fd
+        os.set_inheritable(report, False)  # bubblewrap's exec closes it: the host's sign of success
+        carry_out(plan)
         os.execv(argv[1], list(argv[1:]))
     except (OSError, ValueError, KeyError, IndexError) as error:
         print(f"pitch sandbox: cannot start: {error}", file=sys.stderr)
+        if report is not None:
+            os.write(report, str(error).encode()[:1000])
         sys.exit(125)
 
 

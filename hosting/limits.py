@@ -3,7 +3,7 @@ host allows and with rlimits always."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
 
 @dataclass(frozen=True)
@@ -32,3 +32,8 @@ class Limits:
     output_kb: int = 64
     """How much of a bot's stdout and stderr the host keeps (the last KiB): enough for a
     traceback and the lines before it, bounded however much the bot prints."""
+
+    def __post_init__(self) -> None:
+        for field in fields(self):
+            if not getattr(self, field.name) > 0:
+                raise ValueError(f"a sandbox limit must be positive: {field.name}={getattr(self, field.name)!r}")

@@ -14,11 +14,10 @@ import asyncio
 import contextlib
 import logging
 import os
-import shutil
 import signal
 import sys
 import tempfile
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from hosting.bwrap import BWRAP, PACKAGE_MOUNT, SOCKET_MOUNT, Bind, bwrap_argv, system_view
@@ -33,15 +32,22 @@ __all__ = ["ExitStatus", "Limits", "Sandbox", "SandboxError", "SandboxSpec", "Sp
 
 log = logging.getLogger(__name__)
 
-WATCH_INTERVAL_S = 0.1
-"""How often a running sandbox's process limit is checked (a fork bomb is ended at once)."""
+WATCH_INTERVAL_S = 0.25
+"""How often a running sandbox's process limit is checked: a fork bomb is ended within a
+quarter of a second (held at the limit meanwhile), for one small read per sandbox."""
+START_TIMEOUT_S = 10.0
+"""How long bubblewrap may take to make a sandbox (tens of milliseconds here)."""
 DRAIN_TIMEOUT_S = 2.0
 """How long the output is read after the sandbox ended (every writer is gone by then)."""
 BACKSTOP = 2
 """With a memory or pids cgroup, the matching rlimit is this many times the limit: the
 cgroup acts first (with a clear status), the rlimit only catches what it cannot see."""
 
+STAGE_PREFIX = "pitch-sandbox-"
+
 IDENTITIES = Identities()
+_LIVE: set[str] = set()
+"""The names of this host's sandboxes that have not ended (a name is its cgroups' name)."""
 
 
 class SandboxError(RuntimeError):
@@ -74,10 +80,11 @@ def rlimits(limits: Limits, cgroup: frozenset[str], own_uid: bool) -> tuple[tupl
 class _Resources:
     """What a sandbox holds on the host until it has ended."""
 
+    name: str
     cgroup: SandboxCgroup | None = None
     uid: int | None = None
     stage: Path | None = None
-    ended: bool = field(default=False)
+    ended: bool = False
 
     def release(self) -> None:
         """Give everything back; a group that cannot be removed is logged, not raised (its
@@ -91,9 +98,10 @@ class _Resources:
             except OSError:
                 log.exception("cannot remove a sandbox's cgroup")
         if self.stage is not None:
-            shutil.rmtree(self.stage, ignore_errors=True)
+            _remove_stage(self.stage)
         if self.uid is not None:
             IDENTITIES.give_back(self.uid)
+        _LIVE.discard(self.name)
 
 
 def _let_others_search(directory: Path) -> None:
@@ -104,10 +112,14 @@ def _let_others_search(directory: Path) -> None:
 
 
 def _stage(sources: list[Bind], resources: _Resources) -> list[Bind]:
-    """Staging directories for ``sources`` (``/…/pitch-sandbox-*/<i>``, reachable by any uid),
-    where the launcher binds each source in its own mount namespace; bubblewrap reads them
-    there."""
-    resources.stage = Path(tempfile.mkdtemp(prefix="pitch-sandbox-"))
+    """Staging directories for ``sources`` (``$TMPDIR/pitch-sandbox-<host pid>-*/<i>``,
+    reachable by any uid), where the launcher binds each source in its own mount namespace;
+    bubblewrap reads them there.  Those of hosts that died are removed first."""
+    for stale in Path(tempfile.gettempdir()).glob(f"{STAGE_PREFIX}*-*"):
+        host = stale.name.removeprefix(STAGE_PREFIX).partition("-")[0]
+        if host.isdigit() and not Path(f"/proc/{host}").exists():
+            _remove_stage(stale)
+    resources.stage = Path(tempfile.mkdtemp(prefix=f"{STAGE_PREFIX}{os.getpid()}-"))
     resources.stage.chmod(0o755)
     staged = []
     for index, bind in enumerate(sources):
@@ -118,6 +130,63 @@ def _stage(sources: list[Bind], resources: _Resources) -> list[Bind]:
             target.touch()
         staged.append(Bind(str(target), bind.dest, bind.writable))
     return staged
+
+
+def _remove_stage(stage: Path) -> None:
+    """Remove a staging directory by ``rmdir`` and ``unlink`` of its empty placeholders only:
+    never anything beneath them, were a bind mount ever visible there."""
+    with contextlib.suppress(OSError):
+        for entry in stage.iterdir():
+            with contextlib.suppress(OSError):
+                if entry.is_dir():
+                    entry.rmdir()
+                else:
+                    entry.unlink()
+        stage.rmdir()
+
+
+async def _launch(spec: SandboxSpec, resources: _Resources, report: int) -> asyncio.subprocess.Process:
+    """Make the sandbox's cgroups, uid and staging, and start its launcher (which reports a
+    failure to ``report``)."""
+    resources.cgroup = SandboxCgroup.create(spec.name, spec.limits)
+    privileged = os.geteuid() == 0
+    resources.uid = IDENTITIES.take() if privileged else None
+    _let_others_search(spec.socket_dir)
+    binds, links = system_view()
+    binds += [Bind(str(spec.package_dir.resolve()), PACKAGE_MOUNT),
+              Bind(str(spec.socket_dir.resolve()), SOCKET_MOUNT, writable=True)]
+    mounts: tuple[tuple[str, str], ...] = ()
+    if privileged:
+        staged = _stage(binds, resources)
+        mounts = tuple((bind.source, stage.source) for bind, stage in zip(binds, staged, strict=True))
+        binds = staged
+    controllers = resources.cgroup.controllers if resources.cgroup else frozenset[str]()
+    plan = Plan(rlimits(spec.limits, controllers, privileged),
+                tuple(resources.cgroup.procs_files()) if resources.cgroup else (), mounts, resources.uid,
+                os.getpid(), report)
+    return await asyncio.create_subprocess_exec(
+        *launcher_argv(plan, bwrap_argv(spec, binds, links)), stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT, env={}, start_new_session=True,
+        pass_fds=(report,))
+
+
+async def _until_running(process: asyncio.subprocess.Process) -> None:
+    """Wait until bubblewrap runs the command (or has ended): before that, its init has not
+    yet bound its life to bubblewrap's (``--die-with-parent`` is set once the sandbox is
+    made), and a host that died then would leave it running."""
+    deadline = asyncio.get_running_loop().time() + START_TIMEOUT_S
+    while process.returncode is None and not _bot_processes(process.pid):
+        if asyncio.get_running_loop().time() > deadline:
+            raise SandboxError(f"the sandbox did not start within {START_TIMEOUT_S:g} s")
+        await asyncio.sleep(0.005)
+
+
+def _read_report(fd: int) -> str:
+    """What the launcher wrote before its end or its exec (bounded)."""
+    found = b""
+    while len(found) < 1000 and (chunk := os.read(fd, 1000)):
+        found += chunk
+    return found.decode(errors="replace").strip()
 
 
 class Sandbox:
@@ -141,29 +210,30 @@ class Sandbox:
         """Run ``spec`` in a new sandbox (its cgroups made and joined before bubblewrap runs)."""
         if not os.access(BWRAP, os.X_OK):
             raise SandboxError(f"bubblewrap is not installed ({BWRAP}): run scripts/ensure-sandbox.sh")
-        resources = _Resources()
+        if spec.name in _LIVE:  # its cgroups would be taken for a dead host's and emptied
+            raise SandboxError(f"a sandbox named {spec.name} is running on this host already")
+        _LIVE.add(spec.name)
+        resources = _Resources(spec.name)
+        process: asyncio.subprocess.Process | None = None
+        report, report_end = os.pipe()  # the launcher's failure, or nothing once it has run bubblewrap
         try:
-            resources.cgroup = SandboxCgroup.create(spec.name, spec.limits)
-            privileged = os.geteuid() == 0
-            resources.uid = IDENTITIES.take() if privileged else None
-            _let_others_search(spec.socket_dir)
-            binds, links = system_view()
-            binds += [Bind(str(spec.package_dir.resolve()), PACKAGE_MOUNT),
-                      Bind(str(spec.socket_dir.resolve()), SOCKET_MOUNT, writable=True)]
-            mounts: tuple[tuple[str, str], ...] = ()
-            if privileged:
-                staged = _stage(binds, resources)
-                mounts = tuple((bind.source, stage.source) for bind, stage in zip(binds, staged, strict=True))
-                binds = staged
-            controllers = resources.cgroup.controllers if resources.cgroup else frozenset[str]()
-            plan = Plan(rlimits(spec.limits, controllers, privileged),
-                        tuple(resources.cgroup.procs_files()) if resources.cgroup else (), mounts, resources.uid)
-            process = await asyncio.create_subprocess_exec(
-                *launcher_argv(plan, bwrap_argv(spec, binds, links)), stdin=asyncio.subprocess.DEVNULL,
-                stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT, env={}, start_new_session=True)
+            try:
+                process = await _launch(spec, resources, report_end)
+            finally:
+                os.close(report_end)
+            failure = await asyncio.to_thread(_read_report, report)
+            if failure:
+                await process.wait()
+                raise SandboxError(f"cannot start the sandbox: {failure[:200]}")
+            await _until_running(process)
         except BaseException:
+            if process is not None and process.returncode is None:
+                process.kill()
+                await process.wait()
             resources.release()
             raise
+        finally:
+            os.close(report)
         return cls(spec, process, resources)
 
     def output_tail(self) -> bytes:

@@ -40,6 +40,7 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
+from functools import cached_property
 from typing import Any
 
 import redis
@@ -197,10 +198,6 @@ class HostedVersions:
     def __init__(self, store: Store) -> None:
         self.store = store
         self.client = store.client
-        pool = store.client.connection_pool
-        # Output is bytes, not text: read through a client that does not decode replies.
-        self._raw = redis.Redis(connection_pool=redis.ConnectionPool(
-            connection_class=pool.connection_class, **{**pool.connection_kwargs, "decode_responses": False}))
         self._add = self.client.register_script(_ADD)
         self._set_status = self.client.register_script(_SET_STATUS)
         self._write_log = self.client.register_script(_WRITE_LOG)
@@ -210,6 +207,13 @@ class HostedVersions:
 
     def _key(self, *parts: str) -> str:
         return self.store.prefix + ":".join(parts)
+
+    @cached_property
+    def _raw(self) -> redis.Redis:
+        """A client on the same server that does not decode replies: output is bytes, not text."""
+        pool = self.client.connection_pool
+        return redis.Redis(connection_pool=redis.ConnectionPool(
+            connection_class=pool.connection_class, **{**pool.connection_kwargs, "decode_responses": False}))
 
     # ----------------------------------------------------------------- versions
     def add(self, bot_id: str, version: str | None, sha256: str, manifest_json: str,
@@ -256,7 +260,8 @@ class HostedVersions:
 
     def wanted(self) -> list[HostedVersion]:
         """Every version some host should run: neither stopped nor failing, and its bot
-        registered and not disabled (by the operator, itself or with its account), by ref."""
+        registered and not disabled (not in ``{p}bots-disabled``, which holds the bots the
+        operator disabled, themselves or with their account), by ref."""
         refs = sorted(str(ref) for ref in self.client.smembers(self._key("hosted-active")))
         records = self._records([(ref.partition("/")[0], ref.partition("/")[2]) for ref in refs])
         records = [record for record in records if record.status not in RESTING]

@@ -12,7 +12,9 @@ import json
 import os
 import signal
 import socket
+import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -20,8 +22,8 @@ from pathlib import Path
 
 import pytest
 
-from hosting.cgroups import SANDBOX_PREFIX, sandbox_hierarchies
-from hosting.sandbox import ExitStatus, Limits, Sandbox, SandboxSpec, python_bot_argv
+from hosting.cgroups import SANDBOX_PREFIX, remove_group, sandbox_hierarchies
+from hosting.sandbox import STAGE_PREFIX, ExitStatus, Limits, Sandbox, SandboxError, SandboxSpec, python_bot_argv
 
 ROOT = Path(__file__).resolve().parents[2]
 LIMITS = Limits(memory_mb=64, cpu_cores=0.25, pids=16, open_files=64, tmp_mb=8, file_size_mb=4, output_kb=4)
@@ -315,12 +317,14 @@ def test_a_double_fork_leaves_nothing(hostile: dict[str, Run]) -> None:
     assert processes_with(SLEEP_MARK) == []
 
 
-def test_stop_kills_a_program_that_ignores_sigterm(dirs: dict[str, Path]) -> None:
+def test_stop_kills_a_program_that_ignores_sigterm_and_a_name_runs_once(dirs: dict[str, Path]) -> None:
     program = "import signal, time\nsignal.signal(signal.SIGTERM, signal.SIG_IGN)\nprint('ready', flush=True)\n" \
               "time.sleep(60)"
 
     async def scenario() -> tuple[ExitStatus, float, str]:
         sandbox = await Sandbox.start(spec("stubborn", dirs, python(program)))
+        with pytest.raises(SandboxError, match="running on this host already"):
+            await Sandbox.start(spec("stubborn", dirs, python(program)))
         await until(lambda: b"ready" in sandbox.output_tail())
         started = time.monotonic()
         status = await sandbox.stop(grace_s=0.3)
@@ -331,6 +335,39 @@ def test_stop_kills_a_program_that_ignores_sigterm(dirs: dict[str, Path]) -> Non
     assert status.signal == signal.SIGKILL
     assert seconds < 3
     assert not leftovers(name)
+
+
+def test_a_sandbox_dies_with_its_host(dirs: dict[str, Path]) -> None:
+    """A bot host that is killed (no cleanup at all) takes its sandboxes with it."""
+    mark = "2345.5"
+    name = f"test-{os.getpid()}-orphan"
+    host = f"""
+import asyncio, sys
+from pathlib import Path
+from hosting.sandbox import Sandbox, SandboxSpec
+async def main():
+    await Sandbox.start(SandboxSpec({name!r}, Path({str(dirs["package"])!r}), ("/bin/sleep", {mark!r}),
+                                    Path({str(dirs["sockets"])!r})))
+    print("started", flush=True)
+    await asyncio.sleep(60)
+asyncio.run(main())
+"""
+    process = subprocess.Popen([sys.executable, "-c", host], stdout=subprocess.PIPE, cwd=ROOT)
+    stages = Path(tempfile.gettempdir()).glob(f"{STAGE_PREFIX}{process.pid}-*")
+    try:
+        assert process.stdout is not None and process.stdout.readline() == b"started\n"
+        asyncio.run(until(lambda: bool(processes_with(mark))))
+        process.kill()  # at once: start() returned only once bubblewrap's init is bound to its parent
+        asyncio.run(until(lambda: not processes_with(mark), timeout=5))
+    finally:
+        process.kill()
+        process.wait()
+        for hierarchy in sandbox_hierarchies().values():  # its host could not remove its groups
+            remove_group(hierarchy.parent / f"{SANDBOX_PREFIX}{name}", kill=True)
+    left = list(stages)
+    assert len(left) == 1  # nor its staging directory: the next sandbox's start does
+    asyncio.run(run(spec("after-orphan", dirs, ("/bin/true",))))
+    assert not left[0].exists()
 
 
 def test_a_program_reaches_the_unix_socket_the_host_serves(dirs: dict[str, Path], tmp_path: Path) -> None:

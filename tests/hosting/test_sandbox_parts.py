@@ -13,11 +13,11 @@ import pytest
 
 import hosting.cgroups
 from hosting.bwrap import Bind, Link, bwrap_argv, system_view
-from hosting.cgroups import CgroupError, Hierarchy, SandboxCgroup
+from hosting.cgroups import SANDBOX_PREFIX, CgroupError, Hierarchy, SandboxCgroup, sandbox_hierarchies
 from hosting.identity import Identities
 from hosting.launch import Plan
 from hosting.output import OutputTail
-from hosting.sandbox import Limits, Sandbox, SandboxSpec, SpecError, python_bot_argv, rlimits
+from hosting.sandbox import Limits, Sandbox, SandboxError, SandboxSpec, SpecError, python_bot_argv, rlimits
 from hosting.supervisor import Policy
 
 
@@ -109,6 +109,11 @@ def test_rlimits_back_up_the_cgroups_and_stand_alone_without_them() -> None:
     assert "RLIMIT_NPROC" not in dict(rlimits(limits, frozenset(), own_uid=False))  # it would count the host's
 
 
+def test_limits_must_be_positive() -> None:
+    with pytest.raises(ValueError, match="must be positive: pids=0"):
+        Limits(pids=0)
+
+
 def test_the_output_tail_keeps_the_end_within_twice_its_size() -> None:
     tail = OutputTail(10)
     for index in range(1000):
@@ -128,7 +133,8 @@ def test_each_live_sandbox_has_a_uid_of_its_own() -> None:
 
 
 def test_the_launch_plan_survives_its_trip_through_the_command_line() -> None:
-    plan = Plan((("RLIMIT_NOFILE", 64),), ("/sys/fs/cgroup/pids/x/cgroup.procs",), (("/root/a", "/tmp/s/0"),), 61000)
+    plan = Plan((("RLIMIT_NOFILE", 64),), ("/sys/fs/cgroup/pids/x/cgroup.procs",), (("/root/a", "/tmp/s/0"),),
+                61000, 1234, 5)
     assert Plan.from_json(plan.to_json()) == plan
 
 
@@ -158,3 +164,19 @@ def test_without_writable_cgroups_a_sandbox_runs_on_rlimits(tmp_path: Path, monk
     assert reason == "exited with status 0", output
     words = output.split()
     assert words[0] == b"bounded" and int(words[1]) < 64
+
+
+def test_a_sandbox_that_cannot_be_made_is_an_error_at_start_that_leaves_nothing(tmp_path: Path) -> None:
+    package = tmp_path / "package"
+    package.mkdir()
+    spec = SandboxSpec(f"test-{os.getpid()}-unmade", package, ("/bin/true",), tmp_path)
+    package.rmdir()  # gone between the check and the start
+
+    async def twice() -> None:
+        for _ in range(2):  # the name is free again: nothing of the first attempt is left
+            with pytest.raises(SandboxError, match=r"cannot start the sandbox: .*package.*No such file"):
+                await Sandbox.start(spec)
+
+    asyncio.run(twice())
+    assert not [hierarchy for hierarchy in sandbox_hierarchies().values()
+                if (hierarchy.parent / f"{SANDBOX_PREFIX}{spec.name}").exists()]

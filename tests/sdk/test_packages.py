@@ -101,6 +101,8 @@ HOSTILE: dict[str, tuple[list[Entry], str]] = {
     "bot module missing": ([entry("pitch-bot.json", b'{"bot": "strategy.mine:MyBot"}'), entry("strategy/x.py")],
                            "names 'strategy.mine'"),
     "program missing": ([entry("pitch-bot.json", b'{"command": ["./pitch-go-bot"]}')], "names './pitch-go-bot'"),
+    "program not executable": ([entry("pitch-bot.json", b'{"command": ["./run"]}'), entry("run", b"\x7fELF")],
+                               "runs './run', which is not executable"),
 }
 
 
@@ -151,6 +153,16 @@ def test_a_zip_bomb_stops_at_the_unpacked_limit(zeros_gz: bytes, tmp_path: Path)
         extract(inside, dest)
     assert list(tmp_path.iterdir()) == []
     assert not dest.exists()
+
+
+@pytest.mark.parametrize("kind", [tarfile.XHDTYPE, tarfile.XGLTYPE, tarfile.GNUTYPE_LONGNAME])
+def test_a_huge_extended_header_is_refused_before_it_is_read(kind: bytes, zeros_gz: bytes) -> None:
+    """A pax header or GNU long name is read whole into memory by tar readers: one claiming
+    100 MiB (of zeros that follow) is refused from its size, without decompressing them."""
+    header = tarfile.TarInfo("././@PaxHeader")
+    header.type, header.size = kind, 100 * 2 ** 20
+    with pytest.raises(PackageError, match=f"extended header of {header.size} bytes, more than 65536"):
+        inspect(gzip.compress(header.tobuf(tarfile.GNU_FORMAT)) + zeros_gz)
 
 
 def test_too_large_a_package_is_refused_as_it_is_read() -> None:

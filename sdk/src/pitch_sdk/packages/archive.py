@@ -46,6 +46,9 @@ MAX_ENTRIES = 5000
 #: Longest path of an entry, in characters, and most path components.
 MAX_PATH_CHARS = 255
 MAX_PATH_DEPTH = 32
+#: Longest extended header read (a pax header, or a GNU long name): tar readers hold one whole
+#: in memory, and it holds a few names and numbers.
+MAX_HEADER_BYTES = 64 * 1024
 #: Folders :func:`pack` leaves out: caches and version control, never part of a bot.
 SKIPPED_FOLDERS = frozenset({"__pycache__", ".git"})
 #: How much of a name an error message repeats.
@@ -172,6 +175,7 @@ class _Listing:
         self.folders: set[PurePosixPath] = set()
         """Every folder: listed, or implied by an entry inside it."""
         self.listed_folders: set[PurePosixPath] = set()
+        self.executables: set[PurePosixPath] = set()
         self.entries = 0
         self.unpacked_bytes = 0
 
@@ -190,6 +194,8 @@ class _Listing:
         if member.isreg():
             self.files.add(path)
             self.unpacked_bytes += member.size
+            if member.mode & 0o111:
+                self.executables.add(path)
         else:
             self.folders.add(path)
             self.listed_folders.add(path)
@@ -221,7 +227,24 @@ def _finish(listing: _Listing, manifest_raw: bytes | None, packed: _Hashing) -> 
     named, candidates = _program_file(manifest)
     if candidates and not any(candidate in listing.files for candidate in candidates):
         raise PackageError(f"{MANIFEST_NAME} names {_shown(named)}, which is not a file of the package")
+    if manifest.command and candidates and candidates[0] not in listing.executables:
+        raise PackageError(f"{MANIFEST_NAME} runs {_shown(named)}, which is not executable (chmod +x it)")
     return PackageInfo(manifest, len(listing.files), listing.unpacked_bytes, packed.count, packed.digest.hexdigest())
+
+
+class _BoundedInfo(tarfile.TarInfo):
+    """An entry's header as :mod:`tarfile` reads it, refusing an extended header longer than
+    :data:`MAX_HEADER_BYTES` before it is read into memory."""
+
+    def _proc_member(self, tar: tarfile.TarFile) -> tarfile.TarInfo:
+        if self.type in _EXTENDED_HEADERS and self.size > MAX_HEADER_BYTES:
+            raise PackageError(f"the package has an extended header of {self.size} bytes, "
+                               f"more than {MAX_HEADER_BYTES}")
+        return super()._proc_member(tar)  # type: ignore[misc, no-any-return]
+
+
+_EXTENDED_HEADERS = (tarfile.XHDTYPE, tarfile.XGLTYPE, tarfile.SOLARIS_XHDTYPE, tarfile.GNUTYPE_LONGNAME,
+                     tarfile.GNUTYPE_LONGLINK)
 
 
 @contextmanager
@@ -258,7 +281,8 @@ class _Reader:
         file's content to read before the next entry is asked for."""
         with _unreadable(), gzip.GzipFile(fileobj=self.packed, mode="rb") as unzipped:
             tar_stream = _Bounded(unzipped)
-            with tarfile.open(fileobj=tar_stream, mode="r|", encoding="utf-8", errors="surrogateescape") as tar:
+            with tarfile.open(fileobj=tar_stream, mode="r|", encoding="utf-8", errors="surrogateescape",
+                              tarinfo=_BoundedInfo) as tar:
                 yield from self._checked(tar)
             tar_stream.drain()
 
