@@ -139,7 +139,7 @@ async def raw_stream(address: str, messages: list[bot_pb2.BotMessage], linger_s:
 def test_a_wrong_host_token_is_unavailable_to_the_bot_not_unauthenticated(arena: ArenaThread, sockets: Path) -> None:
     proxy = start_proxy(arena, sockets / "b.sock", Upstream(arena.arena.address, "not-a-token", "v1", capacity=1))
     try:
-        got, code, details = arena.call(raw_stream(proxy.address, [bot_pb2.BotMessage(hello=HELLO)]))
+        got, code, details = arena.call(raw_stream(proxy.address, [bot_pb2.BotMessage(hello=HELLO)], linger_s=0))
         assert (got, code) == ([], grpc.StatusCode.UNAVAILABLE) and "token" in details, details
         assert proxy.refused_upstream == 1
     finally:
