@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -23,6 +24,7 @@ from pitch_sdk.proto.pitch.v1 import arena_pb2
 from store.artifacts import FileArtifacts
 from store.hosted import HostedVersions
 from store.redis_store import Store
+from tests.kits.kit_process import KITS, node_kit
 from tests.referee.harness import ADMIN
 from tests.workers.celery_harness import ArenaThread, wait_until
 
@@ -108,6 +110,12 @@ class Arena:
         info = self.bot_info(bot_id)
         return info is not None and info.connected
 
+    def playing(self, bot_id: str) -> str | None:
+        """The version the bot's open stream said hello with, if it has one."""
+        presence = self.referee.arena.server.arena.registry.get(bot_id)
+        session = None if presence is None else presence.session
+        return session.hello.bot_version if session is not None and session.open else None
+
     def status(self, bot_id: str, version: str = "v1") -> str:
         record = self.versions.get(bot_id, version)
         return "" if record is None else record.status
@@ -155,6 +163,23 @@ def test_a_submitted_version_plays_and_its_result_is_recorded_under_it(hosted: A
     assert played.result.seats[0].decisions > 0 and played.result.seats[0].strikes == 0
 
 
+def test_the_node_kit_folder_is_hosted_and_plays(hosted: Arena) -> None:
+    """A bot in another language: the Node kit's folder with its dependencies, as submitted."""
+    node_kit()  # its node_modules, installed once
+    kit = hosted.packages / "node"
+    shutil.copytree(KITS / "node", kit, symlinks=True)
+    shutil.copytree(KITS.parent / "protos" / "pitch", kit / "protos" / "pitch")  # as its README says
+    bot_id, _ = hosted.referee.register()
+    manifest = (kit / "pitch-bot.json").read_text()
+    hosted.versions.add(bot_id, "js-1", hosted.artifacts.put(pack(kit)), manifest, "tester")
+    hosted.wait(lambda: hosted.connected(bot_id), 30, "the hosted node bot to connect")
+    others = [hosted.referee.connect("random") for _ in range(2)]
+    played: arena_pb2.RunMatchResponse = hosted.referee.call(hosted.referee.arena.run_match(
+        "cutthroat", [bot_id, *others], seed=7, games=1), timeout=60)
+    assert played.result.completed and played.seat_bot_versions[0] == "js-1"
+    assert played.result.seats[0].decisions > 0 and played.result.seats[0].strikes == 0
+
+
 def test_a_new_version_replaces_the_bots_running_one(hosted: Arena) -> None:
     bot_id = hosted.submit(HEURISTIC, version="1.0")
     hosted.wait(lambda: hosted.status(bot_id, "1.0") == "running" and hosted.connected(bot_id), 30,
@@ -163,7 +188,8 @@ def test_a_new_version_replaces_the_bots_running_one(hosted: Arena) -> None:
     hosted.wait(lambda: hosted.status(bot_id, "2.0") == "running", 30, "the second version to run")
     old = hosted.versions.get(bot_id, "1.0")
     assert old is not None and old.status == "stopped" and "replaced by the bot's newer version 2.0" in old.detail
-    hosted.wait(lambda: hosted.connected(bot_id), 10, "the second version to connect")
+    hosted.wait(lambda: hosted.versions.holder(bot_id, "1.0") is None and hosted.playing(bot_id) == "2.0", 10,
+                "the first version's bot to stop and the second to connect")
     others = [hosted.referee.connect("random") for _ in range(2)]
     played: arena_pb2.RunMatchResponse = hosted.referee.call(hosted.referee.arena.run_match(
         "cutthroat", [bot_id, *others], seed=6, games=1), timeout=60)
