@@ -1,13 +1,21 @@
-"""The bot host's settings: the environment, flags over it, and refusals that name the setting."""
+"""The bot host's settings (the environment, flags over it, refusals that name the setting),
+and a host without Redis."""
 
 from __future__ import annotations
+
+import asyncio
+import logging
+from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
 from cli.main import app
 from hosting.config import HostConfig
+from hosting.host import BotHost
 from hosting.limits import Limits
+from store.artifacts import FileArtifacts
+from store.redis_store import Store
 
 
 def test_settings_come_from_the_environment_and_flags_override_it() -> None:
@@ -33,3 +41,21 @@ def test_a_bad_setting_is_refused_naming_it(env: dict[str, str], named: str) -> 
 def test_the_command_refuses_a_bad_setting_with_exit_status_2() -> None:
     result = CliRunner().invoke(app, ["bot-host"], env={"PITCH_HOST_LEASE_S": "1"})
     assert result.exit_code == 2 and "lease_s (1) must be at least twice poll_s (2)" in result.output
+
+
+def test_a_host_that_cannot_reach_redis_keeps_trying_and_stops_cleanly(tmp_path: Path,
+                                                                        caplog: pytest.LogCaptureFixture) -> None:
+    """A Redis outage is logged at every poll, never the end of the host (its bots would end
+    with it); a stop during the outage still returns."""
+    config = HostConfig(redis_url="redis://127.0.0.1:1/0", poll_s=0.05, lease_s=1, work_dir=str(tmp_path))
+    host = BotHost(config, Store.from_url(config.redis_url), FileArtifacts(tmp_path / "artifacts"))
+
+    async def run_briefly() -> None:
+        stop = asyncio.Event()
+        asyncio.get_running_loop().call_later(0.3, stop.set)
+        await host.run(stop)
+
+    with caplog.at_level(logging.WARNING, logger="pitch.hosting"):
+        asyncio.run(run_briefly())
+    outages = [record for record in caplog.records if "cannot reach Redis" in record.getMessage()]
+    assert len(outages) >= 2 and "could not say it left" in caplog.text
