@@ -34,6 +34,8 @@ log = logging.getLogger("pitch.hosting")
 
 SOCKET_INSIDE = "unix:/run/pitch/referee.sock"
 """Where the bot finds its referee: the proxy's socket, as the sandbox sees its folder."""
+STOPPED = "stopped by the host"
+"""How a sandbox the host stopped ended (:class:`hosting.sandbox.ExitStatus`'s reason)."""
 PLACEHOLDER_TOKEN = "hosted"
 """The token the bot is given: the proxy ignores it and sends the version's own."""
 
@@ -140,8 +142,9 @@ class VersionRunner:
         write), with the reason a killed silent bot ended; each end is noted in the log."""
         if self._stopping:
             return
-        if self._no_hello and status in ("restarting", "failing"):
-            detail = f"no hello within {self.context.config.hello_deadline_s:g} s"
+        if self._no_hello and status in ("restarting", "failing"):  # "stopped by the host (5 times in 600 s)"
+            silent = f"no hello within {self.context.config.hello_deadline_s:g} s"
+            detail = detail.replace(STOPPED, silent, 1) if detail.startswith(STOPPED) else silent
         if status in ("restarting", "failing"):
             await self._write(self.context.versions.write_log, *self.key, f"--- {status}: {detail}\n".encode(),
                               append=True)

@@ -1,5 +1,5 @@
-"""The bot host's settings (the environment, flags over it, refusals that name the setting),
-and a host without Redis."""
+"""Parts of the bot host in process: its settings (the environment, flags over it, refusals
+that name the setting), a host without Redis, what a silent bot's owner reads."""
 
 from __future__ import annotations
 
@@ -11,10 +11,13 @@ import pytest
 from typer.testing import CliRunner
 
 from cli.main import app
+from hosting.cache import PackageCache
 from hosting.config import HostConfig
 from hosting.host import BotHost
 from hosting.limits import Limits
+from hosting.runner import RunnerContext, VersionRunner
 from store.artifacts import FileArtifacts
+from store.hosted import HostedVersions
 from store.redis_store import Store
 
 
@@ -59,3 +62,21 @@ def test_a_host_that_cannot_reach_redis_keeps_trying_and_stops_cleanly(tmp_path:
         asyncio.run(run_briefly())
     outages = [record for record in caplog.records if "cannot reach Redis" in record.getMessage()]
     assert len(outages) >= 2 and "could not say it left" in caplog.text
+
+
+def test_a_silent_bot_fails_saying_it_said_no_hello(redis_url: str, tmp_path: Path) -> None:
+    """The supervisor's reason for a sandbox the hello watch stopped is "stopped by the host":
+    the owner reads why instead, with the supervisor's count."""
+    store = Store.from_url(redis_url, "test-silent:")
+    versions = HostedVersions(store)
+    bot, _ = store.register_bot("silent")
+    version = versions.add(bot.bot_id, None, "0" * 64, '{"bot": "bot.py:Bot"}', "tester")
+    config = HostConfig(hello_deadline_s=30)
+    runner = VersionRunner(version, RunnerContext(config, versions, PackageCache(tmp_path, FileArtifacts(tmp_path)),
+                                                  tmp_path))
+    runner._no_hello = True  # as the hello watch leaves it when it stopped the sandbox
+    asyncio.run(runner._on_status("failing", "stopped by the host (5 times in 600 s)"))
+    record = versions.get(bot.bot_id, version.version)
+    said = "no hello within 30 s (5 times in 600 s)"
+    assert record is not None and (record.status, record.detail) == ("failing", said)
+    assert versions.log(bot.bot_id, version.version) == f"--- failing: {said}\n".encode()
