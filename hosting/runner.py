@@ -142,9 +142,8 @@ class VersionRunner:
         write), with the reason a killed silent bot ended; each end is noted in the log."""
         if self._stopping:
             return
-        if self._no_hello and status in ("restarting", "failing"):  # "stopped by the host (5 times in 600 s)"
-            silent = f"no hello within {self.context.config.hello_deadline_s:g} s"
-            detail = detail.replace(STOPPED, silent, 1) if detail.startswith(STOPPED) else silent
+        if self._no_hello and detail.startswith(STOPPED):  # not when it ended by itself meanwhile
+            detail = detail.replace(STOPPED, f"no hello within {self.context.config.hello_deadline_s:g} s", 1)
         if status in ("restarting", "failing"):
             await self._write(self.context.versions.write_log, *self.key, f"--- {status}: {detail}\n".encode(),
                               append=True)

@@ -34,7 +34,8 @@ POLL_S = 0.5
 HEURISTIC = "from pitch_sdk.bots.heuristic import HeuristicBot as Bot\n"
 CRASHING = "import sys\nprint('the marker of a crashing bot', file=sys.stderr)\nsys.exit(3)\n"
 SILENT = "import time\ntime.sleep(600)\n"
-HELLO_S = 3
+HELLO_S = 8
+"""Long enough for a bot to start on a loaded machine (a bot killed before its hello is restarted)."""
 
 
 @dataclass
