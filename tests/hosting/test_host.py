@@ -77,8 +77,9 @@ class Arena:
     env: dict[str, str]
     packages: Path
     silent: str = ""
-    """A bot that never says hello, submitted as the hosts start (its deadline passes while
-    the other tests run)."""
+    crashing: str = ""
+    """Bots that never say hello and crash at once, submitted as the hosts start (their
+    deadline and backoffs pass while the other tests run)."""
 
     def submit(self, source: str, version: str = "v1", command: Callable[[str], list[str]] | None = None,
                bot_id: str | None = None) -> str:
@@ -148,7 +149,7 @@ def hosted(arena: ArenaThread, redis_url: str, tmp_path_factory: pytest.TempPath
     try:
         for host_id in ("host-a", "host-b"):
             world.start_host(host_id, tmp)
-        world.silent = world.submit(SILENT)
+        world.silent, world.crashing = world.submit(SILENT), world.submit(CRASHING)
         yield world
     finally:
         for host in world.hosts.values():
@@ -216,7 +217,7 @@ def test_a_dead_hosts_versions_start_on_another_host_within_the_lease(hosted: Ar
 
 
 def test_a_crashing_bot_restarts_then_fails_with_its_stderr_kept(hosted: Arena) -> None:
-    bot_id = hosted.submit(CRASHING)
+    bot_id = hosted.crashing
     hosted.wait(lambda: hosted.status(bot_id) == "failing", 30, "the crashing bot to be marked failing")
     record = hosted.versions.get(bot_id, "v1")
     assert record is not None and record.restarts >= 4 and "(5 times in 600 s)" in record.detail
