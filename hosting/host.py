@@ -23,6 +23,8 @@ import signal
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import redis
+
 from hosting.cache import PackageCache
 from hosting.config import HostConfig, default_host_id
 from hosting.runner import RunnerContext, VersionRunner, socket_root
@@ -80,7 +82,11 @@ class BotHost:
                  self.config.slots, self.config.capacity, self.config.referee)
         try:
             while not stop.is_set():
-                await self.poll()
+                try:
+                    await self.poll()
+                except redis.RedisError as exc:  # the bots play on; leases lapse only after lease_s
+                    log.warning("bot host %s cannot reach Redis (%s); trying again in %g s", self.host_id,
+                                str(exc)[:200], self.config.poll_s)
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(stop.wait(), self.config.poll_s)
         finally:
@@ -165,7 +171,10 @@ class BotHost:
         keys = list(self.runners)
         await asyncio.gather(*(self._drop(key, UNWANTED, "its bot host stopped") for key in keys),
                              return_exceptions=True)
-        await asyncio.to_thread(self.versions.leave, self.host_id)
+        try:
+            await asyncio.to_thread(self.versions.leave, self.host_id)
+        except redis.RedisError as exc:  # its heartbeat lapses on its own
+            log.warning("bot host %s could not say it left: %s", self.host_id, str(exc)[:200])
         log.info("bot host %s stopped (%d versions handed back)", self.host_id, len(keys))
 
 

@@ -15,8 +15,11 @@ import contextlib
 import hashlib
 import logging
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
+
+import redis
 
 from hosting.cache import PackageCache, remove_tree
 from hosting.config import HostConfig
@@ -31,6 +34,8 @@ log = logging.getLogger("pitch.hosting")
 
 SOCKET_INSIDE = "unix:/run/pitch/referee.sock"
 """Where the bot finds its referee: the proxy's socket, as the sandbox sees its folder."""
+STOPPED = "stopped by the host"
+"""How a sandbox the host stopped ended (:class:`hosting.sandbox.ExitStatus`'s reason)."""
 PLACEHOLDER_TOKEN = "hosted"
 """The token the bot is given: the proxy ignores it and sends the version's own."""
 
@@ -137,13 +142,13 @@ class VersionRunner:
         write), with the reason a killed silent bot ended; each end is noted in the log."""
         if self._stopping:
             return
-        if self._no_hello and status in ("restarting", "failing"):
-            detail = f"no hello within {self.context.config.hello_deadline_s:g} s"
+        if self._no_hello and detail.startswith(STOPPED):  # not when it ended by itself meanwhile
+            detail = detail.replace(STOPPED, f"no hello within {self.context.config.hello_deadline_s:g} s", 1)
         if status in ("restarting", "failing"):
-            await asyncio.to_thread(self.context.versions.write_log, *self.key,
-                                    f"--- {status}: {detail}\n".encode(), append=True)
+            await self._write(self.context.versions.write_log, *self.key, f"--- {status}: {detail}\n".encode(),
+                              append=True)
         if status == "restarting":
-            await asyncio.to_thread(self.context.versions.count_restart, *self.key)
+            await self._write(self.context.versions.count_restart, *self.key)
         await self._status(status, detail)
 
     async def _on_output(self, tail: bytes) -> None:
@@ -153,12 +158,20 @@ class VersionRunner:
         new = tail[len(self._output):] if tail.startswith(self._output) else tail
         self._output = tail
         if new:
-            await asyncio.to_thread(self.context.versions.write_log, *self.key, new, append=True)
+            await self._write(self.context.versions.write_log, *self.key, new, append=True)
 
     async def _status(self, status: str, detail: str) -> None:
         log.info("bot %s %s: %s%s", self.version.bot_id, self.version.version, status,
                  f" ({detail})" if detail else "")
-        await asyncio.to_thread(self.context.versions.set_status, *self.key, status, detail)
+        await self._write(self.context.versions.set_status, *self.key, status, detail)
+
+    async def _write(self, write: Callable[..., object], *args: object, **options: object) -> None:
+        """A write of the version's record or log, off the event loop; while Redis cannot be
+        reached it is logged and dropped (the bot plays on; the next change writes again)."""
+        try:
+            await asyncio.to_thread(write, *args, **options)
+        except redis.RedisError as exc:
+            log.warning("bot %s %s: cannot write to Redis: %s", *self.key, str(exc)[:200])
 
     def renew_token(self) -> None:
         """Keep the token alive one more TTL, or give the proxy a new one when it lapsed (the
@@ -180,8 +193,8 @@ class VersionRunner:
             self._watchdog.cancel()
         if self.proxy is not None:
             await self.proxy.stop()
-        if self.token:
-            await asyncio.to_thread(self.context.versions.revoke_token, self.token)
+        if self.token:  # unless Redis is out of reach: then it lapses after its TTL
+            await self._write(self.context.versions.revoke_token, self.token)
         with contextlib.suppress(OSError):
             remove_tree(self._socket_dir)
         if status is not None:

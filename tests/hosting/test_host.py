@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -24,6 +25,7 @@ from store.accounts import Accounts
 from store.artifacts import FileArtifacts
 from store.hosted import HostedVersions
 from store.redis_store import Store
+from tests.kits.kit_process import KITS, node_kit
 from tests.referee.harness import ADMIN
 from tests.workers.celery_harness import ArenaThread, wait_until
 
@@ -33,7 +35,8 @@ POLL_S = 0.5
 HEURISTIC = "from pitch_sdk.bots.heuristic import HeuristicBot as Bot\n"
 CRASHING = "import sys\nprint('the marker of a crashing bot', file=sys.stderr)\nsys.exit(3)\n"
 SILENT = "import time\ntime.sleep(600)\n"
-HELLO_S = 3
+HELLO_S = 8
+"""Long enough for a bot to start on a loaded machine (a bot killed before its hello is restarted)."""
 
 
 @dataclass
@@ -74,6 +77,10 @@ class Arena:
     hosts: dict[str, Host]
     env: dict[str, str]
     packages: Path
+    silent: str = ""
+    crashing: str = ""
+    """Bots that never say hello and crash at once, submitted as the hosts start (their
+    deadline and backoffs pass while the other tests run)."""
 
     def submit(self, source: str, version: str = "v1", command: Callable[[str], list[str]] | None = None,
                bot_id: str | None = None) -> str:
@@ -109,6 +116,12 @@ class Arena:
         info = self.bot_info(bot_id)
         return info is not None and info.connected
 
+    def playing(self, bot_id: str) -> str | None:
+        """The version the bot's open stream said hello with, if it has one."""
+        presence = self.referee.arena.server.arena.registry.get(bot_id)
+        session = None if presence is None else presence.session
+        return session.hello.bot_version if session is not None and session.open else None
+
     def status(self, bot_id: str, version: str = "v1") -> str:
         record = self.versions.get(bot_id, version)
         return "" if record is None else record.status
@@ -137,6 +150,7 @@ def hosted(arena: ArenaThread, redis_url: str, tmp_path_factory: pytest.TempPath
     try:
         for host_id in ("host-a", "host-b"):
             world.start_host(host_id, tmp)
+        world.silent, world.crashing = world.submit(SILENT), world.submit(CRASHING)
         yield world
     finally:
         for host in world.hosts.values():
@@ -156,6 +170,23 @@ def test_a_submitted_version_plays_and_its_result_is_recorded_under_it(hosted: A
     assert played.result.seats[0].decisions > 0 and played.result.seats[0].strikes == 0
 
 
+def test_the_node_kit_folder_is_hosted_and_plays(hosted: Arena) -> None:
+    """A bot in another language: the Node kit's folder with its dependencies, as submitted."""
+    node_kit()  # its node_modules, installed once
+    kit = hosted.packages / "node"
+    shutil.copytree(KITS / "node", kit, symlinks=True)
+    shutil.copytree(KITS.parent / "protos" / "pitch", kit / "protos" / "pitch")  # as its README says
+    bot_id, _ = hosted.referee.register()
+    manifest = (kit / "pitch-bot.json").read_text()
+    hosted.versions.add(bot_id, "js-1", hosted.artifacts.put(pack(kit)), manifest, "tester")
+    hosted.wait(lambda: hosted.connected(bot_id), 30, "the hosted node bot to connect")
+    others = [hosted.referee.connect("random") for _ in range(2)]
+    played: arena_pb2.RunMatchResponse = hosted.referee.call(hosted.referee.arena.run_match(
+        "cutthroat", [bot_id, *others], seed=7, games=1), timeout=60)
+    assert played.result.completed and played.seat_bot_versions[0] == "js-1"
+    assert played.result.seats[0].decisions > 0 and played.result.seats[0].strikes == 0
+
+
 def test_a_new_version_replaces_the_bots_running_one(hosted: Arena) -> None:
     bot_id = hosted.submit(HEURISTIC, version="1.0")
     hosted.wait(lambda: hosted.status(bot_id, "1.0") == "running" and hosted.connected(bot_id), 30,
@@ -164,7 +195,8 @@ def test_a_new_version_replaces_the_bots_running_one(hosted: Arena) -> None:
     hosted.wait(lambda: hosted.status(bot_id, "2.0") == "running", 30, "the second version to run")
     old = hosted.versions.get(bot_id, "1.0")
     assert old is not None and old.status == "stopped" and "replaced by the bot's newer version 2.0" in old.detail
-    hosted.wait(lambda: hosted.connected(bot_id), 10, "the second version to connect")
+    hosted.wait(lambda: hosted.versions.holder(bot_id, "1.0") is None and hosted.playing(bot_id) == "2.0", 10,
+                "the first version's bot to stop and the second to connect")
     others = [hosted.referee.connect("random") for _ in range(2)]
     played: arena_pb2.RunMatchResponse = hosted.referee.call(hosted.referee.arena.run_match(
         "cutthroat", [bot_id, *others], seed=6, games=1), timeout=60)
@@ -186,7 +218,7 @@ def test_a_dead_hosts_versions_start_on_another_host_within_the_lease(hosted: Ar
 
 
 def test_a_crashing_bot_restarts_then_fails_with_its_stderr_kept(hosted: Arena) -> None:
-    bot_id = hosted.submit(CRASHING)
+    bot_id = hosted.crashing
     hosted.wait(lambda: hosted.status(bot_id) == "failing", 30, "the crashing bot to be marked failing")
     record = hosted.versions.get(bot_id, "v1")
     assert record is not None and record.restarts >= 4 and "(5 times in 600 s)" in record.detail
@@ -205,11 +237,11 @@ def test_a_stopped_version_stops_its_sandbox(hosted: Arena) -> None:
 
 
 def test_a_bot_that_says_no_hello_is_killed_saying_so(hosted: Arena) -> None:
-    bot_id = hosted.submit(SILENT)
-    hosted.wait(lambda: hosted.status(bot_id) == "restarting", HELLO_S + 10, "the silent bot to be killed")
-    record = hosted.versions.get(bot_id, "v1")
-    assert record is not None and record.detail == f"no hello within {HELLO_S} s"
-    hosted.versions.stop(bot_id, "v1")
+    said = f"--- restarting: no hello within {HELLO_S} s\n".encode()
+    hosted.wait(lambda: said in hosted.versions.log(hosted.silent, "v1"), HELLO_S + 10, "the silent bot to be killed")
+    record = hosted.versions.get(hosted.silent, "v1")
+    assert record is not None and record.restarts >= 1 and not hosted.connected(hosted.silent)
+    hosted.versions.stop(hosted.silent, "v1")
 
 
 def sandboxed(marker: str) -> list[int]:

@@ -17,6 +17,7 @@ import pytest
 from hosting.proxy import MAX_BOT_MESSAGE_BYTES, MAX_CAPACITY, BotProxy, Upstream, for_the_bot, hosted_hello
 from pitch_sdk.proto.pitch.v1 import arena_pb2, arena_pb2_grpc, bot_pb2, bot_pb2_grpc
 from referee import config as referee_config
+from tests.kits.kit_process import node_kit
 from tests.referee.harness import ADMIN
 from tests.workers.celery_harness import ArenaThread, wait_until
 
@@ -115,6 +116,29 @@ def test_a_bot_on_the_socket_plays_as_the_hosted_version(arena: ArenaThread, soc
     assert "opening a stream to referee" in log and log.count("opening a stream") == 1, log  # no referee dialled
 
 
+def test_the_node_kit_bot_plays_through_the_socket(arena: ArenaThread, sockets: Path) -> None:
+    """A bot in another language dials the ``unix:`` address with its own gRPC library."""
+    bot_id, token = arena.register()
+    proxy = start_proxy(arena, sockets / "n.sock", Upstream(arena.arena.address, token, "node-v1", capacity=1))
+    log = (sockets / "node.log").open("wb")
+    process = subprocess.Popen(node_kit(), env={"PATH": os.environ["PATH"], "PITCH_REFEREE": proxy.address,
+                                                "PITCH_BOT_TOKEN": "placeholder"},
+                               stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    try:
+        wait_until(lambda: process.poll() is None and bool(getattr(listed(arena, bot_id), "connected", False)), 30,
+                   "the node kit bot to connect through the proxy")
+        others = [arena.connect("random") for _ in range(2)]
+        played: arena_pb2.RunMatchResponse = arena.call(arena.arena.run_match("cutthroat", [bot_id, *others],
+                                                                              seed=4, games=1), timeout=60)
+        assert played.result.completed and played.seat_bot_versions[0] == "node-v1"
+        assert played.result.seats[0].decisions > 0 and played.result.seats[0].strikes == 0
+    finally:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait(10)
+        log.close()
+        arena.call(proxy.stop())
+
+
 async def raw_stream(address: str, messages: list[bot_pb2.BotMessage], linger_s: float = 0.3
                      ) -> tuple[list[bot_pb2.RefereeMessage], grpc.StatusCode, str]:
     """Open a stream on ``address``, send ``messages``, wait ``linger_s`` (for the answers)
@@ -139,7 +163,7 @@ async def raw_stream(address: str, messages: list[bot_pb2.BotMessage], linger_s:
 def test_a_wrong_host_token_is_unavailable_to_the_bot_not_unauthenticated(arena: ArenaThread, sockets: Path) -> None:
     proxy = start_proxy(arena, sockets / "b.sock", Upstream(arena.arena.address, "not-a-token", "v1", capacity=1))
     try:
-        got, code, details = arena.call(raw_stream(proxy.address, [bot_pb2.BotMessage(hello=HELLO)]))
+        got, code, details = arena.call(raw_stream(proxy.address, [bot_pb2.BotMessage(hello=HELLO)], linger_s=0))
         assert (got, code) == ([], grpc.StatusCode.UNAVAILABLE) and "token" in details, details
         assert proxy.refused_upstream == 1
     finally:

@@ -1,0 +1,84 @@
+"""Parts of the bot host in process: its settings (the environment, flags over it, refusals
+that name the setting), a host without Redis, what a silent bot's owner reads."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from cli.main import app
+from hosting.cache import PackageCache
+from hosting.config import HostConfig
+from hosting.host import BotHost
+from hosting.limits import Limits
+from hosting.runner import RunnerContext, VersionRunner
+from store.artifacts import FileArtifacts
+from store.hosted import HostedVersions
+from store.redis_store import Store
+
+
+def test_settings_come_from_the_environment_and_flags_override_it() -> None:
+    config = HostConfig.from_env({"PITCH_HOST_SLOTS": "7", "PITCH_HOSTED_CAPACITY": "3", "PITCH_REFEREE": "r:1",
+                                  "PITCH_SANDBOX_MEMORY_MB": "128", "PITCH_HOST_LEASE_S": ""}, slots=2)
+    assert (config.slots, config.capacity, config.referee, config.lease_s) == (2, 3, "r:1", 30.0)
+    assert config.limits == Limits(memory_mb=128)
+
+
+@pytest.mark.parametrize(("env", "named"), [
+    ({"PITCH_HOST_SLOTS": "0"}, "slots must be at least 1"),
+    ({"PITCH_HOST_POLL_S": "-1"}, "poll_s must be positive"),
+    ({"PITCH_HOST_LEASE_S": "3", "PITCH_HOST_POLL_S": "2"}, "lease_s (3) must be at least twice poll_s (2)"),
+    ({"PITCH_REFEREE": "nowhere"}, "must be host:port"),
+    ({"PITCH_HOSTED_CAPACITY": "many"}, "PITCH_HOSTED_CAPACITY='many' is not a valid int"),
+])
+def test_a_bad_setting_is_refused_naming_it(env: dict[str, str], named: str) -> None:
+    with pytest.raises(ValueError) as refused:
+        HostConfig.from_env(env)
+    assert named in str(refused.value)
+
+
+def test_the_command_refuses_a_bad_setting_with_exit_status_2() -> None:
+    result = CliRunner().invoke(app, ["bot-host"], env={"PITCH_HOST_LEASE_S": "1"})
+    assert result.exit_code == 2 and "lease_s (1) must be at least twice poll_s (2)" in result.output
+
+
+def test_a_host_that_cannot_reach_redis_keeps_trying_and_stops_cleanly(tmp_path: Path,
+                                                                        caplog: pytest.LogCaptureFixture) -> None:
+    """A Redis outage is logged at every poll, never the end of the host (its bots would end
+    with it); a stop during the outage still returns."""
+    config = HostConfig(redis_url="redis://127.0.0.1:1/0", poll_s=0.05, lease_s=1, work_dir=str(tmp_path))
+    host = BotHost(config, Store.from_url(config.redis_url), FileArtifacts(tmp_path / "artifacts"))
+
+    async def run_briefly() -> None:
+        stop = asyncio.Event()
+        asyncio.get_running_loop().call_later(0.3, stop.set)
+        await host.run(stop)
+
+    with caplog.at_level(logging.WARNING, logger="pitch.hosting"):
+        asyncio.run(run_briefly())
+    outages = [record for record in caplog.records if "cannot reach Redis" in record.getMessage()]
+    assert len(outages) >= 2 and "could not say it left" in caplog.text
+
+
+def test_a_silent_bot_fails_saying_it_said_no_hello(redis_url: str, tmp_path: Path) -> None:
+    """The supervisor's reason for a sandbox the hello watch stopped is "stopped by the host":
+    the owner reads why instead, with the supervisor's count."""
+    store = Store.from_url(redis_url, "test-silent:")
+    versions = HostedVersions(store)
+    bot, _ = store.register_bot("silent")
+    version = versions.add(bot.bot_id, None, "0" * 64, '{"bot": "bot.py:Bot"}', "tester")
+    config = HostConfig(hello_deadline_s=30)
+    runner = VersionRunner(version, RunnerContext(config, versions, PackageCache(tmp_path, FileArtifacts(tmp_path)),
+                                                  tmp_path))
+    runner._no_hello = True  # as the hello watch leaves it when it stopped the sandbox
+    asyncio.run(runner._on_status("restarting", "exited with status 1"))  # it ended by itself meanwhile
+    assert versions.get(bot.bot_id, version.version).detail == "exited with status 1"  # type: ignore[union-attr]
+    asyncio.run(runner._on_status("failing", "stopped by the host (5 times in 600 s)"))
+    record = versions.get(bot.bot_id, version.version)
+    said = "no hello within 30 s (5 times in 600 s)"
+    assert record is not None and (record.status, record.detail) == ("failing", said)
+    assert versions.log(bot.bot_id, version.version).endswith(f"--- failing: {said}\n".encode())
