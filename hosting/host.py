@@ -112,8 +112,8 @@ class BotHost:
         self.runners[key] = runner
         try:
             ok = await runner.start()
-        except BaseException:
-            await self._drop(key, None)
+        except BaseException as exc:  # the host's fault, not the bot's: another host may start it
+            await self._drop(key, UNWANTED, f"its bot host could not start it ({type(exc).__name__})")
             raise
         if not ok:
             await self._drop(key, None)

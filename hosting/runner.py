@@ -15,6 +15,7 @@ import contextlib
 import hashlib
 import logging
 import os
+import stat
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -23,7 +24,7 @@ import redis
 
 from hosting.cache import PackageCache, remove_tree
 from hosting.config import HostConfig
-from hosting.proxy import BotProxy, Upstream
+from hosting.proxy import MAX_SOCKET_PATH_BYTES, BotProxy, Upstream
 from hosting.sandbox import Sandbox, SandboxSpec, python_bot_argv
 from hosting.supervisor import Policy, Supervisor
 from pitch_sdk.packages.manifest import ManifestError, parse_manifest
@@ -32,7 +33,8 @@ from store.hosted import HostedVersion, HostedVersions
 
 log = logging.getLogger("pitch.hosting")
 
-SOCKET_INSIDE = "unix:/run/pitch/referee.sock"
+SOCKET_NAME = "referee.sock"
+SOCKET_INSIDE = f"unix:/run/pitch/{SOCKET_NAME}"
 """Where the bot finds its referee: the proxy's socket, as the sandbox sees its folder."""
 STOPPED = "stopped by the host"
 """How a sandbox the host stopped ended (:class:`hosting.sandbox.ExitStatus`'s reason)."""
@@ -96,7 +98,7 @@ class VersionRunner:
         remove_tree(self._socket_dir)
         self._socket_dir.mkdir(parents=True)
         self._socket_dir.chmod(0o711)  # the sandbox's uid reaches the socket; nobody lists the folder
-        self.proxy = BotProxy(self._socket_dir / "referee.sock",
+        self.proxy = BotProxy(self._socket_dir / SOCKET_NAME,
                               Upstream(config.referee, self.token, self.version.version, config.capacity),
                               hello_timeout_s=config.hello_deadline_s)
         await self.proxy.start()
@@ -206,10 +208,23 @@ class VersionRunner:
         return self.task is not None and self.task.done()
 
 
+SHORT_ROOT_PREFIX = "pitch-host-"
+
+
 def socket_root(work_dir: Path) -> Path:
-    """The folder of the versions' socket folders: short (a socket's path is bounded) and
-    private to the host's user (a sandbox sees its own folder only, bound at ``/run/pitch``)."""
-    root = work_dir / "s"
+    """The folder of the versions' socket folders, private to the host's user (a sandbox
+    sees its own folder only, bound at ``/run/pitch``): ``s`` in the work directory, or,
+    when that path is too long for a Unix socket (108 bytes with the version's folder and
+    the socket's name), ``/tmp/pitch-host-<hash of the work directory>``, the same folder
+    for every run of the host."""
+    root = work_dir.resolve() / "s"
+    longest = root / short_id("", "") / SOCKET_NAME
+    if len(str(longest).encode()) > MAX_SOCKET_PATH_BYTES:
+        digest = hashlib.sha256(str(work_dir.resolve()).encode()).hexdigest()[:16]
+        root = Path("/tmp") / f"{SHORT_ROOT_PREFIX}{os.geteuid()}-{digest}"
     root.mkdir(parents=True, exist_ok=True)
+    found = os.lstat(root)
+    if not stat.S_ISDIR(found.st_mode) or found.st_uid != os.geteuid():  # in /tmp, another user's trap
+        raise OSError(f"{root} is not a folder of this user's: remove it, or set a shorter PITCH_HOST_DIR")
     os.chmod(root, 0o700)
     return root

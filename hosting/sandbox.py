@@ -26,6 +26,7 @@ from hosting.identity import Identities
 from hosting.launch import Plan, launcher_argv
 from hosting.limits import Limits
 from hosting.output import OutputTail
+from hosting.spawn import Child, spawn
 from hosting.spec import ExitStatus, SandboxSpec, SpecError
 
 __all__ = ["ExitStatus", "Limits", "Sandbox", "SandboxError", "SandboxSpec", "SpecError", "python_bot_argv"]
@@ -149,7 +150,7 @@ def _remove_stage(stage: Path) -> None:
         stage.rmdir()
 
 
-async def _launch(spec: SandboxSpec, resources: _Resources, report: int) -> asyncio.subprocess.Process:
+async def _launch(spec: SandboxSpec, resources: _Resources, report: int) -> Child:
     """Make the sandbox's cgroups, uid and staging, and start its launcher (which reports a
     failure to ``report``)."""
     resources.cgroup = SandboxCgroup.create(spec.name, spec.limits)
@@ -168,13 +169,10 @@ async def _launch(spec: SandboxSpec, resources: _Resources, report: int) -> asyn
     plan = Plan(rlimits(spec.limits, controllers, privileged),
                 tuple(resources.cgroup.procs_files()) if resources.cgroup else (), mounts, resources.uid,
                 os.getpid(), report)
-    return await asyncio.create_subprocess_exec(
-        *launcher_argv(plan, bwrap_argv(spec, binds, links)), stdin=asyncio.subprocess.DEVNULL,
-        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT, env={}, start_new_session=True,
-        pass_fds=(report,))
+    return await spawn(launcher_argv(plan, bwrap_argv(spec, binds, links)), env={}, pass_fds=(report,))
 
 
-async def _until_running(process: asyncio.subprocess.Process) -> None:
+async def _until_running(process: Child) -> None:
     """Wait until bubblewrap runs the command (or has ended): before that, its init has not
     yet bound its life to bubblewrap's (``--die-with-parent`` is set once the sandbox is
     made), and a host that died then would leave it running."""
@@ -196,7 +194,7 @@ def _read_report(fd: int) -> str:
 class Sandbox:
     """One running sandbox (use :meth:`start`)."""
 
-    def __init__(self, spec: SandboxSpec, process: asyncio.subprocess.Process, resources: _Resources) -> None:
+    def __init__(self, spec: SandboxSpec, process: Child, resources: _Resources) -> None:
         self.spec = spec
         self.pid = process.pid
         """The outer bubblewrap process's pid on the host."""
@@ -218,7 +216,7 @@ class Sandbox:
             raise SandboxError(f"a sandbox named {spec.name} is running on this host already")
         _LIVE.add(spec.name)
         resources = _Resources(spec.name)
-        process: asyncio.subprocess.Process | None = None
+        process: Child | None = None
         report, report_end = os.pipe()  # the launcher's failure, or nothing once it has run bubblewrap
         try:
             try:

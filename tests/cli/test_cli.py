@@ -269,7 +269,7 @@ def test_demo_refuses_a_line_up_it_cannot_schedule_before_starting_anything(tmp_
     mybot.write_text("from pitch_sdk.bots.random_bot import RandomBot\n\n\n"
                      "class MyBot(RandomBot):\n    name = 'my-bot'\n")
     assert [e.name for e in lineup([*DEFAULT_LINEUP, f"{mybot}:MyBot"])] == [
-        "heuristic-1", "heuristic-2", "random-1", "random-2", "my-bot"]
+        "heuristic-1", "random-1", "random-2", "heuristic-2", "my-bot"]
     result = CliRunner().invoke(app, ["demo", "--bot", "heuristic", "--bot", "random"])
     assert result.exit_code == 2 and "cutthroat seats 3 players" in result.stderr
     result = CliRunner().invoke(app, ["demo", "--bot", "nosuchbot"])

@@ -304,6 +304,8 @@ def test_disabling_a_bot_stops_its_sandbox_until_it_is_enabled(hosted: Arena) ->
 def test_stopped_hosts_hand_their_versions_back(hosted: Arena) -> None:
     """SIGTERM (last: it stops the module's hosts): each host stops its bots, releases its
     leases and leaves the live hosts, and its versions wait for another host."""
+    bot_id = hosted.submit(HEURISTIC)
+    hosted.wait(lambda: hosted.connected(bot_id), 30, "the hosted bot to connect")
     running = [version for version in hosted.versions.wanted() if version.host is not None]
     assert running
     sandboxes = {pid for host in hosted.hosts.values() for pid in descendants(host.process.pid)}
@@ -314,5 +316,6 @@ def test_stopped_hosts_hand_their_versions_back(hosted: Arena) -> None:
     for version in running:
         record = hosted.versions.get(version.bot_id, version.version)
         assert record is not None and record.host is None
-        assert (record.status, record.detail) == ("queued", "its bot host stopped")
+        assert (record.status, record.detail) == ("queued", "its bot host stopped"), \
+            (version.bot_id, [host.log()[-3000:] for host in hosted.hosts.values()])
     assert not [pid for pid in sandboxes if alive(pid)]

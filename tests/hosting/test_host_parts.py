@@ -15,7 +15,8 @@ from hosting.cache import PackageCache
 from hosting.config import HostConfig
 from hosting.host import BotHost
 from hosting.limits import Limits
-from hosting.runner import RunnerContext, VersionRunner
+from hosting.proxy import MAX_SOCKET_PATH_BYTES, BotProxy, Upstream
+from hosting.runner import SOCKET_NAME, RunnerContext, VersionRunner, short_id, socket_root
 from store.artifacts import FileArtifacts
 from store.hosted import HostedVersions
 from store.redis_store import Store
@@ -82,3 +83,43 @@ def test_a_silent_bot_fails_saying_it_said_no_hello(redis_url: str, tmp_path: Pa
     said = "no hello within 30 s (5 times in 600 s)"
     assert record is not None and (record.status, record.detail) == ("failing", said)
     assert versions.log(bot.bot_id, version.version).endswith(f"--- failing: {said}\n".encode())
+
+
+def test_a_work_directory_too_long_for_a_socket_still_gets_one(tmp_path: Path) -> None:
+    """A Unix socket's path holds at most 107 bytes: a host whose work directory is deeper
+    than that allows (as pytest's temporary folders are) put its sockets there, and every
+    version it claimed failed to start, over and over."""
+    deep = tmp_path / ("d" * 90)
+    root = socket_root(deep)
+    assert root == socket_root(deep) and root.stat().st_mode & 0o777 == 0o700
+    socket_path = root / short_id("a bot", "v1") / SOCKET_NAME
+    assert len(str(socket_path).encode()) <= MAX_SOCKET_PATH_BYTES
+    assert socket_root(tmp_path) == tmp_path.resolve() / "s"  # a short one stays in the work directory
+
+    async def serve_once() -> None:
+        socket_path.parent.mkdir()
+        proxy = BotProxy(socket_path, Upstream("127.0.0.1:1", "token", "v1", 1))
+        await proxy.start()
+        await proxy.stop()
+
+    asyncio.run(serve_once())
+
+
+def test_a_version_the_host_cannot_start_is_handed_back_saying_why(redis_url: str, tmp_path: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """A start that fails on the host's side (not the package's) leaves no version marked
+    "starting" with no host: it is queued again, with the reason, for any host to take."""
+    store = Store.from_url(redis_url, "test-unstartable:")
+    versions = HostedVersions(store)
+    bot, _ = store.register_bot("unstartable")
+    version = versions.add(bot.bot_id, None, "0" * 64, '{"bot": "bot.py:Bot"}', "tester")
+
+    async def fail(self: VersionRunner) -> bool:
+        raise OSError("no space left on device")
+
+    monkeypatch.setattr(VersionRunner, "start", fail)
+    host = BotHost(HostConfig(work_dir=str(tmp_path)), store, FileArtifacts(tmp_path / "artifacts"))
+    asyncio.run(host.poll())
+    record = versions.get(bot.bot_id, version.version)
+    assert record is not None and record.host is None
+    assert (record.status, record.detail) == ("queued", "its bot host could not start it (OSError)")

@@ -424,3 +424,41 @@ def test_a_host_with_a_private_tmpdir_still_runs_its_bots(dirs: dict[str, Path],
     monkeypatch.setattr(tempfile, "tempdir", str(private))
     done = asyncio.run(run(spec("private-tmp", dirs, python("print('ran')"))))
     assert done.status.code == 0 and done.output == b"ran\n", done
+
+
+_AT_FORK_PIPE: list[int] = []
+"""Set by the test below: the write end its fork hook reports to (empty: the hook does nothing)."""
+
+
+def _report_python_in_a_forked_child() -> None:
+    if _AT_FORK_PIPE:
+        os.write(_AT_FORK_PIPE[0], b"python ran in the child\n")
+
+
+os.register_at_fork(after_in_child=_report_python_in_a_forked_child)
+
+
+def test_a_sandbox_starts_without_running_python_in_a_fork_of_the_host(dirs: dict[str, Path]) -> None:
+    """A bot host runs uvloop and gRPC's threads.  uvloop's subprocess forks the host and runs
+    Python's fork hooks (and libuv's) in the child before its exec; in a host with threads
+    that crashed the launcher with SIGSEGV now and then, and the supervisor then marked a
+    well-behaved bot failing.  A sandbox is started by vfork and exec, with no Python in
+    between: a fork hook of the host never runs."""
+    import uvloop
+
+    read_end, write_end = os.pipe()
+    os.set_blocking(read_end, False)
+    _AT_FORK_PIPE.append(write_end)
+    try:
+        done = uvloop.run(run(spec("no-fork-hooks", dirs, ("/bin/true",))))
+    finally:
+        _AT_FORK_PIPE.clear()
+        os.close(write_end)
+    try:
+        reported = os.read(read_end, 1000)
+    except BlockingIOError:
+        reported = b""
+    finally:
+        os.close(read_end)
+    assert done.status.reason == "exited with status 0"
+    assert reported == b""
