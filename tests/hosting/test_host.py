@@ -14,7 +14,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
@@ -77,6 +77,8 @@ class Arena:
     hosts: dict[str, Host]
     env: dict[str, str]
     packages: Path
+    started: list[tuple[str, str]] = field(default_factory=list)
+    """The versions the running test submitted (stopped after it, to keep the hosts' slots free)."""
     silent: str = ""
     crashing: str = ""
     """Bots that never say hello and crash at once, submitted as the hosts start (their
@@ -94,6 +96,7 @@ class Arena:
         (folder / "pitch-bot.json").write_text(manifest)
         sha256 = self.artifacts.put(pack(folder))
         self.versions.add(bot_id, version, sha256, manifest, "tester")
+        self.started.append((bot_id, version))
         return bot_id
 
     def start_host(self, host_id: str, tmp: Path) -> Host:
@@ -157,6 +160,15 @@ def hosted(arena: ArenaThread, redis_url: str, tmp_path_factory: pytest.TempPath
             host.stop()
 
 
+@pytest.fixture(autouse=True)
+def stop_what_the_test_submitted(hosted: Arena) -> Iterator[None]:
+    """Each test's versions stop after it: the tests that follow find free slots."""
+    hosted.started.clear()
+    yield
+    for bot_id, version in hosted.started:
+        hosted.versions.stop(bot_id, version)
+
+
 def test_a_submitted_version_plays_and_its_result_is_recorded_under_it(hosted: Arena) -> None:
     bot_id = hosted.submit(HEURISTIC, version="v1")
     hosted.wait(lambda: hosted.connected(bot_id), 30, "the hosted bot to connect")
@@ -179,6 +191,7 @@ def test_the_node_kit_folder_is_hosted_and_plays(hosted: Arena) -> None:
     bot_id, _ = hosted.referee.register()
     manifest = (kit / "pitch-bot.json").read_text()
     hosted.versions.add(bot_id, "js-1", hosted.artifacts.put(pack(kit)), manifest, "tester")
+    hosted.started.append((bot_id, "js-1"))
     hosted.wait(lambda: hosted.connected(bot_id), 30, "the hosted node bot to connect")
     others = [hosted.referee.connect("random") for _ in range(2)]
     played: arena_pb2.RunMatchResponse = hosted.referee.call(hosted.referee.arena.run_match(
