@@ -23,14 +23,25 @@ from tests.web.harness import HOSTILE_NAME, WebArena
 
 pytestmark = pytest.mark.slow
 
-#: Reads the table as the test compares it (see the module's docstring).
-READ_TABLE = """() => ({
-  step: Number(document.getElementById("position").dataset.step),
-  hands: Object.fromEntries([...document.querySelectorAll("#table .seat")].map(seat => [seat.dataset.seat,
+#: Reads the table of a document as the test compares it (see the module's docstring).
+READ_DOCUMENT = """doc => ({
+  step: Number(doc.getElementById("position").dataset.step),
+  hands: Object.fromEntries([...doc.querySelectorAll("#table .seat")].map(seat => [seat.dataset.seat,
     [...seat.querySelectorAll(".hand [data-card]")].map(card => card.dataset.card)])),
-  trick: [...document.querySelectorAll("#trick [data-card]")].map(card => card.dataset.card),
-  scores: [...document.querySelectorAll("#scores tr[data-party] .score")].map(cell => Number(cell.textContent)),
+  trick: [...doc.querySelectorAll("#trick [data-card]")].map(card => card.dataset.card),
+  scores: [...doc.querySelectorAll("#scores tr[data-party] .score")].map(cell => Number(cell.textContent)),
 })"""
+#: Reads the page's own table.
+READ_TABLE = f"() => ({READ_DOCUMENT})(document)"
+#: Fetches the pages at the given URLs and reads each one's table, parsed as the browser
+#: parses the page (the table is rendered by the server; the page's script only adds keys).
+READ_PAGES = f"""async urls => {{
+  const read = {READ_DOCUMENT};
+  return Promise.all(urls.map(async url => {{
+    const html = await (await fetch(url)).text();
+    return read(new DOMParser().parseFromString(html, "text/html"));
+  }}));
+}}"""
 
 
 def _played_matches(arena: WebArena) -> list[str]:
@@ -68,23 +79,29 @@ def _url(arena: WebArena, match_id: str, step: int, view: str = "all") -> str:
 
 def test_stepping_a_whole_game_shows_the_engines_cards_and_scores(arena: WebArena, page: Any,
                                                                    screenshots: Path) -> None:
-    """ArrowRight from step 0 to the last step of a whole game, face up: at every step each
-    hand, the trick in play and the scores are the engine's, and the URL names the step."""
+    """Every step of a whole game, face up: each hand, the trick in play and the scores are
+    the engine's (each step's page read in the browser); ArrowRight goes one step on and the
+    URL names it, through the first tricks and over the game's last step."""
     match_id, log = _shortest_game(arena)
     expected = _engine_tables(log)
     page.goto(_url(arena, match_id, 0))
-    for step, table in enumerate(expected):
-        shown = page.evaluate(READ_TABLE)
+    shown_pages = page.evaluate(READ_PAGES, [_url(arena, match_id, step) for step in range(len(expected))])
+    for step, (shown, table) in enumerate(zip(shown_pages, expected, strict=True)):
         assert shown["step"] == step
         assert {seat: sorted(cards) for seat, cards in shown["hands"].items()} == table["hands"], step
         assert shown["trick"] == table["trick"], step
         assert shown["scores"] == table["scores"], step
-        if step == len(expected) // 3:
-            page.screenshot(path=str(screenshots / "replay.png"), full_page=True)
-        if step + 1 < len(expected):
+    last = len(expected) - 1
+    for start, steps in ((0, 12), (last - 3, 3)):
+        if start:
+            page.goto(_url(arena, match_id, start))
+        for step in range(start, start + steps):
             with page.expect_navigation(wait_until="domcontentloaded"):  # replay.js runs before it
                 page.keyboard.press("ArrowRight")
             assert page.url.endswith(f"step={step + 1}&view=all")
+            assert page.evaluate(READ_TABLE) == shown_pages[step + 1]
+        if not start:
+            page.screenshot(path=str(screenshots / "replay.png"), full_page=True)
     assert page.locator("#game-over").count() == 1
     assert page.locator("#nav-next").get_attribute("href") is None
 
