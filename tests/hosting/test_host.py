@@ -6,15 +6,10 @@ own versions, so the tests share the processes without sharing bots."""
 
 from __future__ import annotations
 
-import json
-import os
 import shutil
-import signal
-import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -22,142 +17,19 @@ import pytest
 from pitch_sdk.packages.archive import pack
 from pitch_sdk.proto.pitch.v1 import arena_pb2
 from store.accounts import Accounts
-from store.artifacts import FileArtifacts
-from store.hosted import HostedVersions
-from store.redis_store import Store
+from tests.hosting.hosts import HELLO_S, HEURISTIC, LEASE_S, POLL_S, Arena, hosts_beside
 from tests.kits.kit_process import KITS, node_kit
-from tests.referee.harness import ADMIN
-from tests.workers.celery_harness import ArenaThread, wait_until
+from tests.workers.celery_harness import ArenaThread
 
-PITCH_ARENA = Path(sys.executable).parent / "pitch-arena"
-LEASE_S = 3.0
-POLL_S = 0.5
-HEURISTIC = "from pitch_sdk.bots.heuristic import HeuristicBot as Bot\n"
 CRASHING = "import sys\nprint('the marker of a crashing bot', file=sys.stderr)\nsys.exit(3)\n"
 SILENT = "import time\ntime.sleep(600)\n"
-HELLO_S = 8
-"""Long enough for a bot to start on a loaded machine (a bot killed before its hello is restarted)."""
-
-
-@dataclass
-class Host:
-    """A ``pitch-arena bot-host`` process in its own process group, logging to a file."""
-
-    host_id: str
-    process: subprocess.Popen[bytes]
-    log_path: Path
-
-    def log(self) -> str:
-        return self.log_path.read_text(errors="replace")
-
-    def kill(self) -> None:
-        """SIGKILL, as a lost machine."""
-        os.killpg(self.process.pid, signal.SIGKILL)
-        self.process.wait(10)
-
-    def stop(self) -> int:
-        """SIGTERM, as a service manager; the exit status."""
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-        try:
-            return self.process.wait(15)
-        except subprocess.TimeoutExpired:
-            self.kill()
-            raise
-
-
-@dataclass
-class Arena:
-    """The module's referee, store, artifact store and hosts."""
-
-    referee: ArenaThread
-    store: Store
-    artifacts: FileArtifacts
-    versions: HostedVersions
-    hosts: dict[str, Host]
-    env: dict[str, str]
-    packages: Path
-    started: list[tuple[str, str]] = field(default_factory=list)
-    """The versions the running test submitted (stopped after it, to keep the hosts' slots free)."""
-    silent: str = ""
-    crashing: str = ""
-    """Bots that never say hello and crash at once, submitted as the hosts start (their
-    deadline and backoffs pass while the other tests run)."""
-
-    def submit(self, source: str, version: str = "v1", command: Callable[[str], list[str]] | None = None,
-               bot_id: str | None = None) -> str:
-        """Submit a package of ``source`` (a bot.py exporting ``Bot``) as ``version`` of a new
-        bot (or of ``bot_id``), started as a Python bot or by ``command(bot id)``; the bot's id."""
-        bot_id = bot_id or self.referee.register()[0]
-        folder = self.packages / f"{bot_id}-{version}"
-        folder.mkdir()
-        (folder / "bot.py").write_text(source)
-        manifest = json.dumps({"bot": "bot.py:Bot"} if command is None else {"command": command(bot_id)})
-        (folder / "pitch-bot.json").write_text(manifest)
-        sha256 = self.artifacts.put(pack(folder))
-        self.versions.add(bot_id, version, sha256, manifest, "tester")
-        self.started.append((bot_id, version))
-        return bot_id
-
-    def start_host(self, host_id: str, tmp: Path) -> Host:
-        log_path = tmp / f"{host_id}.log"
-        with log_path.open("wb") as log:
-            process = subprocess.Popen(
-                [str(PITCH_ARENA), "bot-host", "--slots", "4", "--capacity", "2"],
-                env={**self.env, "PITCH_HOST_ID": host_id, "PITCH_HOST_DIR": str(tmp / host_id)},
-                stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
-        host = self.hosts[host_id] = Host(host_id, process, log_path)
-        return host
-
-    def bot_info(self, bot_id: str) -> arena_pb2.BotInfo | None:
-        async def bots() -> arena_pb2.ListBotsResponse:
-            return await self.referee.arena.admin.ListBots(arena_pb2.ListBotsRequest(), metadata=ADMIN)
-
-        return next((bot for bot in self.referee.call(bots()).bots if bot.bot_id == bot_id), None)
-
-    def connected(self, bot_id: str) -> bool:
-        info = self.bot_info(bot_id)
-        return info is not None and info.connected
-
-    def playing(self, bot_id: str) -> str | None:
-        """The version the bot's open stream said hello with, if it has one."""
-        presence = self.referee.arena.server.arena.registry.get(bot_id)
-        session = None if presence is None else presence.session
-        return session.hello.bot_version if session is not None and session.open else None
-
-    def status(self, bot_id: str, version: str = "v1") -> str:
-        record = self.versions.get(bot_id, version)
-        return "" if record is None else record.status
-
-    def wait(self, condition: Callable[[], bool], timeout: float, what: str) -> None:
-        """:func:`wait_until`, failing with the hosts' logs."""
-        try:
-            wait_until(condition, timeout, what)
-        except AssertionError as timeout_error:
-            logs = "\n".join(f"--- {host.host_id}\n{host.log()[-3000:]}" for host in self.hosts.values())
-            raise AssertionError(f"{timeout_error}; the hosts' logs:\n{logs}") from None
 
 
 @pytest.fixture(scope="module")
 def hosted(arena: ArenaThread, redis_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Arena]:
-    tmp = tmp_path_factory.mktemp("hosts")
-    store = Store.from_url(redis_url, arena.prefix)
-    env = {"PATH": os.environ["PATH"], "REDIS_URL": redis_url, "PITCH_STORE_PREFIX": arena.prefix,
-           "PITCH_REFEREE": arena.arena.address, "PITCH_ARTIFACTS_DIR": str(tmp / "artifacts"),
-           "PITCH_HOST_LEASE_S": str(LEASE_S), "PITCH_HOST_POLL_S": str(POLL_S), "PITCH_HOSTED_BACKOFF_S": "0.1",
-           "PITCH_HOSTED_MAX_BACKOFF_S": "0.2", "PITCH_HOSTED_HELLO_S": str(HELLO_S),
-           "PITCH_DATA_DIR": str(tmp / "data")}
-    packages = tmp / "packages"
-    packages.mkdir()
-    world = Arena(arena, store, FileArtifacts(tmp / "artifacts"), HostedVersions(store), {}, env, packages)
-    try:
-        for host_id in ("host-a", "host-b"):
-            world.start_host(host_id, tmp)
+    with hosts_beside(arena, redis_url, tmp_path_factory.mktemp("hosts"), ("host-a", "host-b")) as world:
         world.silent, world.crashing = world.submit(SILENT), world.submit(CRASHING)
         yield world
-    finally:
-        for host in world.hosts.values():
-            host.stop()
 
 
 @pytest.fixture(autouse=True)
