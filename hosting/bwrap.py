@@ -52,11 +52,14 @@ def bwrap_argv(spec: SandboxSpec, binds: Sequence[Bind], links: Sequence[Link], 
             "--cap-drop", "ALL", "--hostname", "sandbox", "--clearenv"]
     for name, value in {**BASE_ENV, **spec.env}.items():
         argv += ["--setenv", name, value]
+    # /tmp first: a bind beneath it (a runtime installed under /tmp) is then shown on top of
+    # the private /tmp instead of being hidden by it
+    argv += ["--size", str(spec.limits.tmp_mb << 20), "--tmpfs", "/tmp"]
     for link in links:
         argv += ["--symlink", link.target, link.dest]
     for bind in binds:
         argv += ["--bind" if bind.writable else "--ro-bind", bind.source, bind.dest]
-    argv += ["--proc", "/proc", "--dev", "/dev", "--size", str(spec.limits.tmp_mb << 20), "--tmpfs", "/tmp",
+    argv += ["--proc", "/proc", "--dev", "/dev",
              # bubblewrap's root and /dev are tmpfs of no set size: read-only, /tmp is the one scratch space
              "--remount-ro", "/dev", "--remount-ro", "/", "--chdir", PACKAGE_MOUNT, "--", *spec.argv]
     return argv

@@ -45,6 +45,9 @@ def test_the_command_line_unshares_everything_and_binds_only_what_it_is_given(tm
                                                                                   "PITCH_REFEREE"]
     assert argv[argv.index("--size") + 1:argv.index("--size") + 4] == [str(64 << 20), "--tmpfs", "/tmp"]
     assert argv.index("--remount-ro") > argv.index("--tmpfs")  # after every mount beneath /
+    # /tmp before the binds: a runtime under /tmp (a checkout there) is shown over the private
+    # /tmp, not hidden by it ("bwrap: execvp /tmp/ci/.venv/bin/python: No such file or directory")
+    assert argv.index("--tmpfs") < min(i for i, word in enumerate(argv) if word in ("--bind", "--ro-bind"))
     assert argv[argv.index("--chdir") + 1] == "/bot"
     assert argv[-2:] == ["--", "/usr/bin/true"]
 
