@@ -138,10 +138,10 @@ def attack(arena: ArenaThread, redis_url: str, tmp_path_factory: pytest.TempPath
         yield Attack(world, bots, baseline, under_attack, spun)
 
 
-def detail(attack: Attack, name: str) -> str:
-    record = attack.world.versions.get(attack.bots[name], "v1")
-    assert record is not None
-    return record.detail
+def ended(attack: Attack, name: str) -> str:
+    """Why the version's sandboxes ended, as its owner reads them in its log (its record's
+    detail says only the latest: a restarted bot is "running" again)."""
+    return "\n".join(line for line in log(attack, name).splitlines() if line.startswith("--- "))
 
 
 def log(attack: Attack, name: str) -> str:
@@ -155,15 +155,15 @@ def test_the_other_matches_keep_their_pace_during_the_attack(attack: Attack) -> 
 
 
 def test_a_fork_bomb_ends_at_the_process_limit(attack: Attack) -> None:
-    assert "killed: process limit 64" in detail(attack, "fork_bomb")
+    assert "--- restarting: killed: process limit 64" in ended(attack, "fork_bomb")
 
 
 def test_a_memory_balloon_ends_at_the_memory_limit(attack: Attack) -> None:
-    assert "killed: memory limit 256 MB" in detail(attack, "balloon")
+    assert "--- restarting: killed: memory limit 256 MB" in ended(attack, "balloon")
 
 
 def test_a_spin_at_import_is_killed_for_saying_no_hello(attack: Attack) -> None:
-    assert f"no hello within {HELLO_S} s" in detail(attack, "spin_at_import")
+    assert f"--- restarting: no hello within {HELLO_S} s" in ended(attack, "spin_at_import")
 
 
 def test_a_spin_inside_a_decision_loses_its_seat_not_the_match(attack: Attack) -> None:
@@ -175,7 +175,7 @@ def test_a_spin_inside_a_decision_loses_its_seat_not_the_match(attack: Attack) -
 
 def test_filling_the_disk_stops_at_the_private_tmp(attack: Attack) -> None:
     assert "disk full: ENOSPC" in log(attack, "fill_disk") or "disk full: EFBIG" in log(attack, "fill_disk")
-    assert "exited with status 4" in detail(attack, "fill_disk")
+    assert "--- restarting: exited with status 4" in ended(attack, "fill_disk")
 
 
 def test_no_socket_reaches_the_referee_redis_or_the_outside(attack: Attack) -> None:
@@ -196,11 +196,6 @@ def test_nothing_of_the_host_is_readable(attack: Attack) -> None:
 def test_unbounded_output_keeps_a_bounded_log(attack: Attack) -> None:
     kept = attack.world.versions.log(attack.bots["flood"], "v1")
     assert 0 < len(kept) <= MAX_LOG_BYTES and kept.count(b"y") > len(kept) // 2
-
-
-def test_the_owner_reads_each_reason_in_the_log(attack: Attack) -> None:
-    for name, reason in (("balloon", "killed: memory limit"), ("fork_bomb", "killed: process limit")):
-        assert f"--- restarting: {reason}" in log(attack, name) or f"--- failing: {reason}" in log(attack, name)
 
 
 def test_the_hosts_log_names_the_versions_not_their_output(attack: Attack) -> None:
