@@ -13,4 +13,4 @@ echo "==> ruff" >&2
 echo "==> mypy --strict (the SDK, the store, the competitions, every service and the CLI)" >&2
 .venv/bin/mypy
 echo "==> pytest" >&2
-exec .venv/bin/python -m pytest -n 3 "$@"
+exec .venv/bin/python -m pytest -n 3 --dist loadgroup "$@"

@@ -21,6 +21,8 @@ from tests.hosting.hosts import HELLO_S, HEURISTIC, LEASE_S, POLL_S, Arena, host
 from tests.kits.kit_process import KITS, node_kit
 from tests.workers.celery_harness import ArenaThread
 
+pytestmark = pytest.mark.xdist_group("bot-hosts")  # the module's two hosts start once, on one worker
+
 CRASHING = "import sys\nprint('the marker of a crashing bot', file=sys.stderr)\nsys.exit(3)\n"
 SILENT = "import time\ntime.sleep(600)\n"
 

@@ -14,7 +14,7 @@ from store.results import result_to_dict
 from tests.results import duel
 from tests.web.harness import HOSTILE_NAME, WebArena
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("web-arena")]  # one worker builds the arena, once
 
 
 def test_leaderboard_rows_match_the_stores_table(arena: WebArena, page: Any, screenshots: Path) -> None:

@@ -27,7 +27,7 @@ from pitch_sdk.rules import GameLog
 from tests.web.harness import HOSTILE_NAME, WebArena, read_sse
 from tests.web.test_spectator_model import Streamed, data_cards, public_cards, spectator_stream
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("web-arena")]  # one worker builds the arena, once
 
 #: Games of the watched match: enough that it runs while the pages are opened and read.
 GAMES = 16

@@ -15,7 +15,7 @@ from competitions.ratings.leaderboard import Leaderboard, boards
 from competitions.tournaments.control import default_entrants
 from tests.web.harness import WebArena
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("web-arena")]  # one worker builds the arena, once
 
 #: Seconds a whole short game may take (house bots answer in milliseconds).
 GAME_DEADLINE_S = 180

@@ -21,7 +21,7 @@ from pitch_sdk.rules import GameLog, GameState
 from pitch_sdk.rules.cards import CARDS
 from tests.web.harness import HOSTILE_NAME, WebArena
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("web-arena")]  # one worker builds the arena, once
 
 #: Reads the table of a document as the test compares it (see the module's docstring).
 READ_DOCUMENT = """doc => ({
