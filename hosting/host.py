@@ -36,6 +36,10 @@ from store.redis_store import Store
 log = logging.getLogger("pitch.hosting")
 Key = tuple[str, str]
 """A hosted version: (bot id, version)."""
+STARTS_PER_POLL = 8
+"""At most this many versions are claimed in one poll: starting many sandboxes at once kept
+a host from its next poll past its leases' TTL (64 at once lost leases to the other hosts),
+so the rest wait a poll or two while the leases held are renewed."""
 UNWANTED = "queued"
 """The status of a version its host stops while it may run again (its bot was disabled, its
 host stopped): another host, or this one, starts it when it is wanted again."""
@@ -147,7 +151,7 @@ class BotHost:
         unclaimed = [key for key in wanted if key not in self.runners and self.versions.holder(*key) is None]
         random.shuffle(unclaimed)
         for key in unclaimed:
-            if running >= config.slots:
+            if running >= config.slots or len(survey.start) >= STARTS_PER_POLL:
                 break
             if running >= share and key not in self._unclaimed:
                 continue  # another host may take it this round; claimed next round if none did

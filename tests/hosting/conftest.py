@@ -7,4 +7,5 @@ import os
 from hosting.identity import DEFAULT_UID_BASE, SLOTS, UID_BASE_VARIABLE
 
 _worker = os.environ.get("PYTEST_XDIST_WORKER", "gw0").removeprefix("gw")
-os.environ.setdefault(UID_BASE_VARIABLE, str(DEFAULT_UID_BASE + SLOTS * int(_worker or 0)))
+# never the default range: the bot hosts that the demo's and the benches' tests start use it
+os.environ.setdefault(UID_BASE_VARIABLE, str(DEFAULT_UID_BASE + SLOTS * (1 + int(_worker or 0))))

@@ -5,6 +5,7 @@ real artifact store and submitted as hosted versions."""
 from __future__ import annotations
 
 import contextlib
+import itertools
 import json
 import os
 import signal
@@ -14,6 +15,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from hosting.identity import DEFAULT_UID_BASE, SLOTS, UID_BASE_VARIABLE
 from pitch_sdk.packages.archive import pack
 from pitch_sdk.proto.pitch.v1 import arena_pb2
 from store.artifacts import FileArtifacts
@@ -26,6 +28,11 @@ PITCH_ARENA = Path(sys.executable).parent / "pitch-arena"
 LEASE_S = 3.0
 POLL_S = 0.5
 HEURISTIC = "from pitch_sdk.bots.heuristic import HeuristicBot as Bot\n"
+_WORKER = int(os.environ.get("PYTEST_XDIST_WORKER", "gw0").removeprefix("gw") or 0)
+_UID_BASES = itertools.count(DEFAULT_UID_BASE + SLOTS * (10 + 10 * _WORKER), SLOTS)
+"""Each host's sandbox uids, apart from every other host's and from the test processes' own
+(tests/hosting/conftest.py): a process rlimit counts every process of a uid, so a fork bomb
+on one host would otherwise keep another's sandboxes from starting (EAGAIN)."""
 HELLO_S = 8
 """Long enough for a bot to start on a loaded machine (a bot killed before its hello is restarted)."""
 
@@ -95,7 +102,8 @@ class Arena:
         with log_path.open("wb") as log:
             process = subprocess.Popen(
                 [str(PITCH_ARENA), "bot-host"],
-                env={**self.env, "PITCH_HOST_ID": host_id, "PITCH_HOST_DIR": str(tmp / host_id)},
+                env={**self.env, "PITCH_HOST_ID": host_id, "PITCH_HOST_DIR": str(tmp / host_id),
+                     UID_BASE_VARIABLE: str(next(_UID_BASES))},
                 stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
         host = self.hosts[host_id] = Host(host_id, process, log_path)
         return host

@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 from cli.main import app
 from hosting.cache import PackageCache
 from hosting.config import HostConfig
-from hosting.host import BotHost
+from hosting.host import STARTS_PER_POLL, BotHost
 from hosting.limits import Limits
 from hosting.proxy import MAX_SOCKET_PATH_BYTES, BotProxy, Upstream
 from hosting.runner import SOCKET_NAME, RunnerContext, VersionRunner, short_id, socket_root
@@ -123,3 +123,17 @@ def test_a_version_the_host_cannot_start_is_handed_back_saying_why(redis_url: st
     record = versions.get(bot.bot_id, version.version)
     assert record is not None and record.host is None
     assert (record.status, record.detail) == ("queued", "its bot host could not start it (OSError)")
+
+
+def test_a_poll_starts_a_bounded_number_of_versions(redis_url: str, tmp_path: Path) -> None:
+    """A host with room for many claims at most STARTS_PER_POLL versions a poll, so its
+    next poll (which renews the leases it holds) is never far behind."""
+    store = Store.from_url(redis_url, "test-bounded-starts:")
+    versions = HostedVersions(store)
+    for index in range(STARTS_PER_POLL + 5):
+        bot, _ = store.register_bot(f"bounded-{index}")
+        versions.add(bot.bot_id, None, "0" * 64, '{"bot": "bot.py:Bot"}', "tester")
+    host = BotHost(HostConfig(work_dir=str(tmp_path), slots=64), store, FileArtifacts(tmp_path / "artifacts"))
+    first = host._survey()
+    assert len(first.start) == STARTS_PER_POLL
+    assert len(host._survey().start) == 5  # the rest, the next poll (the first ones hold their leases)
