@@ -217,10 +217,11 @@ def socket_root(work_dir: Path) -> Path:
     when that path is too long for a Unix socket (108 bytes with the version's folder and
     the socket's name), ``/tmp/pitch-host-<hash of the work directory>``, the same folder
     for every run of the host."""
-    root = work_dir.resolve() / "s"
+    work_dir = work_dir.resolve()
+    root = work_dir / "s"
     longest = root / short_id("", "") / SOCKET_NAME
     if len(str(longest).encode()) > MAX_SOCKET_PATH_BYTES:
-        digest = hashlib.sha256(str(work_dir.resolve()).encode()).hexdigest()[:16]
+        digest = hashlib.sha256(str(work_dir).encode()).hexdigest()[:16]
         root = Path("/tmp") / f"{SHORT_ROOT_PREFIX}{os.geteuid()}-{digest}"
     root.mkdir(parents=True, exist_ok=True)
     found = os.lstat(root)

@@ -3,10 +3,10 @@
 uvloop (libuv) starts a child with ``fork`` and then ``exec``, and runs Python's fork hooks
 and libuv's in the child in between.  In a bot host gRPC's threads are running at that
 moment, and the child died with SIGSEGV before its ``exec`` now and then (more often under
-load): the supervisor then marked a well-behaved bot failing.  CPython's ``subprocess`` starts the child
-with ``vfork`` (no fork handlers, no copy of the host's memory); the event loop then watches
-the child's pidfd, readable once it has ended, and its output pipe, which every loop
-supports.  Needs Linux 5.3 or later for ``pidfd_open`` (bubblewrap's user namespaces need
+load): the supervisor then marked a well-behaved bot failing.  CPython's ``subprocess``
+starts the child with ``vfork`` (no fork handlers, no copy of the host's memory); the event
+loop then watches the child's pidfd, readable once it has ended, and its output pipe, which
+every loop supports.  Needs Linux 5.3 or later for ``pidfd_open`` (bubblewrap's user namespaces need
 a recent kernel anyway).
 """
 

@@ -20,6 +20,7 @@ import pytest
 from pitch_sdk.proto.pitch.v1 import arena_pb2, bot_pb2
 from store.hosted import MAX_LOG_BYTES
 from tests.hosting.hosts import Arena, hosts_beside
+from tests.hosting.probes import READ_OR_ERROR
 from tests.workers.celery_harness import ArenaThread, wait_until
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("hostile-host")]  # one attack, on one worker
@@ -58,14 +59,8 @@ for name, address in {targets!r}.items():
 print("sockets:", json.dumps(found), file=sys.stderr, flush=True)
 raise SystemExit(5)
 """,
-    "snoop": """
+    "snoop": READ_OR_ERROR + """
 import json, os, sys
-def read(path):
-    try:
-        with open(path, "rb") as file:
-            return file.read().decode(errors="replace")
-    except OSError as error:
-        return type(error).__name__
 pids = sorted(int(name) for name in os.listdir("/proc") if name.isdigit())
 print("snoop:", json.dumps({{"environ": dict(os.environ), "pids": pids,
                              "environs": [read(f"/proc/{{pid}}/environ") for pid in pids],
@@ -124,8 +119,8 @@ def attack(arena: ArenaThread, redis_url: str, tmp_path_factory: pytest.TempPath
                    "outside": ["192.0.2.1", 80]}
         artifacts = sorted((tmp / "artifacts").rglob("*"))[-1]
         package = sorted((tmp / "packages").iterdir())[0] / "bot.py"
-        bots = {name: world.submit(source.format(targets=targets, artifacts=str(artifacts), package=str(package))
-                                   if "{" in source else source, command=RAW.get(name))
+        bots = {name: world.submit(source.format(targets=targets, artifacts=str(artifacts), package=str(package)),
+                                   command=RAW.get(name))
                 for name, source in HOSTILE.items()}
         wait_until(lambda: world.connected(bots["spin_in_a_decision"]), 30, "the bot that spins in decisions")
         wait_until(lambda: all(world.versions.log(bots[name], "v1") for name in ("fork_bomb", "balloon", "flood")),

@@ -34,6 +34,7 @@ from hosting.sandbox import (
     SandboxSpec,
     python_bot_argv,
 )
+from tests.hosting.probes import READ_OR_ERROR
 
 ROOT = Path(__file__).resolve().parents[2]
 LIMITS = Limits(memory_mb=64, cpu_cores=0.25, pids=16, open_files=64, tmp_mb=8, file_size_mb=4, output_kb=4)
@@ -98,15 +99,9 @@ for name, family, address in [("inet", socket.AF_INET, ("127.0.0.1", targets["in
         found[name] = errno.errorcode.get(error.errno, str(error))
 print(json.dumps(found))
 """,
-    "snoop": """
+    "snoop": READ_OR_ERROR + """
 import json, os, sys
 targets = json.loads(sys.argv[1])
-def read(path):
-    try:
-        with open(path, "rb") as file:
-            return file.read().decode(errors="replace")
-    except OSError as error:
-        return type(error).__name__
 def writable(folder):
     try:
         with open(os.path.join(folder, "probe"), "w") as file:
