@@ -1,44 +1,90 @@
 """What the Celery broker (Redis) still holds of a task: waiting in a queue, or taken by a
-worker and not acknowledged yet.
+worker and not acknowledged yet, and since when.
 
 Kombu's Redis transport takes a message with ``BRPOP`` and only then writes it to its
 ``unacked`` hash, so a worker killed between the two loses that message: no visibility
-timeout brings it back.  :func:`held_task_args` lets the beat's sweep (see
-:func:`competitions.tournaments.control.requeue_lost`) tell such a lost match from one that is merely
-queued or running.  It reads the transport's documented layout: one list per queue (and
-per priority step), and the ``unacked`` hash of ``[message, exchange, routing_key]``;
-messages are Celery's protocol 2 (task name in the headers, base64 JSON
-``[args, kwargs, embed]`` body).
+timeout brings it back.  A worker killed after that point but before its task started
+leaves the message in ``unacked`` for the whole visibility timeout (40 minutes by
+default).  :func:`held_tasks` lets the sweep (see :mod:`competitions.recovery`) tell such
+matches from ones that are merely queued or starting.  It reads the transport's documented
+layout: one list per queue (and per priority step), the ``unacked`` hash of ``[message,
+exchange, routing_key]`` by delivery tag, and the ``unacked_index`` sorted set of delivery
+tags scored by the time the worker took each one; messages are Celery's protocol 2 (task
+name in the headers, base64 JSON ``[args, kwargs, embed]`` body).
 """
 
 from __future__ import annotations
 
 import base64
 import json
-from itertools import chain
+from dataclasses import dataclass, field
 from typing import Any
 
+import redis
 from celery import Celery
 
+#: Priority of a match's first task: behind every other task (the lowest step kombu's Redis
+#: transport takes last), so a match sent again after a loss, and the short bookkeeping
+#: tasks, never wait behind a backlog of new matches.
+NEW_MATCH_PRIORITY = 9
+#: Priority of a match sent again by the sweep: the queue's front.
+RESENT_MATCH_PRIORITY = 0
 
-def held_task_args(app: Celery, task_name: str) -> set[tuple[Any, ...]]:
-    """The argument tuples of every ``task_name`` message in the default queue or in the
-    unacknowledged set, read in one Redis transaction (a message moving from one to the
-    other, as a retry or a restore does, is seen in exactly one of them)."""
+
+@dataclass
+class HeldTasks:
+    """The argument tuples of one task's messages in the broker."""
+
+    queued: set[tuple[Any, ...]] = field(default_factory=set)
+    """Waiting in a queue."""
+    taken: dict[tuple[Any, ...], float] = field(default_factory=dict)
+    """Taken by a worker and not acknowledged: when the latest copy was taken (the worker's
+    clock, seconds since the epoch)."""
+
+    def merge(self, other: HeldTasks) -> HeldTasks:
+        """What either of two looks saw (the later delivery time of a message both saw taken)."""
+        taken = dict(self.taken)
+        for args, at in other.taken.items():
+            taken[args] = max(at, taken.get(args, at))
+        return HeldTasks(self.queued | other.queued, taken)
+
+
+def held_tasks(app: Celery, task_name: str) -> HeldTasks:
+    """Every ``task_name`` message in the default queue or in the unacknowledged set, read
+    in one Redis transaction (a message moving from one to the other, as a retry or a
+    restore does, is seen in exactly one of them)."""
     queue = app.conf.task_default_queue
     with app.connection_for_write() as connection:
         channel: Any = connection.default_channel
-        prefix = channel.global_keyprefix  # kombu's client adds it to the commands kombu uses only
+        prefix = channel.global_keyprefix
         keys = [queue, *(f"{queue}{channel.sep}{step}" for step in channel.priority_steps if step)]
-        pipe = channel.client.pipeline(transaction=True)
+        # kombu's own client prefixes the keys of some commands only (which ones varies by
+        # version): a plain client on its connections, given whole key names, reads the same keys
+        plain = redis.Redis(connection_pool=channel.client.connection_pool)
+        pipe = plain.pipeline(transaction=True)
         for key in keys:
             pipe.lrange(prefix + key, 0, -1)
-        pipe.hvals(prefix + channel.unacked_key)
-        *lists, unacked = pipe.execute()
-    queued = (json.loads(raw) for items in lists for raw in items)
-    taken = (json.loads(raw)[0] for raw in unacked)
-    found = (_task_args(message, task_name) for message in chain(queued, taken))
-    return {args for args in found if args is not None}
+        pipe.hgetall(prefix + channel.unacked_key)
+        pipe.zrange(prefix + channel.unacked_index_key, 0, -1, withscores=True)
+        *lists, unacked, index = pipe.execute()
+    held = HeldTasks()
+    for raw in (raw for items in lists for raw in items):
+        args = _task_args(json.loads(raw), task_name)
+        if args is not None:
+            held.queued.add(args)
+    taken_at = {_text(tag): float(score) for tag, score in index}
+    for tag, raw in unacked.items():
+        args = _task_args(json.loads(raw)[0], task_name)
+        if args is not None:
+            # kombu writes both in one transaction; a message without an index entry counts as
+            # taken long ago: sending its match again is harmless, leaving it stranded is not
+            at = taken_at.get(_text(tag), 0.0)
+            held.taken[args] = max(at, held.taken.get(args, at))
+    return held
+
+
+def _text(value: bytes | str) -> str:
+    return value.decode() if isinstance(value, bytes) else value
 
 
 def _task_args(message: dict[str, Any], task_name: str) -> tuple[Any, ...] | None:

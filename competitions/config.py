@@ -14,6 +14,7 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 from competitions.ratings.model import EloConfig
+from competitions.tournaments.retries import RetryLimits
 from store.settings import settings_from_env, settings_to_env
 
 #: Environment variable for each setting.
@@ -24,6 +25,7 @@ ENVIRONMENT = {
     "admin_token": "PITCH_ADMIN_TOKEN",
     "match_timeout_s": "PITCH_MATCH_TIMEOUT_S",
     "match_retries": "PITCH_MATCH_RETRIES",
+    "fleet_wait_s": "PITCH_FLEET_WAIT_S",
     "retry_backoff_s": "PITCH_RETRY_BACKOFF_S",
     "retry_backoff_max_s": "PITCH_RETRY_BACKOFF_MAX_S",
     "visibility_timeout_s": "PITCH_VISIBILITY_TIMEOUT_S",
@@ -58,8 +60,12 @@ class WorkerConfig:
     match_timeout_s: float = 1800.0
     """Deadline of one RunMatch call; on expiry the task retries and joins the running match."""
     match_retries: int = 5
-    """Retries of a match whose bot is offline or whose referee is unreachable, before it is
-    recorded as not played."""
+    """Retries of a match whose bot is offline before it is recorded as not played (and,
+    counted apart, retries after a referee's internal fault)."""
+    fleet_wait_s: float = 3600.0
+    """How long a match waits while the fleet turns it away as busy (no room for it, a
+    referee stopping, restarting or unreachable) before it is recorded as not played:
+    nobody's absence, so it waits rather than spend the offline bot's retries."""
     retry_backoff_s: float = 5.0
     """First retry delay; it doubles with each retry."""
     retry_backoff_max_s: float = 300.0
@@ -70,14 +76,15 @@ class WorkerConfig:
     restore_interval_s: float = 10.0
     """How often a worker looks for tasks of dead workers past the visibility timeout."""
     requeue_interval_s: float = 10.0
-    """How often beat looks for matches whose task the broker lost (a worker killed while
-    taking it) or whose worker stopped renewing its lease (a worker killed while playing
-    it), and sends them again."""
+    """How often the workers' supervisor (:mod:`workers.supervisor`) looks for matches with
+    no live task (lost by the broker, or their worker killed while taking, starting or
+    playing them) and sends them again, ahead of the queue."""
     lease_s: float = 15.0
     """How long a match stays its worker's without renewal: the worker renews its lease every
     third of it while the referee plays the match, so a killed worker's match is sent
     again about ``lease_s + requeue_interval_s`` after the kill, not after the visibility
-    timeout."""
+    timeout.  It is also how long a task a worker took may go without starting (and
+    leasing) its match before the sweep counts it as lost."""
     auto_presets: str = ""
     """Comma-separated presets of the automated round robins (beat); empty: none."""
     auto_interval_s: float = 3600.0
@@ -99,7 +106,7 @@ class WorkerConfig:
 
     def __post_init__(self) -> None:
         for name in ("match_timeout_s", "retry_backoff_s", "visibility_timeout_s", "restore_interval_s",
-                     "requeue_interval_s", "auto_interval_s", "lease_s", "fleet_ttl_s"):
+                     "requeue_interval_s", "auto_interval_s", "lease_s", "fleet_ttl_s", "fleet_wait_s"):
             if getattr(self, name) <= 0:
                 raise ValueError(f"{name} must be positive, got {getattr(self, name)}")
         if self.match_retries < 0 or self.auto_games < 1:
@@ -139,6 +146,11 @@ class WorkerConfig:
     def ladder_presets(self) -> tuple[str, ...]:
         """The automated ladders' presets."""
         return tuple(p.strip() for p in self.auto_ladder_presets.split(",") if p.strip())
+
+    @property
+    def retry_limits(self) -> RetryLimits:
+        """The bounds of a match's retries (see :mod:`competitions.tournaments.retries`)."""
+        return RetryLimits(retries=self.match_retries, fleet_wait_s=self.fleet_wait_s)
 
     def retry_delay(self, retries: int) -> float:
         """Delay before retry number ``retries + 1`` (exponential, capped)."""

@@ -18,12 +18,14 @@ to send tasks by name, without importing the workers.
   task.  Every key lives under ``{PITCH_STORE_PREFIX}celery:`` (the transport's
   ``global_keyprefix``), so a monitor must be given that prefix, or run with this app:
   ``celery -A workers.app flower`` (see the README), where the workers run.
+* priorities: a new match is queued behind every other task, and a match sent again after
+  a loss ahead of every queued one (:mod:`competitions.broker`); the sweep that finds lost
+  matches is not a task at all but runs in the workers' main processes
+  (:mod:`workers.supervisor`), so no backlog delays it.
 * beat: one entry per preset of ``PITCH_AUTO_PRESETS``, every ``PITCH_AUTO_INTERVAL_S``,
-  one per preset of ``PITCH_AUTO_LADDER_PRESETS`` (an endless ladder, stepped every
-  ``PITCH_REQUEUE_INTERVAL_S``: a step does nothing while its rounds run), and the sweep
-  that sends again matches whose task the broker lost (and takes up ladder steps lost
-  with their worker), every ``PITCH_REQUEUE_INTERVAL_S``; a tick nobody ran before the next one expires (workers
-  down do not pile them up).
+  and one per preset of ``PITCH_AUTO_LADDER_PRESETS`` (an endless ladder, stepped every
+  ``PITCH_REQUEUE_INTERVAL_S``: a step does nothing while its rounds run); a tick nobody
+  ran before the next one expires (workers down do not pile them up).
 """
 
 from __future__ import annotations
@@ -36,7 +38,6 @@ from competitions.config import WorkerConfig
 
 AUTO_ROUND_ROBIN = "pitch.auto_round_robin"
 AUTO_LADDER = "pitch.auto_ladder"
-REQUEUE_LOST = "pitch.requeue_lost"
 
 
 def make_app(config: WorkerConfig, include: Sequence[str] = ()) -> Celery:
@@ -63,8 +64,6 @@ def make_app(config: WorkerConfig, include: Sequence[str] = ()) -> Celery:
         result_backend_transport_options={"global_keyprefix": config.celery_prefix},
         result_expires=24 * 3600,
         beat_schedule={
-            "requeue-lost": {"task": REQUEUE_LOST, "schedule": config.requeue_interval_s,
-                             "options": {"expires": config.requeue_interval_s}},
             **{f"round-robin-{preset}": {"task": AUTO_ROUND_ROBIN, "schedule": config.auto_interval_s,
                                          "args": (preset,), "options": {"expires": config.auto_interval_s}}
                for preset in config.presets},

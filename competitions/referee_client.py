@@ -7,6 +7,7 @@ use, so a client built before the prefork pool forks is never shared across proc
 
 from __future__ import annotations
 
+import enum
 from collections.abc import Sequence
 from typing import Any
 
@@ -20,36 +21,54 @@ from store.results import result_to_dict
 from store.seats import SeatLedger
 from store.versions import stamp_fields
 
-#: What a worker does with each status a referee can answer RunMatch with: ``True`` retry
-#: later (with backoff; recorded as not played only after the last retry), ``False`` record
-#: the match as not played now.  Every code is listed, so a code is never classified by
-#: accident.  Retry what may clear up by itself or what the worker cannot tell from a played
-#: match (an internal fault: recording a played match as not played loses it); give up at
-#: once on what only a person can fix (a bad request, a wrong admin token, an unknown bot).
-RETRY_ON: dict[grpc.StatusCode, bool] = {
-    grpc.StatusCode.OK: False,  # not an error; listed for completeness
-    grpc.StatusCode.CANCELLED: True,  # the call was cut (a referee restart): the match may run on
-    grpc.StatusCode.UNKNOWN: True,  # an internal fault of unknown kind: maybe a played match
-    grpc.StatusCode.INVALID_ARGUMENT: False,  # the schedule's request is wrong: it stays wrong
-    grpc.StatusCode.DEADLINE_EXCEEDED: True,  # the call outlived its deadline: a retry joins the match
-    grpc.StatusCode.NOT_FOUND: False,  # a seat's bot is not registered
-    grpc.StatusCode.ALREADY_EXISTS: False,  # not answered by RunMatch (a match id returns its record)
-    grpc.StatusCode.PERMISSION_DENIED: False,  # a person must change the configuration
-    grpc.StatusCode.RESOURCE_EXHAUSTED: True,  # the referee or a bot's seats are full for now
-    grpc.StatusCode.FAILED_PRECONDITION: True,  # a bot is offline: it may reconnect
-    grpc.StatusCode.ABORTED: True,  # the referee aborted the match (shutdown): play it again
-    grpc.StatusCode.OUT_OF_RANGE: False,  # a bad request
-    grpc.StatusCode.UNIMPLEMENTED: False,  # a referee without RunMatch: misconfigured
-    grpc.StatusCode.INTERNAL: True,  # a referee fault: maybe a played match
-    grpc.StatusCode.UNAVAILABLE: True,  # the referee, or its store, is down or restarting
-    grpc.StatusCode.DATA_LOSS: True,  # the referee lost data: a retry reads the record or plays again
-    grpc.StatusCode.UNAUTHENTICATED: False,  # a wrong admin token: a person must fix it
+
+class Refusal(enum.Enum):
+    """Why a referee could not play a match now, which decides how long a worker keeps
+    trying (see :mod:`competitions.tournaments.retries`): each cause has a budget of its own."""
+
+    ABSENT = "absent"
+    """A seat's bot is not connected: only the bot's author can change that, so a few
+    retries with backoff, then the match counts as not played."""
+    BUSY = "busy"
+    """The fleet has no room (the referee or a bot's seats are full), or the referee is
+    stopping, restarting or unreachable: nobody's fault, so the match waits, bounded in
+    time rather than in tries."""
+    FAULT = "fault"
+    """A referee fault, which may hide a played match (recording it as not played would
+    lose it): a few retries, apart from the other causes."""
+
+
+#: What a worker does with each status a referee can answer RunMatch with: retry later
+#: for a :class:`Refusal` cause, or (``None``) record the match as not played now.  Every
+#: code is listed, so a code is never classified by accident.  Give up at once on what
+#: only a person can fix (a bad request, a wrong admin token, an unknown bot).
+REFUSAL_OF: dict[grpc.StatusCode, Refusal | None] = {
+    grpc.StatusCode.OK: None,  # not an error; listed for completeness
+    grpc.StatusCode.CANCELLED: Refusal.BUSY,  # the call was cut (a referee restart): the match may run on
+    grpc.StatusCode.UNKNOWN: Refusal.FAULT,  # an internal fault of unknown kind: maybe a played match
+    grpc.StatusCode.INVALID_ARGUMENT: None,  # the schedule's request is wrong: it stays wrong
+    grpc.StatusCode.DEADLINE_EXCEEDED: Refusal.BUSY,  # the call outlived its deadline: a retry joins the match
+    grpc.StatusCode.NOT_FOUND: None,  # a seat's bot is not registered
+    grpc.StatusCode.ALREADY_EXISTS: None,  # not answered by RunMatch (a match id returns its record)
+    grpc.StatusCode.PERMISSION_DENIED: None,  # a person must change the configuration (or a bot is disabled)
+    grpc.StatusCode.RESOURCE_EXHAUSTED: Refusal.BUSY,  # the referee or a bot's seats are full for now
+    grpc.StatusCode.FAILED_PRECONDITION: Refusal.ABSENT,  # a bot is offline: it may reconnect
+    grpc.StatusCode.ABORTED: Refusal.BUSY,  # the referee aborted the match (shutdown): play it again
+    grpc.StatusCode.OUT_OF_RANGE: None,  # a bad request
+    grpc.StatusCode.UNIMPLEMENTED: None,  # a referee without RunMatch: misconfigured
+    grpc.StatusCode.INTERNAL: Refusal.FAULT,  # a referee fault: maybe a played match
+    grpc.StatusCode.UNAVAILABLE: Refusal.BUSY,  # the referee, or its store, is down or restarting
+    grpc.StatusCode.DATA_LOSS: Refusal.FAULT,  # the referee lost data: a retry reads the record or plays again
+    grpc.StatusCode.UNAUTHENTICATED: None,  # a wrong admin token: a person must fix it
 }
 
 
-def is_transient(code: grpc.StatusCode) -> bool:
-    """Whether a RunMatch refusal with ``code`` is worth retrying (see :data:`RETRY_ON`)."""
-    return RETRY_ON[code]
+def refusal_of(error: grpc.RpcError) -> Refusal | None:
+    """Why a RunMatch call failed (see :data:`REFUSAL_OF`), or ``None`` when retrying is
+    pointless; a placement that found no referee says itself (:class:`NoRefereeFits`)."""
+    if isinstance(error, NoRefereeFits):
+        return error.refusal
+    return REFUSAL_OF[error.code()]
 
 
 class RefereeClient:
@@ -116,12 +135,14 @@ TRY_NEXT_REFEREE = frozenset({grpc.StatusCode.RESOURCE_EXHAUSTED, grpc.StatusCod
 
 
 class NoRefereeFits(grpc.RpcError):
-    """A seat's bot is connected to no live referee, or no referee has room:
-    FAILED_PRECONDITION, so the worker retries later, as for a bot that is offline."""
+    """A seat's bot is connected to no live referee (:attr:`Refusal.ABSENT`), or no
+    referee has room (:attr:`Refusal.BUSY`): FAILED_PRECONDITION, so the worker retries
+    later."""
 
-    def __init__(self, message: str) -> None:
+    def __init__(self, message: str, refusal: Refusal) -> None:
         super().__init__(message)
         self.message = message
+        self.refusal = refusal
 
     def code(self) -> grpc.StatusCode:
         """The status a referee gives for an offline bot."""
@@ -171,8 +192,9 @@ class FleetReferees(RefereeClient):
             connected = self.directory.connected_bots()
             offline = sorted({bot for bot in match.seats if bot not in connected})
             if offline:
-                raise NoRefereeFits(f"bot {', '.join(offline)} is not connected to any live referee")
-            raise NoRefereeFits(f"no live referee has room for match {match.match_id}: the fleet is full")
+                raise NoRefereeFits(f"bot {', '.join(offline)} is not connected to any live referee", Refusal.ABSENT)
+            raise NoRefereeFits(f"no live referee has room for match {match.match_id}: the fleet is full",
+                               Refusal.BUSY)
         refusal: grpc.RpcError | None = None
         for address in addresses:
             try:

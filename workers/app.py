@@ -13,6 +13,7 @@ from celery import Celery
 
 from competitions.config import WorkerConfig
 from competitions.queue import make_app
+from workers.supervisor import supervisor_step
 
 config = WorkerConfig.from_env()
 app = make_app(config, include=["workers.tasks"])
@@ -20,6 +21,8 @@ app = make_app(config, include=["workers.tasks"])
 # as they start exits 1 instead of replacing them for ever (see workers.prefork).  ``--pool=prefork``
 # on the command line also selects it.
 app.conf.worker_pool = "workers.prefork:TaskPool"
+# every worker's main process sweeps for lost matches, outside the queue (see workers.supervisor)
+app.steps["worker"].add(supervisor_step(config))
 
 
 def run(celery: Celery, argv: list[str]) -> int:

@@ -16,12 +16,13 @@ from celery import Task
 
 from competitions.ladder import control as ladder
 from competitions.ladder.store import LadderStore
-from competitions.queue import AUTO_LADDER, AUTO_ROUND_ROBIN, REQUEUE_LOST
+from competitions.queue import AUTO_LADDER, AUTO_ROUND_ROBIN
 from competitions.ratings.leaderboard import record_match
 from competitions.referee_client import FleetReferees
 from competitions.sprt import control as sprt
 from competitions.sprt.store import SprtStore
 from competitions.tournaments import control as tournament
+from competitions.tournaments.retries import RetryBudget
 from competitions.tournaments.store import TournamentError, TournamentStore
 from store.fleet import FleetDirectory
 from store.redis_store import Store
@@ -59,35 +60,37 @@ def sprts() -> SprtStore:
     return SprtStore(tournaments().store)
 
 
-def _play(task: Task, runs: TournamentStore, run_id: str, index: int, on_played: tournament.RatingsHook) -> str:
+def _play(task: Task, runs: TournamentStore, run_id: str, index: int, budget: dict[str, Any] | None,
+          on_played: tournament.RatingsHook) -> str:
     """Play match ``index`` of a round robin or SPRT run; retried with backoff while it
-    cannot be played, then recorded as not played."""
-    retries = task.request.retries
+    cannot be played and its budget for the cause allows (see
+    :mod:`competitions.tournaments.retries`), then recorded as not played."""
     try:
         return tournament.play(runs, referee(), run_id, index, worker=task.request.hostname or "",
-                               attempt=retries + 1, final=retries >= config.match_retries, on_played=on_played,
-                               lease_s=config.lease_s)
+                               attempt=task.request.retries + 1, budget=RetryBudget.from_dict(budget),
+                               limits=config.retry_limits, on_played=on_played, lease_s=config.lease_s)
     except tournament.MatchDeferred as deferred:
-        delay = config.retry_delay(retries)
-        log.info("%s %s match %d deferred %.1fs: %s", runs.kind, run_id, index, delay, deferred)
+        delay = config.retry_delay(deferred.budget.tries(deferred.refusal) - 1)
+        log.info("%s %s match %d deferred %.1fs (%s): %s", runs.kind, run_id, index, delay,
+                 deferred.refusal.value, deferred)
         # the match stays this worker's until its retry is due (else the sweep would send it again)
         runs.hold(run_id, index, f"{task.request.hostname}#retry", delay + config.lease_s)
-        raise task.retry(countdown=delay) from deferred
+        raise task.retry(countdown=delay, kwargs={"budget": deferred.budget.to_dict()}) from deferred
 
 
 @app.task(bind=True, name=tournament.PLAY_MATCH, max_retries=None)
-def play_match(self: Task, tournament_id: str, index: int) -> str:
+def play_match(self: Task, tournament_id: str, index: int, budget: dict[str, Any] | None = None) -> str:
     """Play one scheduled match; the task that records the last outcome sends the final step."""
-    status = _play(self, tournaments(), tournament_id, index, record_ratings)
+    status = _play(self, tournaments(), tournament_id, index, budget, record_ratings)
     if tournament.ready_to_finish(tournaments(), tournament_id):
         finish_tournament.delay(tournament_id)
     return status
 
 
 @app.task(bind=True, name=sprt.PLAY_SPRT_MATCH, max_retries=None)
-def play_sprt_match(self: Task, run_id: str, index: int) -> str:
+def play_sprt_match(self: Task, run_id: str, index: int, budget: dict[str, Any] | None = None) -> str:
     """Play one match of an SPRT run, then advance the run: its verdict, or its next pairs."""
-    status = _play(self, sprts().runs, run_id, index, sprt.not_rated)
+    status = _play(self, sprts().runs, run_id, index, budget, sprt.not_rated)
     sprt.advance(app, sprts(), run_id)
     return status
 
@@ -136,14 +139,3 @@ def auto_round_robin(preset: str) -> str | None:
     entrants = tournament.default_entrants(tournaments().store, referee().connected_bots())
     schedule = tournament.start_automatic(app, tournaments(), preset, entrants, games=config.auto_games)
     return None if schedule is None else schedule.tournament_id
-
-
-@app.task(name=REQUEUE_LOST)
-def requeue_lost() -> dict[str, list[int]]:
-    """Beat's sweep: send again the matches whose task the broker lost (by tournament or
-    SPRT run)."""
-    resent = {**tournament.requeue_lost(app, tournaments()), **sprt.requeue_lost(app, sprts())}
-    for ladder_id in ladders().ladder_ids():  # a step lost with its worker is taken up here
-        if not ladders().finished(ladder_id):
-            ladder.step(app, ladders(), tournaments(), _connected, ladder_id, config.elo)
-    return resent

@@ -25,9 +25,10 @@ from typing import Any
 
 from celery import Celery, group
 
+from competitions.broker import NEW_MATCH_PRIORITY, RESENT_MATCH_PRIORITY
 from competitions.sprt.plan import SprtSpec, Standing, schedule, standing
 from competitions.sprt.store import SprtStore
-from competitions.tournaments.control import held_twice, lost_matches
+from competitions.tournaments.recovery import held_twice, lost_matches
 from store.redis_store import Store
 
 log = logging.getLogger("pitch.workers")
@@ -105,9 +106,10 @@ def advance(app: Celery, sprts: SprtStore, run_id: str) -> int:
     return len(matches)
 
 
-def _send(app: Celery, run_id: str, indices: Sequence[int]) -> None:
+def _send(app: Celery, run_id: str, indices: Sequence[int], priority: int = NEW_MATCH_PRIORITY) -> None:
     if indices:
-        group(app.signature(PLAY_SPRT_MATCH, (run_id, index), immutable=True) for index in indices).apply_async()
+        group(app.signature(PLAY_SPRT_MATCH, (run_id, index), immutable=True, priority=priority)
+              for index in indices).apply_async()
 
 
 def progress(sprts: SprtStore, run_id: str) -> SprtProgress:
@@ -123,10 +125,11 @@ def progress(sprts: SprtStore, run_id: str) -> SprtProgress:
     return SprtProgress(spec, now, sprts.released(run_id), running, sprts.verdict(run_id), reason)
 
 
-def requeue_lost(app: Celery, sprts: SprtStore, *, confirm_after_s: float = 1.0) -> dict[str, list[int]]:
-    """Beat's sweep for runs (see :func:`competitions.tournaments.control.requeue_lost`): send
-    again every released match of an unfinished run whose task the broker lost; advance a
-    run whose last advance was lost with its worker."""
+def requeue_lost(app: Celery, sprts: SprtStore, *, start_grace_s: float,
+                 confirm_after_s: float = 1.0) -> dict[str, list[int]]:
+    """The sweep for runs (see :func:`competitions.tournaments.control.requeue_lost`): send
+    again, ahead of the queue, every released match of an unfinished run that has no live
+    task; advance a run whose last advance was lost with its worker."""
     open_ids = [run for run in sprts.run_ids() if sprts.verdict(run) is None]
     if not open_ids:
         return {}
@@ -135,11 +138,11 @@ def requeue_lost(app: Celery, sprts: SprtStore, *, confirm_after_s: float = 1.0)
     for run_id in open_ids:
         outcomes = sprts.runs.outcomes(run_id)
         due = [i for i in range(2 * sprts.released(run_id)) if i not in outcomes]
-        lost = lost_matches(sprts.runs, run_id, due, held)
+        lost = lost_matches(sprts.runs, run_id, due, held, start_grace_s=start_grace_s)
         if lost:
-            log.warning("SPRT %s: matches %s have no task in the broker or no live lease; sending them again",
-                        run_id, lost)
-            _send(app, run_id, lost)
+            log.warning("SPRT %s: matches %s have no live task (lost by the broker, or their worker was killed); "
+                        "sending them again", run_id, lost)
+            _send(app, run_id, lost, RESENT_MATCH_PRIORITY)
             resent[run_id] = lost
         elif not due:
             advance(app, sprts, run_id)

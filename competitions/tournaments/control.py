@@ -11,11 +11,12 @@ re-delivered duplicate would fire it early, and a resumed launch would need a se
 Instead each match task, once every match has an outcome, sends the final task, which is
 idempotent (the table is written once).
 
-A message can still vanish: kombu's Redis transport loses the task a worker took the very
-moment it was killed (see :mod:`competitions.broker`).  Beat therefore runs
-:func:`requeue_lost` every ``requeue_interval_s``, which sends again exactly the matches
-that have no outcome and no task in the broker, and finishes a tournament whose final task
-went the same way.
+A match's task can still be lost with its worker (see
+:mod:`competitions.tournaments.recovery`), so the workers' supervisor
+(:mod:`workers.supervisor`) runs :func:`requeue_lost` every ``requeue_interval_s``: it sends
+again exactly the matches that have no outcome and no live task, ahead of the queued ones,
+and finishes a tournament whose final task went the same way.  New matches are queued
+behind every other task (:data:`competitions.broker.NEW_MATCH_PRIORITY`).
 """
 
 from __future__ import annotations
@@ -33,8 +34,10 @@ import grpc
 import redis
 from celery import Celery, group
 
-from competitions.broker import held_task_args
-from competitions.referee_client import RefereeClient, is_transient
+from competitions.broker import NEW_MATCH_PRIORITY, RESENT_MATCH_PRIORITY
+from competitions.referee_client import RefereeClient, Refusal, refusal_of
+from competitions.tournaments.recovery import held_twice, lost_matches
+from competitions.tournaments.retries import RetryBudget, RetryLimits
 from competitions.tournaments.schedule import Schedule, ScheduleError, round_robin
 from competitions.tournaments.store import TournamentStore
 from competitions.tournaments.table import NOT_PLAYED, PLAYED, compute_table
@@ -51,7 +54,13 @@ RatingsHook = Callable[[Store, dict[str, Any]], None]
 
 
 class MatchDeferred(Exception):
-    """A match that cannot be played now but may be soon (bot offline, referee down)."""
+    """A match that cannot be played now but may be soon (bot offline, fleet busy, referee
+    down), with its retry budget after this refusal is charged."""
+
+    def __init__(self, reason: str, refusal: Refusal, budget: RetryBudget) -> None:
+        super().__init__(reason)
+        self.refusal = refusal
+        self.budget = budget
 
 
 @dataclass(frozen=True)
@@ -104,30 +113,28 @@ def launch(app: Celery, tournaments: TournamentStore, tournament_id: str, *, ret
     recorded = tournaments.outcomes(tournament_id)
     pending = [m.index for m in schedule.matches if m.index not in recorded]
     if pending:
-        _send_matches(app, tournament_id, pending)
+        _send_matches(app, tournament_id, pending, NEW_MATCH_PRIORITY)
     elif tournaments.table(tournament_id) is None:
         app.signature(FINISH_TOURNAMENT, (tournament_id,), immutable=True).apply_async()
     log.info("tournament %s launched: %d of %d matches pending", tournament_id, len(pending), len(schedule.matches))
     return len(pending)
 
 
-def _send_matches(app: Celery, tournament_id: str, indices: Sequence[int]) -> None:
-    group(app.signature(PLAY_MATCH, (tournament_id, index), immutable=True) for index in indices).apply_async()
+def _send_matches(app: Celery, tournament_id: str, indices: Sequence[int], priority: int) -> None:
+    group(app.signature(PLAY_MATCH, (tournament_id, index), immutable=True, priority=priority)
+          for index in indices).apply_async()
 
 
-def requeue_lost(app: Celery, tournaments: TournamentStore, *, confirm_after_s: float = 1.0) -> dict[str, list[int]]:
-    """Send again every match of an unfinished tournament that has no outcome and whose task
-    the broker no longer holds (neither queued nor taken by a worker), or that was started
-    and whose lease lapsed (its worker was killed: the broker would hand its task out again
-    only after the visibility timeout, tens of minutes); write the table of a tournament
-    whose every match has an outcome.  Returns the matches sent, by tournament.
+def requeue_lost(app: Celery, tournaments: TournamentStore, *, start_grace_s: float,
+                 confirm_after_s: float = 1.0) -> dict[str, list[int]]:
+    """Send again, ahead of every queued match, each match of an unfinished tournament that
+    has no outcome and no live task (see :mod:`competitions.tournaments.recovery`: not
+    queued, not leased, not taken within ``start_grace_s``); write the table of a
+    tournament whose every match has an outcome.  Returns the matches sent, by tournament.
 
-    The broker is read twice, ``confirm_after_s`` apart, and a match counts as lost only if
-    both looks miss it: a worker holds a message in memory for a moment between taking it
-    and marking it taken, and a launch may be sending right now.  Outcomes are read after
-    the second look, so a match that finished meanwhile is not sent again.  A needless
-    resend would be harmless anyway (the first outcome wins, the referee runs a match id
-    once); the two looks only keep it rare."""
+    Outcomes are read after the broker's second look, so a match that finished meanwhile
+    is not sent again.  A needless resend would be harmless anyway (the first outcome wins,
+    the referee runs a match id once); the two looks only keep it rare."""
     open_ids = [tid for tid in tournaments.tournament_ids() if tournaments.table(tid) is None]
     if not open_ids:
         return {}
@@ -137,33 +144,15 @@ def requeue_lost(app: Celery, tournaments: TournamentStore, *, confirm_after_s: 
         schedule = tournaments.plan(tournament_id)
         outcomes = tournaments.outcomes(tournament_id)
         lost = lost_matches(tournaments, tournament_id, [m.index for m in schedule.matches if m.index not in outcomes],
-                            held)
+                            held, start_grace_s=start_grace_s)
         if lost:
-            log.warning("tournament %s: matches %s have no task in the broker or no live lease (a lost task, a "
-                        "killed worker); sending them again", tournament_id, lost)
-            _send_matches(app, tournament_id, lost)
+            log.warning("tournament %s: matches %s have no live task (lost by the broker, or their worker was "
+                        "killed); sending them again", tournament_id, lost)
+            _send_matches(app, tournament_id, lost, RESENT_MATCH_PRIORITY)
             resent[tournament_id] = lost
         elif len(outcomes) == len(schedule.matches):
             finish(tournaments, tournament_id)
     return resent
-
-
-def held_twice(app: Celery, task_name: str, confirm_after_s: float) -> set[tuple[Any, ...]]:
-    """The argument tuples of ``task_name`` messages the broker holds, looked at twice
-    ``confirm_after_s`` apart (see :func:`requeue_lost`: a message in a worker's hand
-    between two places is seen by one look or the other)."""
-    held = held_task_args(app, task_name)
-    time.sleep(confirm_after_s)
-    return held | held_task_args(app, task_name)
-
-
-def lost_matches(tournaments: TournamentStore, tournament_id: str, open_matches: Sequence[int],
-                 held: set[tuple[Any, ...]]) -> list[int]:
-    """Which of ``open_matches`` (no outcome, and due) lost their task: none in the broker
-    (``held``), or started with a lapsed lease (their worker was killed)."""
-    started = tournaments.started(tournament_id)
-    leased = tournaments.leased(tournament_id, list(open_matches))
-    return [i for i in open_matches if (tournament_id, i) not in held or (i in started and i not in leased)]
 
 
 def progress(tournaments: TournamentStore, tournament_id: str) -> Progress:
@@ -207,29 +196,31 @@ def _renewing(tournaments: TournamentStore, tournament_id: str, index: int, hold
 
 
 def play(tournaments: TournamentStore, referee: RefereeClient, tournament_id: str, index: int, *,
-         worker: str, attempt: int, final: bool, on_played: RatingsHook, lease_s: float = 15.0) -> str:
+         worker: str, attempt: int, budget: RetryBudget, limits: RetryLimits, on_played: RatingsHook,
+         lease_s: float = 15.0) -> str:
     """Play match ``index`` unless it has an outcome; returns the outcome's status.
 
     The referee's stored result is used when there is one (the match ran but its outcome
     was not written: a worker died), so a recorded match is never played again, and the
-    outcome always carries the first recorded result of the match id.  A
-    transient refusal raises :class:`MatchDeferred` unless this is the ``final`` attempt,
-    when the match is recorded as not played with the reason; other refusals are recorded
-    as not played at once.  While it plays, the match is leased to ``worker`` (see
-    :func:`requeue_lost`); the lease ends with the outcome.
+    outcome always carries the first recorded result of the match id.  A transient refusal
+    raises :class:`MatchDeferred` while ``budget`` allows another retry for its cause
+    (:mod:`competitions.tournaments.retries`), and is otherwise recorded as not played with
+    the reason; other refusals are recorded as not played at once.  While it plays, the
+    match is leased to ``worker`` (see :func:`requeue_lost`); the lease ends with the
+    outcome.
     """
     existing = tournaments.outcome(tournament_id, index)
     if existing is not None:
         return str(existing["status"])
     with _renewing(tournaments, tournament_id, index, f"{worker}#{attempt}", lease_s):
-        status = _play(tournaments, referee, tournament_id, index, worker=worker, attempt=attempt, final=final,
-                       on_played=on_played)
+        status = _play(tournaments, referee, tournament_id, index, worker=worker, attempt=attempt, budget=budget,
+                       limits=limits, on_played=on_played)
     tournaments.release(tournament_id, index)
     return status
 
 
 def _play(tournaments: TournamentStore, referee: RefereeClient, tournament_id: str, index: int, *,
-          worker: str, attempt: int, final: bool, on_played: RatingsHook) -> str:
+          worker: str, attempt: int, budget: RetryBudget, limits: RetryLimits, on_played: RatingsHook) -> str:
     """:func:`play` under its lease."""
     began = time.perf_counter()
     schedule = tournaments.plan(tournament_id)
@@ -242,11 +233,14 @@ def _play(tournaments: TournamentStore, referee: RefereeClient, tournament_id: s
         result = store.match_result(match.match_id) or referee.run_match(schedule, match)
     except grpc.RpcError as error:
         reason = f"{error.code().name}: {error.details()}"
-        if is_transient(error.code()) and not final:
-            raise MatchDeferred(reason) from error
-        log.warning("tournament %s match %s not played after %d attempt(s): %s", tournament_id, match.match_id,
-                    attempt, reason)
-        tournaments.record_outcome(tournament_id, index, {**facts, "status": NOT_PLAYED, "reason": reason})
+        refusal = refusal_of(error)
+        spent = None if refusal is None else budget.exhausted(refusal, limits)
+        if refusal is not None and spent is None:
+            raise MatchDeferred(reason, refusal, budget.charged(refusal)) from error
+        log.warning("tournament %s match %s not played after %d attempt(s): %s%s", tournament_id, match.match_id,
+                    attempt, reason, f" ({spent})" if spent else "")
+        gave_up = {"gave_up": spent} if spent else {}
+        tournaments.record_outcome(tournament_id, index, {**facts, "status": NOT_PLAYED, "reason": reason, **gave_up})
         return NOT_PLAYED
     referee_s = time.perf_counter() - called
     if not store.record_match(match.match_id, result, []):

@@ -20,6 +20,7 @@ from typing import Any
 import pytest
 from celery import Celery
 
+from competitions.broker import NEW_MATCH_PRIORITY
 from competitions.config import WorkerConfig
 from competitions.queue import AUTO_ROUND_ROBIN, make_app
 from competitions.ratings.leaderboard import Leaderboard
@@ -45,10 +46,16 @@ def worker_config(redis_url: str, prefix: str, referee: str = "127.0.0.1:1") -> 
                         visibility_timeout_s=5, restore_interval_s=0.5, requeue_interval_s=1)
 
 
-def queued(app: Celery) -> int:
-    """Tasks waiting in the broker's default queue."""
+#: The broker's list of new matches (queued behind every other task) and of resent ones (ahead).
+NEW_MATCHES = f"celery\x06\x16{NEW_MATCH_PRIORITY}"
+RESENT_MATCHES = "celery"
+
+
+def queued(app: Celery, key: str | None = None) -> int:
+    """Tasks waiting in the broker's default queue (at every priority, or in list ``key``)."""
     with app.connection_for_write() as connection:
-        return int(connection.default_channel.client.llen("celery"))
+        client = connection.default_channel.client
+        return int(client.llen(key)) if key else sum(int(client.llen(k)) for k in (NEW_MATCHES, RESENT_MATCHES))
 
 
 def wipe_broker(tournaments: TournamentStore, config: WorkerConfig) -> None:
@@ -93,8 +100,8 @@ def test_config_from_environment_and_celery_urls() -> None:
         WorkerConfig.from_env({"PITCH_MATCH_RETRIES": "many"})
     beat = make_app(WorkerConfig(auto_presets="cutthroat", auto_interval_s=60)).conf.beat_schedule
     assert beat == {"round-robin-cutthroat": {"task": "pitch.auto_round_robin", "schedule": 60.0,
-                                              "args": ("cutthroat",), "options": {"expires": 60.0}},
-                    "requeue-lost": {"task": "pitch.requeue_lost", "schedule": 10.0, "options": {"expires": 10.0}}}
+                                              "args": ("cutthroat",), "options": {"expires": 60.0}}}
+    # the sweep for lost matches is no task in the queue but the workers' supervisor
 
 
 def test_launch_sends_only_matches_without_outcome(redis_url: str) -> None:
@@ -141,37 +148,50 @@ def test_launch_sends_only_matches_without_outcome(redis_url: str) -> None:
 
 def test_requeue_lost_sends_again_only_what_the_broker_lost(redis_url: str) -> None:
     """A task a worker took and lost before marking it taken (kombu's window between BRPOP
-    and its unacked hash) is sent again; a queued task, a task taken and unacknowledged, and
-    a match with an outcome are not; a taken task whose match was started is sent again once
-    its lease lapses (its worker died), not while the lease lives; a tournament whose every
-    match has an outcome gets its table even when its final task was lost."""
+    and its unacked record) is sent again, ahead of the queued matches; a queued task, a
+    task just taken, and a match with an outcome are not.  A task taken and never started
+    (its worker died before the match took its lease) is sent again once the start grace
+    has passed, as is a started match whose lease lapsed; a live lease keeps it.  A
+    tournament whose every match has an outcome gets its table even when its final task was
+    lost."""
     config = worker_config(redis_url, f"test-{uuid.uuid4().hex[:8]}:")
     tournaments = TournamentStore(Store.from_url(redis_url, config.store_prefix))
     app = make_app(config)
+
+    def sweep() -> dict[str, list[int]]:
+        return tournament.requeue_lost(app, tournaments, start_grace_s=0.3, confirm_after_s=0)
+
     try:
         schedule = tournament.create(tournaments, "cutthroat", ["a", "b", "c", "d"], tournament_id="lossy")
         assert tournament.launch(app, tournaments, "lossy") == 12
-        assert tournament.requeue_lost(app, tournaments, confirm_after_s=0) == {}
+        assert queued(app, NEW_MATCHES) == 12 and sweep() == {}
         with app.connection_for_write() as connection:
             client = connection.default_channel.client
-            taken = json.loads(client.rpop("celery"))       # taken, then marked taken (unacked)
+            taken = json.loads(client.rpop(NEW_MATCHES))       # taken, then marked taken (unacked)
             client.hset("unacked", "tag-1", json.dumps([taken, "", "celery"]))
-            lost = broker_args(client.rpop("celery"))        # taken, and the worker died
-            finished = broker_args(client.rpop("celery"))    # played: outcome recorded, acknowledged
+            client.zadd("unacked_index", {"tag-1": time.time()})
+            lost = broker_args(client.rpop(NEW_MATCHES))        # taken, and the worker died
+            finished = broker_args(client.rpop(NEW_MATCHES))    # played: outcome recorded, acknowledged
         tournaments.record_outcome("lossy", finished[1], {"status": PLAYED, "result": {}})
         assert queued(app) == 9
-        assert tournament.requeue_lost(app, tournaments, confirm_after_s=0) == {"lossy": [lost[1]]}
-        assert queued(app) == 10 and tournament.requeue_lost(app, tournaments, confirm_after_s=0) == {}
-        # the taken task's match was started by a worker: resent once its lease lapses, not while it lives
-        tournaments.hold("lossy", taken_index(taken), "worker-1#1", seconds=0.3)
-        tournaments.mark_started("lossy", taken_index(taken))
-        assert tournament.requeue_lost(app, tournaments, confirm_after_s=0) == {}
+        assert sweep() == {"lossy": [lost[1]]}
+        assert queued(app, RESENT_MATCHES) == 1 and queued(app, NEW_MATCHES) == 9  # resent ahead of the queue
+        assert sweep() == {}
+        tournaments.record_outcome("lossy", lost[1], {"status": PLAYED, "result": {}})  # the resent one was played
+        # taken and never started: resent once the start grace has passed
         time.sleep(0.4)
-        assert tournament.requeue_lost(app, tournaments, confirm_after_s=0) == {"lossy": [taken_index(taken)]}
+        assert sweep() == {"lossy": [taken_index(taken)]}
+        # started: kept while its lease lives, resent once it lapses
+        tournaments.hold("lossy", taken_index(taken), "worker-1#1", seconds=0.3)
+        with app.connection_for_write() as connection:  # the resent copy was taken too
+            connection.default_channel.client.delete(RESENT_MATCHES)
+        assert sweep() == {}
+        time.sleep(0.4)
+        assert sweep() == {"lossy": [taken_index(taken)]}
         for match in schedule.matches:
             tournaments.record_outcome("lossy", match.index, {"status": PLAYED, "result": {}})
         wipe_broker(tournaments, config)  # the final task is lost too
-        assert tournament.requeue_lost(app, tournaments, confirm_after_s=0) == {}
+        assert sweep() == {}
         assert tournament.progress(tournaments, "lossy").finished
     finally:
         for key in tournaments.client.scan_iter(f"{config.store_prefix}*"):
