@@ -117,17 +117,19 @@ def referee_fleet(redis_url: str, **config: object) -> Iterator[tuple[ArenaThrea
 
 class WorkerProcess:
     """``celery -A workers.app worker`` in its own process group, logging to a file;
-    with ``beat``, the worker also runs beat (``-B``: the sweep for lost matches)."""
+    with ``beat``, the worker also runs beat (``-B``: automated round robins and ladders);
+    ``include`` names a test module the worker imports (a fault to inject)."""
 
     def __init__(self, config: WorkerConfig, name: str, log_dir: Path, concurrency: int = 2,
-                 beat: bool = False) -> None:
+                 beat: bool = False, include: str = "") -> None:
         self.log_path = log_dir / f"{name}.log"
         self._log: IO[bytes] = self.log_path.open("wb")
         with_beat = ["-B", "--schedule", str(log_dir / f"{name}-beat-schedule")] if beat else []
+        with_include = ["--include", include] if include else []
         self.process = subprocess.Popen(
             [str(CELERY), "-A", "workers.app", "worker", "--pool=prefork", f"--concurrency={concurrency}",
              "--loglevel=INFO", "-n", f"{name}@%h", "--without-gossip", "--without-mingle", "--without-heartbeat",
-             *with_beat],
+             *with_beat, *with_include],
             env={**os.environ, **config.to_env()}, cwd=ROOT, stdout=self._log, stderr=subprocess.STDOUT,
             start_new_session=True)
 

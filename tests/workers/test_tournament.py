@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import base64
 import json
+import re
 import time
 import uuid
 from collections.abc import Iterator
@@ -56,6 +57,16 @@ def queued(app: Celery, key: str | None = None) -> int:
     with app.connection_for_write() as connection:
         client = connection.default_channel.client
         return int(client.llen(key)) if key else sum(int(client.llen(k)) for k in (NEW_MATCHES, RESENT_MATCHES))
+
+
+def resent_at(worker_log: str, tournament_id: str, index: int) -> float:
+    """When a worker's log says the supervisor sent match ``index`` again (seconds since the epoch)."""
+    for line in worker_log.splitlines():
+        found = re.match(r"\[(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d),(\d{3}): WARNING/MainProcess\] tournament (\S+): "
+                         r"matches \[([\d, ]+)\] have no live task", line)
+        if found and found[3] == tournament_id and index in map(int, found[4].split(",")):
+            return time.mktime(time.strptime(found[1], "%Y-%m-%d %H:%M:%S")) + int(found[2]) / 1000
+    raise AssertionError(f"no worker sent match {index} of {tournament_id} again:\n{worker_log[-3000:]}")
 
 
 def wipe_broker(tournaments: TournamentStore, config: WorkerConfig) -> None:
@@ -297,9 +308,9 @@ def test_killed_worker_loses_no_match_and_plays_none_twice(arena: ArenaThread, r
     """SIGKILL a worker (and its pool) while it runs matches; a new worker gets the killed
     worker's tasks back after the visibility timeout and the tournament ends with every
     match recorded exactly once: the matches that were running were finished by the
-    referee and reused, not played again.  The new worker runs beat, whose sweep sends
-    again a task the kill caught between the broker's BRPOP and its unacked record (the
-    task is then lost to Redis: CI once saw a tournament hang on that)."""
+    referee and reused, not played again.  The new worker's supervisor sends again a task
+    the kill caught between the broker's BRPOP and its unacked record (the task is then
+    lost to Redis: CI once saw a tournament hang on that)."""
     config, tournaments, app, workers = rig.config, rig.tournaments, rig.app, rig.workers
     bots = [arena.connect(spec) for spec in SPECS]
     schedule = tournament.create(tournaments, "partnership", bots, games=3, seed=3)
@@ -315,7 +326,7 @@ def test_killed_worker_loses_no_match_and_plays_none_twice(arena: ArenaThread, r
     workers[0].kill()
     interrupted = set(tournaments.started(tid)) - set(tournaments.outcomes(tid))
     assert interrupted
-    workers.append(WorkerProcess(config, "survivor", tmp_path, beat=True))
+    workers.append(WorkerProcess(config, "survivor", tmp_path))
     wait_until(lambda: tournament.progress(tournaments, tid).finished, 60, "the tournament to finish")
     assert_each_match_once(arena, tournaments, schedule)
     outcomes = tournaments.outcomes(tid)
@@ -327,7 +338,7 @@ def test_killed_workers_matches_are_sent_again_when_their_lease_lapses(arena: Ar
                                                                         tmp_path: Path) -> None:
     """With the broker's visibility timeout at its 40-minute default, a SIGKILLed worker's
     running matches are picked up when their leases lapse (the worker renewed them while it
-    waited on the referee): the survivor's sweep sends them again within seconds, the
+    waited on the referee): the survivor's supervisor sends them again within seconds, the
     retries join or reuse the referee's matches, and every match is recorded exactly once."""
     config = replace(rig.config, visibility_timeout_s=2400, lease_s=2, requeue_interval_s=1)
     tournaments, app, workers = rig.tournaments, make_app(config), rig.workers
@@ -342,7 +353,7 @@ def test_killed_workers_matches_are_sent_again_when_their_lease_lapses(arena: Ar
     killed = time.monotonic()
     interrupted = set(tournaments.started(tid)) - set(tournaments.outcomes(tid))
     assert interrupted
-    workers.append(WorkerProcess(config, "survivor", tmp_path, beat=True))
+    workers.append(WorkerProcess(config, "survivor", tmp_path))
     wait_until(lambda: interrupted <= set(tournaments.outcomes(tid)), 60, "the killed worker's matches")
     recovered = time.monotonic() - killed
     wait_until(lambda: tournament.progress(tournaments, tid).finished, 60, "the tournament to finish")
@@ -350,6 +361,42 @@ def test_killed_workers_matches_are_sent_again_when_their_lease_lapses(arena: Ar
     outcomes = tournaments.outcomes(tid)
     assert {outcomes[i]["worker"].split("@")[0] for i in interrupted} == {"survivor"}
     print(f"the killed worker's {len(interrupted)} match(es) recorded {recovered:.1f}s after the kill")
+
+
+@pytest.mark.slow
+def test_a_match_taken_by_a_worker_killed_before_starting_it_is_sent_again_ahead_of_the_queue(
+        arena: ArenaThread, rig: Rig, tmp_path: Path) -> None:
+    """A worker killed the moment it receives a match, before starting it, leaves the
+    message in the broker's unacked set with no lease: with the visibility timeout at its
+    40-minute default the match is still sent again once the start grace (the lease) has
+    passed, by the supervisor of another worker (no beat runs), and ahead of the matches
+    queued meanwhile: it is played while most of a 24-match backlog still waits."""
+    config = replace(rig.config, visibility_timeout_s=2400, lease_s=2, requeue_interval_s=1)
+    tournaments, app, workers = rig.tournaments, make_app(config), rig.workers
+    bots = [arena.connect(spec) for spec in SPECS]
+    first = tournament.create(tournaments, "cutthroat", bots, seed=11)
+    tournament.launch(app, tournaments, first.tournament_id)
+    workers.append(WorkerProcess(config, "doomed", tmp_path, concurrency=1, include="tests.workers.dying_on_receipt"))
+    assert workers[0].process.wait(timeout=30) == -9
+    backlog = tournament.create(tournaments, "cutthroat", bots, games=4, seed=12)
+    tournament.launch(app, tournaments, backlog.tournament_id)
+    killed = time.monotonic()
+    workers.append(WorkerProcess(config, "survivor", tmp_path, concurrency=1))
+    wait_until(lambda: 0 in tournaments.outcomes(first.tournament_id), 60, "the match the dead worker had taken")
+    recovered = time.monotonic() - killed
+    resent = resent_at(workers[1].log(), first.tournament_id, 0)
+    restarted = tournaments.started(first.tournament_id)[0]
+    # the survivor runs one match at a time: the next one it took after the resend was the lost one
+    overtaking = [i for schedule in (first, backlog) for i, at in tournaments.started(schedule.tournament_id).items()
+                  if resent < at < restarted]
+    assert overtaking == [], "queued matches were played before the match sent again"
+    assert len(tournaments.outcomes(backlog.tournament_id)) < len(backlog.matches)  # the backlog was still there
+    assert tournaments.outcomes(first.tournament_id)[0]["worker"].startswith("survivor@")
+    for schedule in (first, backlog):
+        wait_until(lambda s=schedule: tournament.progress(tournaments, s.tournament_id).finished, 90,
+                   "the tournaments to finish")
+        assert_each_match_once(arena, tournaments, schedule)
+    print(f"the match taken by the killed worker was recorded {recovered:.1f}s after the kill")
 
 
 @pytest.mark.slow
