@@ -24,10 +24,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-#: The share of a seat's decisions that may be fallbacks in a rated match.  10%: a bot that
-#: misses one decision in ten is still choosing nine in ten of its moves; past that the
-#: fallbacks (the first legal move, a weak policy) start to decide the games instead.
-MAX_FALLBACK_SHARE = 0.10
+#: The percentage of a seat's decisions that may be fallbacks in a rated match.  10%: a bot
+#: that misses one decision in ten still chooses nine in ten of its moves; past that the
+#: fallbacks (the first legal move, a weak policy) start to decide the games instead.  A
+#: whole percentage, so the bound is exact (no float rounding at the boundary).
+MAX_FALLBACK_PERCENT = 10
 #: Fallbacks a seat may always have, however few decisions it made: one or two timeouts of a
 #: slow bot are normal play, and in a short match (a one-hand game has about seven decisions
 #: a seat) even a single one would already be over the share.
@@ -45,8 +46,8 @@ class SeatFallbacks:
 
 def fallback_heavy(answered: int, fallbacks: int) -> bool:
     """Whether a seat played more of its decisions by fallback than a rated match allows:
-    more than :data:`FREE_FALLBACKS` and more than :data:`MAX_FALLBACK_SHARE` of all of them."""
-    return fallbacks > max(FREE_FALLBACKS, MAX_FALLBACK_SHARE * (answered + fallbacks))
+    more than :data:`FREE_FALLBACKS` and more than :data:`MAX_FALLBACK_PERCENT` percent of all of them."""
+    return fallbacks > FREE_FALLBACKS and 100 * fallbacks > MAX_FALLBACK_PERCENT * (answered + fallbacks)
 
 
 def unrated_reason(seats: Sequence[SeatFallbacks], *, forfeited: bool) -> str:
@@ -56,5 +57,5 @@ def unrated_reason(seats: Sequence[SeatFallbacks], *, forfeited: bool) -> str:
         return ""
     described = ", ".join(f"seat {seat.seat + 1} {seat.fallbacks} of {seat.answered + seat.fallbacks}"
                           for seat in heavy)
-    return (f"fallback-heavy: the referee played more than {MAX_FALLBACK_SHARE:.0%} of a seat's decisions "
+    return (f"fallback-heavy: the referee played more than {MAX_FALLBACK_PERCENT}% of a seat's decisions "
             f"(and more than {FREE_FALLBACKS}) for it: {described}")

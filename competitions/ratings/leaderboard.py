@@ -220,12 +220,10 @@ class Leaderboard:
         """Rate a match once: the rating change per bot, or ``None`` if it was already rated.
 
         Safe to call from any number of workers at once, and again after a retry.  A match
-        with nothing to rate (an unrated one: see :func:`rated_match`) changes nothing and
-        is not added to the applied set, so the board and its fitted table never count it:
-        ``{}``, however often it is recorded."""
+        with nothing to rate (aborted, or unrated: see :func:`rated_match`) changes no rating,
+        history or head-to-head: it is only marked applied, like any other (``{}``, then
+        ``None``)."""
         match = rated_match(rated_view(result))
-        if not match.games:
-            return {}
         bots = match.bots
         keys = [self._key("applied"), self._key("ranking"), self._boards,
                 *(self._key("bot", b) for b in bots), *(self._key("history", b) for b in bots),
