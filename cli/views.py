@@ -99,7 +99,7 @@ def results_table(table: Mapping[str, Any], fitted: Sequence[RatingRow], names: 
     if table["not_played"]:
         played += f", {table['not_played']} not played"
     if table.get("unrated"):  # tables written before unrated matches were counted lack it
-        played += f", {table['unrated']} kept off the ratings (not in the table)"
+        played += f", {table['unrated']} unrated (not in the table)"
     view = Table(title=f"tournament {table['tournament_id']}: {table['preset']}, {played}", box=box.SIMPLE_HEAD,
                  collapse_padding=True, show_edge=False,
                  caption="won, drawn, lost: games (in brackets: won because an opponent forfeited); score: "
