@@ -13,7 +13,7 @@ from typing import Any
 from cli.views import replayed_games
 from competitions.ratings.model import RatingRow
 from competitions.tournaments.schedule import Schedule
-from competitions.tournaments.table import NOT_PLAYED
+from competitions.tournaments.table import NOT_PLAYED, unrated_matches
 from pitch_sdk.proto.pitch.v1 import arena_pb2
 
 
@@ -50,7 +50,8 @@ def leaderboard(board: str, fitted: Sequence[RatingRow], live: Mapping[str, Rati
 def tournament(table: Mapping[str, Any], fitted: Sequence[RatingRow], schedule: Schedule,
                outcomes: Mapping[int, Mapping[str, Any]], names: Mapping[str, str]) -> dict[str, Any]:
     """A finished tournament: its table rows (with names and this tournament's
-    Bradley–Terry rating) and every match not played with its reason."""
+    Bradley–Terry rating), every match not played and every match kept off the ratings,
+    each with its reason."""
     by_bot = {row.bot_id: row for row in fitted}
     rows = [{**row, "forfeit_wins": row.get("forfeit_wins", 0), "name": names.get(row["bot_id"], row["bot_id"]),
              "bt": _rating(by_bot.get(row["bot_id"]))} for row in table["rows"]]
@@ -58,9 +59,12 @@ def tournament(table: Mapping[str, Any], fitted: Sequence[RatingRow], schedule: 
                    "reason": outcomes[match.index].get("reason", "")}
                   for match in schedule.matches
                   if match.index in outcomes and outcomes[match.index]["status"] == NOT_PLAYED]
+    reasons = unrated_matches(outcomes)
+    unrated = [{"match_id": match.match_id, "seats": list(match.seats), "reason": reasons[match.index]}
+               for match in schedule.matches if match.index in reasons]
     return {"tournament_id": table["tournament_id"], "preset": table["preset"], "games": table["games"],
             "matches": table["matches"], "played": table["played"], "not_played": table["not_played"],
-            "rows": rows, "not_played_matches": not_played}
+            "unrated": len(unrated), "rows": rows, "not_played_matches": not_played, "unrated_matches": unrated}
 
 
 def match_log(result: Mapping[str, Any], game_logs: Sequence[str], names: Mapping[str, str],

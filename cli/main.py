@@ -200,6 +200,8 @@ def tournament(
         console.print(views.results_table(table, fitted, names))
         if table["not_played"]:
             console.print(views.not_played_table(schedule, outcomes, names))
+        if table.get("unrated"):
+            console.print(views.unrated_table(schedule, outcomes, names))
         console.print(f"match logs: pitch-arena match-log {tournament_id}.0 … {tournament_id}.{table['matches'] - 1}")
 
 

@@ -19,7 +19,7 @@ from rich.text import Text
 
 from competitions.ratings.model import RatingRow
 from competitions.tournaments.schedule import Schedule
-from competitions.tournaments.table import NOT_PLAYED
+from competitions.tournaments.table import NOT_PLAYED, unrated_matches
 from pitch_sdk.display.render import SUIT_SYMBOLS, party_labels
 from pitch_sdk.display.story import game_story
 from pitch_sdk.proto.pitch.v1 import arena_pb2, bot_pb2, game_pb2
@@ -98,6 +98,8 @@ def results_table(table: Mapping[str, Any], fitted: Sequence[RatingRow], names: 
     played = f"{table['played']} of {table['matches']} matches played"
     if table["not_played"]:
         played += f", {table['not_played']} not played"
+    if table.get("unrated"):  # tables written before unrated matches were counted lack it
+        played += f", {table['unrated']} unrated (not in the table)"
     view = Table(title=f"tournament {table['tournament_id']}: {table['preset']}, {played}", box=box.SIMPLE_HEAD,
                  collapse_padding=True, show_edge=False,
                  caption="won, drawn, lost: games (in brackets: won because an opponent forfeited); score: "
@@ -128,6 +130,21 @@ def not_played_table(schedule: Schedule, outcomes: Mapping[int, Mapping[str, Any
             continue
         seats = ", ".join(str(shown(names.get(bot, bot), NAME_CHARS)) for bot in match.seats)
         view.add_row(match.match_id, seats, shown(str(outcome.get("reason", "no reason recorded")), REASON_CHARS))
+    return view
+
+
+def unrated_table(schedule: Schedule, outcomes: Mapping[int, Mapping[str, Any]],
+                  names: Mapping[str, str]) -> Table:
+    """Each match played but kept off the ratings (and the table): its seats and the
+    referee's reason (a seat mostly played by fallbacks)."""
+    view = Table(title="kept off the ratings", box=box.SIMPLE_HEAD, show_edge=False, collapse_padding=True)
+    for column in ("match", "seats", "why"):
+        view.add_column(column)
+    reasons = unrated_matches(outcomes)
+    for match in schedule.matches:
+        if match.index in reasons:
+            seats = ", ".join(str(shown(names.get(bot, bot), NAME_CHARS)) for bot in match.seats)
+            view.add_row(match.match_id, seats, shown(reasons[match.index], REASON_CHARS))
     return view
 
 

@@ -36,6 +36,7 @@ from pitch_sdk.rules import (
 from pitch_sdk.rules.events import Dealt, Event
 from referee.admission import bot_error_text
 from referee.config import echo
+from referee.fallback_rule import SeatFallbacks, fallback_heavy, unrated_reason
 from referee.protowire import field_tag, length_delimited
 from referee.sessions import PendingDecision, Presence
 
@@ -93,6 +94,8 @@ class SeatRunner:
     strikes: int = 0
     timeouts: int = 0
     decisions: int = 0
+    fallbacks: int = 0
+    """Decisions the referee played for the seat (every reason, disconnection included)."""
     time_used_ms: float = 0.0
     """Time the bot took over the decisions it answered (referee's clock)."""
     decision_times: list[int] = field(default_factory=list)
@@ -248,6 +251,7 @@ class SeatRunner:
             message=message, fallback=wire.action_to_pb(action), strikes=self.strikes)))
         if spec.max_strikes and self.strikes >= spec.max_strikes:
             raise Forfeit(self.seat, f"{self.strikes} strikes")
+        self.fallbacks += 1  # counted only when played: a forfeit ends the match instead
         return action
 
 
@@ -442,16 +446,20 @@ class Match:
         for outcome in outcomes:
             if outcome.has_winner:
                 wins[outcome.winner] += 1
+        unrated = unrated_reason([SeatFallbacks(r.seat, r.decisions, r.fallbacks) for r in self.seats],
+                                 forfeited=forfeiting is not None)
         return bot_pb2.MatchResult(
             match_id=self.spec.match_id, ruleset=self._ruleset, seed=self.spec.seed,
             games=outcomes, party_wins=wins, forfeited=forfeiting is not None,
-            forfeiting_party=forfeiting or 0, completed=completed,
+            forfeiting_party=forfeiting or 0, completed=completed, unrated=bool(unrated), unrated_reason=unrated,
             seats=[bot_pb2.SeatOutcome(seat=r.seat, bot_id=r.presence.bot.bot_id, status=r.status,  # type: ignore[arg-type]
                                        strikes=r.strikes, decisions=r.decisions,
                                        ignored_answers=r.presence.ignored.pop((self.spec.match_id, r.seat), 0),
                                        timeouts=r.timeouts,
                                        time_used_ms=round(r.time_used_ms),
-                                       decision_time_histogram=r.decision_times) for r in self.seats])
+                                       decision_time_histogram=r.decision_times, fallbacks=r.fallbacks,
+                                       fallback_heavy=fallback_heavy(r.decisions, r.fallbacks))
+                   for r in self.seats])
 
 
 def _outcome(state: GameState) -> bot_pb2.GameOutcome:

@@ -219,7 +219,10 @@ class Leaderboard:
     def record(self, result: MatchResultLike, now: float | None = None) -> dict[str, float] | None:
         """Rate a match once: the rating change per bot, or ``None`` if it was already rated.
 
-        Safe to call from any number of workers at once, and again after a retry."""
+        Safe to call from any number of workers at once, and again after a retry.  A match
+        with nothing to rate (aborted, or unrated: see :func:`rated_match`) changes no rating,
+        history or head-to-head: it is only marked applied, like any other (``{}``, then
+        ``None``)."""
         match = rated_match(rated_view(result))
         bots = match.bots
         keys = [self._key("applied"), self._key("ranking"), self._boards,

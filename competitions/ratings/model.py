@@ -10,7 +10,9 @@ A rated result
     points (a pitcher going out), the other parties follow by final score, and a game
     without a winner (a tie at the hand limit) ranks every party by score.  A forfeit adds
     one game the forfeiting party lost and the others share; an aborted match
-    (``completed`` false) rates nothing: it was not played out.
+    (``completed`` false) rates nothing: it was not played out; nor does an *unrated* one
+    (``unrated`` true: a seat's moves were mostly the referee's fallbacks, decided by the
+    referee, see :mod:`referee.fallback_rule`), whose games were not its bots' play.
 
 Pairwise comparisons
     Both ratings see a game as comparisons between every two parties, scored 1, ½ (equal
@@ -149,13 +151,14 @@ class _ResultFields:
     games: list[tuple[int | None, list[int]]]
     forfeited: bool
     forfeiting_party: int
+    unrated: bool = False
 
 
 def _message_fields(result: bot_pb2.MatchResult) -> _ResultFields:
     return _ResultFields(result.match_id, result.ruleset.name, result.ruleset.parties, len(result.party_wins),
                          [(seat.seat, seat.bot_id) for seat in result.seats], result.completed,
                          [(g.winner if g.has_winner else None, list(g.scores)) for g in result.games],
-                         result.forfeited, result.forfeiting_party)
+                         result.forfeited, result.forfeiting_party, result.unrated)
 
 
 _FIELD_NAMES = {message: frozenset(f.name for f in message.DESCRIPTOR.fields)
@@ -171,7 +174,7 @@ def _dict_fields(data: Mapping[str, Any]) -> _ResultFields | None:
 
     ruleset, seats, games = data.get("ruleset", {}), data.get("seats", []), data.get("games", [])
     wins = data.get("party_wins", [])
-    flags = [data.get(name, False) for name in ("completed", "forfeited")]
+    flags = [data.get(name, False) for name in ("completed", "forfeited", "unrated")]
     if (not _FIELD_NAMES[bot_pb2.MatchResult].issuperset(data) or not isinstance(ruleset, dict)
             or not _RULESET_NAMES.issuperset(ruleset) or not isinstance(seats, list) or not isinstance(games, list)
             or not isinstance(wins, list) or not all(type(flag) is bool for flag in flags)
@@ -194,7 +197,7 @@ def _dict_fields(data: Mapping[str, Any]) -> _ResultFields | None:
             return None
         played.append((winner if has_winner else None, scores))
     return _ResultFields(data.get("match_id", ""), ruleset.get("name", ""), ruleset.get("parties", 0), len(wins),
-                         seated, flags[0], played, flags[1], data.get("forfeiting_party", 0))
+                         seated, flags[0], played, flags[1], data.get("forfeiting_party", 0), flags[2])
 
 
 def _rated(result: _ResultFields) -> RatedMatch:
@@ -206,7 +209,7 @@ def _rated(result: _ResultFields) -> RatedMatch:
         members[seat % count].append(bot_id)
     parties = tuple(tuple(m) for m in members)
     games: list[RatedGame] = []
-    if result.completed:
+    if result.completed and not result.unrated:
         for winner, scores in result.games:
             games.append(RatedGame(parties, standings(scores or [0] * count, winner)))
         if result.forfeited:

@@ -99,7 +99,7 @@ def advance(app: Celery, sprts: SprtStore, run_id: str) -> int:
         log.info("SPRT %s stalled: pair %d has a match not played (resume it to play it again)", run_id,
                     now.void_pair)
         return 0
-    target = min(spec.pairs, now.counted + spec.parallel)
+    target = min(spec.pairs, now.read + spec.parallel)
     before = sprts.release(run_id, target)
     matches = list(range(2 * before, 2 * target))
     _send(app, run_id, matches)

@@ -13,6 +13,13 @@ that are all played (a pair finished early does not count before the pairs ahead
 the test stops at the first of those pairs where the LLR reaches a bound.  So the verdict
 is the same whatever order the workers finished in, and a resumed run reaches the verdict
 the uninterrupted one would have.  The statistics are :mod:`competitions.ratings.sprt`'s.
+
+A pair with an *unrated* match (played out, but a seat's moves were mostly the referee's
+fallbacks: :mod:`referee.fallback_rule`) is read past but not counted: its pair score would
+measure the fallbacks, not NEW against OLD, and the duplicate pair only cancels the deal's
+luck with both matches, so the whole pair is left out of the LLR.  Playing it again is not
+possible (its match ids are recorded), so the run goes on with the next pairs; the cap then
+leaves the test that many pairs short, and :attr:`Standing.excluded` says how many.
 """
 
 from __future__ import annotations
@@ -161,13 +168,21 @@ class Standing:
     cannot go on past it until that match is played (``--resume``)."""
     finished_pairs: int
     """Pairs with both matches recorded, in any order (for progress)."""
+    read: int = 0
+    """Pairs read from the first: the counted ones and the excluded ones among them (the
+    workers are sent pairs beyond these)."""
+    excluded: int = 0
+    """Pairs read but left out of the LLR: one of their matches was unrated."""
 
 
 def standing(spec: SprtSpec, outcomes: Mapping[int, Mapping[str, Any]]) -> Standing:
     """The test after the recorded outcomes (by match index), read pair by pair from the
     first; stopped at the first pair whose LLR reaches a bound."""
     scores: list[float] = []
+    through: list[int] = []  # per counted pair: the pairs read up to and including it
+    skipped: list[int] = []
     void_pair = None
+    read = 0
     for pair in range(spec.pairs):
         first, second = outcomes.get(2 * pair), outcomes.get(2 * pair + 1)
         if first is None or second is None:
@@ -176,7 +191,12 @@ def standing(spec: SprtSpec, outcomes: Mapping[int, Mapping[str, Any]]) -> Stand
         if a is None or b is None:
             void_pair = pair
             break
+        read = pair + 1
+        if _unrated(first) or _unrated(second):
+            skipped.append(pair)
+            continue
         scores.append(a + b)
+        through.append(read)
     counted = len(scores)
     stopped = False
     if scores:
@@ -187,9 +207,16 @@ def standing(spec: SprtSpec, outcomes: Mapping[int, Mapping[str, Any]]) -> Stand
         crossed = np.flatnonzero((llrs >= upper) | (llrs <= lower))
         if crossed.size:
             counted, stopped, void_pair = int(crossed[0]) + 1, True, None
+            read = through[counted - 1]
     counts = [0] * 5
     for score in scores[:counted]:
         counts[round(score * 2)] += 1
     finished = sum(1 for pair in range(spec.pairs) if 2 * pair in outcomes and 2 * pair + 1 in outcomes)
     return Standing(sprt_status(counts, spec.elo0, spec.elo1, spec.alpha, spec.beta), counted,
-                    stopped or counted == spec.pairs, void_pair, finished)
+                    stopped or read == spec.pairs, void_pair, finished, read,
+                    sum(1 for pair in skipped if pair < read))
+
+
+def _unrated(outcome: Mapping[str, Any]) -> bool:
+    """Whether a played match was kept off the ratings (see the module docstring)."""
+    return bool(outcome["result"].get("unrated"))

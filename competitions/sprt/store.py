@@ -77,7 +77,7 @@ class SprtStore:
                   "llr": status.llr, "lower": status.lower, "upper": status.upper, "pairs": status.pairs,
                   "games": status.games, "counts": list(status.counts), "elo": status.elo.elo,
                   "elo_lower": status.elo.lower, "elo_upper": status.elo.upper, "los": status.elo.los,
-                  "finished": time.time()}
+                  "excluded_pairs": standing.excluded, "finished": time.time()}
         return bool(self.client.set(self._key(run_id, "verdict"), json.dumps(record), nx=True))
 
     def verdict(self, run_id: str) -> dict[str, Any] | None:

@@ -40,7 +40,7 @@ from competitions.tournaments.recovery import held_twice, lost_matches
 from competitions.tournaments.retries import RetryBudget, RetryLimits
 from competitions.tournaments.schedule import Schedule, ScheduleError, round_robin
 from competitions.tournaments.store import TournamentStore
-from competitions.tournaments.table import NOT_PLAYED, PLAYED, compute_table
+from competitions.tournaments.table import NOT_PLAYED, PLAYED, compute_table, unrated_matches
 from store.redis_store import Store
 
 log = logging.getLogger("pitch.workers")
@@ -268,6 +268,7 @@ def finish(tournaments: TournamentStore, tournament_id: str) -> bool:
     written = tournaments.save_table(tournament_id, {
         "tournament_id": tournament_id, "preset": schedule.preset, "games": schedule.games,
         "matches": len(schedule.matches), "played": played, "not_played": len(outcomes) - played,
+        "unrated": len(unrated_matches(outcomes)),
         "finished": time.time(), "rows": compute_table(schedule, outcomes)})
     if written:
         log.info("tournament %s finished: %d played, %d not played", tournament_id, played, len(outcomes) - played)

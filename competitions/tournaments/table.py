@@ -7,10 +7,18 @@ forfeits, the games it did not play count as lost for its bots and as won by for
 every other party's bots (they finished ahead of it, as the ratings see it too): a bot
 whose opponents crashed every match shows those wins, in ``wins`` and, apart, in
 ``forfeit_wins``.  Matches recorded as not played count in ``not_played`` only.
+
+Unrated matches (played out, but a seat's moves were mostly the referee's fallbacks: see
+:mod:`referee.fallback_rule`) count in ``unrated`` only, for every bot seated in them, and
+not in the standings: the games were not the bots' play, so counting them would let the
+table and the tournament's Bradley–Terry column (which leaves them out too) disagree.  The
+organiser sees how many there were (:func:`unrated_matches`), each with its reason; the
+absent bot's strikes and timeouts still count in its conduct.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -35,6 +43,8 @@ class Row:
     forfeit_wins: int = 0
     """Games won because another party forfeited before playing them (counted in ``wins``)."""
     not_played: int = 0
+    unrated: int = 0
+    """Matches the bot played that were kept off the ratings (and off this table's games)."""
 
     @property
     def score(self) -> float:
@@ -57,6 +67,10 @@ def compute_table(schedule: Schedule, outcomes: dict[int, dict[str, Any]]) -> li
                 rows[bot].not_played += 1
             continue
         result = outcome["result"]
+        if result.get("unrated"):
+            for bot in parties:
+                rows[bot].unrated += 1
+            continue
         games = result.get("games", [])
         forfeiting = result.get("forfeiting_party", 0) if result.get("forfeited") else None
         unplayed = max(0, schedule.games - len(games)) if forfeiting is not None else 0
@@ -81,3 +95,9 @@ def compute_table(schedule: Schedule, outcomes: dict[int, dict[str, Any]]) -> li
                     row.forfeit_wins += unplayed
     ordered = sorted(rows.values(), key=lambda r: (-r.score, -r.wins, r.bot_id))
     return [{**asdict(row), "score": round(row.score, 4)} for row in ordered]
+
+
+def unrated_matches(outcomes: Mapping[int, Mapping[str, Any]]) -> dict[int, str]:
+    """The played matches kept off the ratings, by match index, with the referee's reason."""
+    return {index: str(outcome["result"].get("unrated_reason", "")) for index, outcome in sorted(outcomes.items())
+            if outcome["status"] == PLAYED and outcome["result"].get("unrated")}

@@ -237,6 +237,32 @@ def test_tournament_resume_shows_the_table_and_refuses_unknown_input(env: dict[s
     assert invoke(env, "tournament")[0] == 2
 
 
+def test_a_tournament_table_says_which_matches_were_kept_off_the_ratings_and_why(env: dict[str, str]) -> None:
+    """A played match the referee marked unrated is left out of the table's games and
+    counted apart: the title says how many, a list gives each one's reason (so does --json)."""
+    store = Store.from_url(env["REDIS_URL"], env["PITCH_STORE_PREFIX"])
+    tournaments = TournamentStore(store)
+    bots = [store.register_bot(f"u{i}-{uuid.uuid4().hex[:6]}")[0] for i in range(4)]
+    a, b, c, d = (bot.bot_id for bot in bots)
+    schedule = tournament.create(tournaments, "partnership", [a, b, c, d], teams=[(a, b), (c, d)])
+    reason = "fallback-heavy: seat 2 40 of 44"
+    for match in schedule.matches:
+        result = result_to_dict(match_result(match.match_id, match.seats, [(0, [21, 8])]))
+        if match.index == 1:
+            result |= {"unrated": True, "unrated_reason": reason}
+        tournaments.record_outcome(schedule.tournament_id, match.index, {"status": PLAYED, "result": result})
+    assert tournament.finish(tournaments, schedule.tournament_id)
+    assert tournaments.table(schedule.tournament_id)["unrated"] == 1  # type: ignore[index]
+    code, out, _ = invoke(env, "tournament", "--resume", schedule.tournament_id)
+    assert code == 0, out
+    assert "2 of 2 matches played, 1 unrated (not in the table)" in " ".join(out.split())  # the title may wrap
+    assert f"{schedule.matches[1].match_id} " in out.split("kept off the ratings")[1] and reason in out
+    code, out, _ = invoke(env, "tournament", "--resume", schedule.tournament_id, "--json")
+    data = json.loads(out)
+    assert data["unrated"] == 1 and data["unrated_matches"][0]["reason"] == reason
+    assert all(row["games"] == 1 and row["unrated"] == 1 for row in data["rows"])
+
+
 @pytest.mark.slow
 def test_tournament_runs_through_a_worker_with_fixed_teams(arena: ArenaThread, env: dict[str, str],
                                                            tmp_path: Path) -> None:

@@ -90,6 +90,19 @@ def test_an_aborted_match_is_marked_but_rates_nothing(store: Store) -> None:
     assert board.applied("x") and board.top() == []
 
 
+def test_an_unrated_match_is_marked_but_rates_nothing_in_either_form(store: Store) -> None:
+    """A match the referee marked unrated (a seat mostly played by fallbacks) moves no live
+    rating and no Bradley–Terry row, whether it comes as the protobuf or as stored."""
+    board = Leaderboard(store, "duel")
+    result = duel("u1", "a", "b", "www")
+    result.unrated, result.unrated_reason = True, "fallback-heavy: seat 2 40 of 44"
+    assert board.record(result) == {} and board.record(result_to_dict(result)) is None
+    stored = result_to_dict(duel("u2", "a", "b", "www")) | {"unrated": True}
+    assert board.record(stored) == {} and board.top() == [] and board.fitted() == []
+    assert tournament_table([result, stored]) == [] and rated_match(stored).games == ()
+    assert len(tournament_table([stored | {"unrated": False}])) == 2
+
+
 def test_concurrent_threads_lose_no_update(store: Store) -> None:
     """Eight threads record 60 matches of the same four bots, every match twice."""
     board = Leaderboard(store, "partnership")

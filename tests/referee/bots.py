@@ -65,3 +65,20 @@ class GatedBot(FirstLegalBot):
     def act(self, observation: Observation, legal_actions: Sequence[Action]) -> Action:
         self.gate.wait(20)
         return legal_actions[0]
+
+
+class OnceSlowBot(FirstLegalBot):
+    """Sleeps 0.45 s on its first card only: past a 300 ms time control once a match (and back
+    in time for the next decision, re-sent at the timeout), the normal play of a slow bot."""
+
+    name = "once-slow"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.slept = False
+
+    def act(self, observation: Observation, legal_actions: Sequence[Action]) -> Action:
+        if isinstance(legal_actions[0], PlayCard) and not self.slept:
+            self.slept = True
+            time.sleep(0.45)
+        return legal_actions[0]

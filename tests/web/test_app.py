@@ -16,6 +16,9 @@ from competitions.ratings.leaderboard import Leaderboard, record_match
 from competitions.sprt import control
 from competitions.sprt.plan import SprtSpec
 from competitions.sprt.store import SprtStore
+from competitions.tournaments import control as tournament
+from competitions.tournaments.store import TournamentStore
+from competitions.tournaments.table import PLAYED
 from pitch_sdk.protocol.decision_times import add_time
 from store.fleet import FleetDirectory
 from store.redis_store import Store
@@ -224,3 +227,21 @@ def test_a_referee_that_accepts_and_never_answers_costs_the_live_list_its_deadli
         FleetDirectory(store).announce("stuck", f"127.0.0.1:{stuck.getsockname()[1]}", 4, 1, [], [])
         listed = client.get("/live?format=json").json()
     assert listed == {"reachable": False, "referees": 1, "silent": 1, "matches": []}
+
+
+def test_a_tournament_page_counts_unrated_matches_apart_with_their_reason(client: TestClient, store: Store) -> None:
+    """A played match the referee marked unrated shows as such in the list of matches, with
+    its reason, and the final table counts it apart (an "unrated" column and a note)."""
+    bots = _field(store)
+    tournaments = TournamentStore(store)
+    schedule = tournament.create(tournaments, "partnership", bots, teams=[bots[:2], bots[2:]])
+    for match in schedule.matches:
+        result = result_to_dict(match_result(match.match_id, match.seats, [(0, [11, 4])]))
+        if match.index == 0:
+            result |= {"unrated": True, "unrated_reason": "fallback-heavy: seat 3 30 of 33"}
+        tournaments.record_outcome(schedule.tournament_id, match.index, {"status": PLAYED, "result": result})
+    assert tournament.finish(tournaments, schedule.tournament_id)
+    page = client.get(f"/tournaments/{schedule.tournament_id}").text
+    assert '<tr data-index="0" data-status="unrated">' in page and "fallback-heavy: seat 3 30 of 33" in page
+    assert '<span id="count-unrated">1</span> match kept off the ratings' in page
+    assert '<tr data-index="1" data-status="played">' in page

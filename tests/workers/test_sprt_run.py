@@ -97,6 +97,23 @@ def test_evidence_is_read_pair_by_pair_from_the_first_and_stops_at_the_first_bou
     assert capped.stopped and capped.counted == 2 and capped.status.verdict is None  # the cap, no verdict
 
 
+def test_a_pair_with_an_unrated_match_is_read_past_but_left_out_of_the_llr() -> None:
+    """A pair one of whose matches was unrated (a seat mostly played by fallbacks) does not
+    count towards the LLR, and the run goes on with the next pairs: with NEW winning every
+    rated game, H1 comes one pair later, and the cap leaves the test that pair short."""
+    run = spec(max_games=20)
+    wins = {i: won(i % 2) for i in range(20)}
+    unrated = {**wins, 2: {"status": PLAYED, "result": {"games": [{"has_winner": True, "scores": [11, 4]}],
+                                                         "unrated": True}}}
+    now = standing(run, unrated)
+    assert now.stopped and now.counted == 7 and now.read == 8 and now.excluded == 1
+    assert now.status == sprt_status([0, 0, 0, 0, 7], 0, 200)
+    partial = standing(run, {i: unrated[i] for i in range(6)})
+    assert (partial.counted, partial.read, partial.excluded, partial.stopped) == (2, 3, 1, False)
+    capped = standing(spec(max_games=4), {0: won(0), 1: won(0), 2: unrated[2], 3: won(0)})
+    assert capped.stopped and capped.counted == 1 and capped.excluded == 1 and capped.status.verdict is None
+
+
 
 
 @pytest.mark.slow

@@ -30,6 +30,8 @@ from web.pages.common import arena, not_found, render, shown
 PAGE_SIZE = 50
 #: Seconds between progress events.
 PROGRESS_INTERVAL_S = 1.0
+#: The state a played match kept off the ratings shows in the list of matches (with its reason).
+UNRATED = "unrated"
 
 
 def tournaments(request: Request) -> Response:
@@ -64,6 +66,8 @@ def tournament(request: Request) -> Response:
             status, reason = ("running" if match.index in started else "pending"), ""
         else:
             status, reason = outcome["status"], outcome.get("reason", "")
+            if status == PLAYED and outcome["result"].get("unrated"):
+                status, reason = UNRATED, str(outcome["result"].get("unrated_reason", ""))
         matches.append({"index": match.index, "match_id": match.match_id, "seats": match.seats, "status": status,
                         "reason": reason})
     table = web.tournaments.table(tournament_id)
@@ -74,7 +78,7 @@ def tournament(request: Request) -> Response:
     return render(request, "tournament.html", schedule=schedule,
                   progress=control.progress_of(schedule, outcomes, started, table is not None), matches=matches,
                   table=table, fitted=fitted, names=web.names(schedule.entrants), played=PLAYED,
-                  not_played=NOT_PLAYED)
+                  not_played=NOT_PLAYED, unrated=UNRATED)
 
 
 async def progress_events(request: Request) -> Response:

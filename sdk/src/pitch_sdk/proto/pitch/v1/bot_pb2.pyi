@@ -1223,6 +1223,8 @@ class MatchResult(_message.Message):
     FORFEITED_FIELD_NUMBER: _builtins.int
     FORFEITING_PARTY_FIELD_NUMBER: _builtins.int
     COMPLETED_FIELD_NUMBER: _builtins.int
+    UNRATED_FIELD_NUMBER: _builtins.int
+    UNRATED_REASON_FIELD_NUMBER: _builtins.int
     match_id: _builtins.str
     """The match."""
     seed: _builtins.int
@@ -1233,6 +1235,14 @@ class MatchResult(_message.Message):
     """The forfeiting party, when `forfeited`."""
     completed: _builtins.bool
     """False when the referee aborted the match (for example on shutdown)."""
+    unrated: _builtins.bool
+    """True when the match is kept off the ratings (live Elo, Bradley–Terry tables, ladders,
+    SPRT evidence) although it was played out: a seat's moves were mostly the referee's
+    fallbacks, not its bot's (see `SeatOutcome.fallback_heavy`). Decided once, by the
+    referee that played the match. Conduct totals still count the match.
+    """
+    unrated_reason: _builtins.str
+    """Why the match is unrated, for people (empty when it is rated)."""
     @_builtins.property
     def ruleset(self) -> _game_pb2.Ruleset:
         """The variant played."""
@@ -1261,10 +1271,12 @@ class MatchResult(_message.Message):
         forfeited: _builtins.bool = ...,
         forfeiting_party: _builtins.int = ...,
         completed: _builtins.bool = ...,
+        unrated: _builtins.bool = ...,
+        unrated_reason: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["ruleset", b"ruleset"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["completed", b"completed", "forfeited", b"forfeited", "forfeiting_party", b"forfeiting_party", "games", b"games", "match_id", b"match_id", "party_wins", b"party_wins", "ruleset", b"ruleset", "seats", b"seats", "seed", b"seed"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["completed", b"completed", "forfeited", b"forfeited", "forfeiting_party", b"forfeiting_party", "games", b"games", "match_id", b"match_id", "party_wins", b"party_wins", "ruleset", b"ruleset", "seats", b"seats", "seed", b"seed", "unrated", b"unrated", "unrated_reason", b"unrated_reason"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -1325,6 +1337,8 @@ class SeatOutcome(_message.Message):
     TIMEOUTS_FIELD_NUMBER: _builtins.int
     TIME_USED_MS_FIELD_NUMBER: _builtins.int
     DECISION_TIME_HISTOGRAM_FIELD_NUMBER: _builtins.int
+    FALLBACKS_FIELD_NUMBER: _builtins.int
+    FALLBACK_HEAVY_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
     """The seat, from 0."""
     bot_id: _builtins.str
@@ -1345,6 +1359,15 @@ class SeatOutcome(_message.Message):
     """Strikes received for answering too late (included in `strikes`)."""
     time_used_ms: _builtins.int
     """Milliseconds the bot took over all the decisions it answered, on the referee's clock."""
+    fallbacks: _builtins.int
+    """Decisions the referee played for the seat with a fallback legal move, whatever the
+    reason (a timeout, an illegal or malformed answer, a bot error, the bot disconnected).
+    `decisions + fallbacks` is every decision the seat had to make.
+    """
+    fallback_heavy: _builtins.bool
+    """True when more of the seat's decisions were fallbacks than the arena's bound allows:
+    the match then is `MatchResult.unrated`, unless a party forfeited it.
+    """
     @_builtins.property
     def decision_time_histogram(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
         """How long the answered decisions took, as counts per bucket of milliseconds: bucket i
@@ -1367,10 +1390,12 @@ class SeatOutcome(_message.Message):
         timeouts: _builtins.int = ...,
         time_used_ms: _builtins.int = ...,
         decision_time_histogram: _abc.Iterable[_builtins.int] | None = ...,
+        fallbacks: _builtins.int = ...,
+        fallback_heavy: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot_id", b"bot_id", "decision_time_histogram", b"decision_time_histogram", "decisions", b"decisions", "ignored_answers", b"ignored_answers", "seat", b"seat", "status", b"status", "strikes", b"strikes", "time_used_ms", b"time_used_ms", "timeouts", b"timeouts"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot_id", b"bot_id", "decision_time_histogram", b"decision_time_histogram", "decisions", b"decisions", "fallback_heavy", b"fallback_heavy", "fallbacks", b"fallbacks", "ignored_answers", b"ignored_answers", "seat", b"seat", "status", b"status", "strikes", b"strikes", "time_used_ms", b"time_used_ms", "timeouts", b"timeouts"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
