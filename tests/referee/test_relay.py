@@ -288,7 +288,8 @@ def test_a_relayed_seat_whose_stream_goes_away_is_a_dropped_stream(redis_url: st
     async def scenario() -> None:
         async with running_arena(redis_url, prefix, **FAST) as first, \
                 running_arena(redis_url, prefix, **FAST) as third:
-            hosting = running_arena(redis_url, prefix, **FAST)
+            # a host that stops with no grace cuts its relays, as one that dies or whose grace ran out
+            hosting = running_arena(redis_url, prefix, shutdown_grace_s=0, **FAST)
             second = await hosting.__aenter__()
             moves_to = {"comes back": second, "a third referee": third, "the runner": first}
             try:
@@ -321,5 +322,44 @@ def test_a_relayed_seat_whose_stream_goes_away_is_a_dropped_stream(redis_url: st
                 assert far.ignored_answers == 0  # no decision answered twice, none answered late
             if not fault.startswith("host stops"):
                 await hosting.__aexit__(None, None, None)
+
+    run(scenario())
+
+
+def test_a_stopping_host_drains_the_relayed_seat_until_its_match_ends(redis_url: str) -> None:
+    """The referee holding a single-stream bot's stream is stopped mid-match (SIGTERM's
+    path, :meth:`RefereeServer.stop`) while another referee runs a match seating the bot
+    through it.  It drains: it leaves the fleet directory at once and takes no new relay,
+    but keeps the bot's stream and the relay until the match ends, so the bot plays every
+    decision itself (no disconnection, no strike, no fallback) and receives its
+    ``match_ended``; only then does the host stop.  Before, the stop cut the relay within
+    a second and the runner played the seat by fallback moves until the bot forfeited."""
+    prefix = f"relay-{uuid.uuid4().hex[:8]}:"
+    fleet = directory(redis_url, prefix)
+
+    async def scenario() -> None:
+        async with running_arena(redis_url, prefix, **FAST) as first:
+            hosting = running_arena(redis_url, prefix, **FAST)
+            second = await hosting.__aenter__()
+            try:
+                ids, bots = await single_stream_bots(first, second, far_delay_s=0.02)
+                far = bots[1]
+                await eventually(lambda: [e.address for e in fleet.hosting([ids[1]])] == [second.address])
+                running = asyncio.create_task(first.run_match("cutthroat", ids, seed=5))
+                await eventually(lambda: sum(far.requests.values()) >= 3)
+                stopping = asyncio.create_task(second.server.stop())
+                await eventually(lambda: fleet.hosting([ids[1]]) == [])  # left the directory at once
+                result = (await asyncio.wait_for(running, 30)).result
+                await asyncio.wait_for(stopping, 15)
+            finally:
+                await hosting.__aexit__(None, None, None)
+            assert result.completed and not result.forfeited
+            seat = result.seats[1]
+            assert (seat.status, seat.strikes, seat.timeouts) == (game_pb2.SEAT_STATUS_OK, 0, 0)
+            assert seat.decisions == far.requests[(result.match_id, 1)] > 3  # every one answered by the bot
+            assert result.match_id in far.ended
+            ended = far.stream.task.exception()  # its stream ended after the match, with the host, saying why
+            assert isinstance(ended, grpc.aio.AioRpcError) and ended.code() == grpc.StatusCode.UNAVAILABLE
+            assert "shutting down" in (ended.details() or "")
 
     run(scenario())
