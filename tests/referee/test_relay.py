@@ -7,17 +7,23 @@ Redis, bots on the raw generated stubs)."""
 from __future__ import annotations
 
 import asyncio
+import logging
+import re
 import threading
+import time
 import uuid
 from collections import Counter
 
 import grpc
 import pytest
 
+from cli.local_arena import free_port
 from competitions.referee_client import FleetReferees
 from competitions.tournaments.schedule import round_robin
 from pitch_sdk.proto.pitch.v1 import bot_pb2, game_pb2, relay_pb2
-from referee.relay import RELAY_METHOD, unbatched
+from referee.relay import RELAY_METHOD, RelayRefused, Relays, unbatched
+from referee.relay_failures import HostFailures
+from store.redis_store import BotRecord
 from store.seats import SeatLedger
 from tests.referee.bots import GatedBot
 from tests.referee.harness import (
@@ -363,3 +369,41 @@ def test_a_stopping_host_drains_the_relayed_seat_until_its_match_ends(redis_url:
             assert "shutting down" in (ended.details() or "")
 
     run(scenario())
+
+
+def test_relay_calls_to_a_downed_host_back_off_and_are_logged_in_summaries(
+        redis_url: str, caplog: pytest.LogCaptureFixture) -> None:
+    """A host that died is still in the directory until its entry expires, and the seats
+    relayed from it keep trying to open their relays: 60 attempts over about 1.5 s (real
+    gRPC to a loopback port nobody listens on) make a few real calls (exponential backoff;
+    the others are refused at once) and at most one warning per summary interval, naming
+    how many calls failed and how many opens were refused.  Before, each attempt was a
+    call and a warning line: up to 52 a second."""
+    prefix = f"relay-{uuid.uuid4().hex[:8]}:"
+    fleet = directory(redis_url, prefix, ttl_s=60)
+    dead = f"127.0.0.1:{free_port()}"
+    fleet.announce("dead-host", dead, 4, 0, ["far-bot"])
+    logger = logging.getLogger("pitch.referee.relay")
+
+    async def scenario() -> None:
+        relays = Relays("test-admin", fleet, HostFailures(logger, every_s=0.5, first_s=0.1, max_s=0.4))
+        bot = BotRecord("far-bot", "far", "someone", "", 0.0)
+        try:
+            for _ in range(60):
+                with pytest.raises(RelayRefused):
+                    await relays.seat(bot, "m-down", [0])
+                await asyncio.sleep(0.025)
+        finally:
+            await relays.close()
+
+    with caplog.at_level(logging.INFO, logger="pitch.referee.relay"):
+        started = time.monotonic()
+        run(scenario())
+        elapsed = time.monotonic() - started
+    lines = [r.getMessage() for r in caplog.records if r.name == "pitch.referee.relay"]
+    assert 1 <= len(lines) <= 1 + elapsed / 0.5, lines
+    counts = [re.search(r"failed (\d+) time\(s\).*, (\d+) open\(s\) refused", line) for line in lines]
+    assert all(counts), lines
+    failed = sum(int(m.group(1)) for m in counts if m)
+    refused = sum(int(m.group(2)) for m in counts if m)
+    assert 2 <= failed <= 15 and refused >= 30, lines  # backed off: most attempts never made a call
