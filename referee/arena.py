@@ -12,7 +12,7 @@ import logging
 import time
 import uuid
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import grpc
@@ -29,6 +29,7 @@ from referee.admission import (
     store_unreachable,
 )
 from referee.config import RefereeConfig, echo
+from referee.drain import drained
 from referee.fleet import FleetMember
 from referee.log_limit import LogLimiter
 from referee.match import Match, MatchSpec
@@ -373,14 +374,21 @@ class Arena:
         elif self.fleet is not None:
             await self.fleet.seats.release(spec.match_id)
 
-    async def shutdown(self) -> None:
-        """Stop taking matches; let running ones finish within the grace, then abort them;
+    async def shutdown(self, deadline: float | None = None, relayed: Callable[[], int] = lambda: 0) -> None:
+        """Stop taking matches; let running ones, and the seats this referee relays for other
+        referees' matches (``relayed`` counts them), finish by ``deadline`` (the event
+        loop's clock; default: the shutdown grace from now), then abort the matches left;
         make a last attempt to record what is still unrecorded (and log what is lost)."""
         self.accepting = False
+        loop = asyncio.get_running_loop()
+        if deadline is None:
+            deadline = loop.time() + self.config.shutdown_grace_s
         running = [t for t in self.tasks.values() if not t.done()]
-        if running:
-            log.info("shutdown: waiting up to %.1fs for %d match(es)", self.config.shutdown_grace_s, len(running))
-            _, late = await asyncio.wait(running, timeout=self.config.shutdown_grace_s)
+        if running or relayed():
+            log.info("shutdown: waiting up to %.1fs for %d match(es) and %d relayed seat(s) of other referees' "
+                     "matches", max(0.0, deadline - loop.time()), len(running), relayed())
+            await drained(lambda: sum(not t.done() for t in running) + relayed(), deadline)
+            late = [t for t in running if not t.done()]
             for task in late:
                 task.cancel()
             if late:

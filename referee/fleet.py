@@ -64,6 +64,8 @@ class FleetMember:
         """Match ids this referee holds the fleet-wide claim of."""
         self.seats = FleetSeats(SeatLedger(self.directory), self.referee_id)
         """The bots' seats this referee holds in the fleet-wide ledger."""
+        self.left = False
+        """Whether this referee has left the directory (it is stopping: see :meth:`leave`)."""
         self._resync = True
         self._writes: asyncio.Queue[Callable[[], object]] = asyncio.Queue()
         self._tasks: list[asyncio.Task[None]] = []
@@ -76,18 +78,49 @@ class FleetMember:
         log.info("referee %s in the fleet at %s (%d referee(s) live)", self.referee_id, self.address,
                  len(self.addresses))
 
+    async def leave(self) -> None:
+        """Leave the directory at once, while the matches in flight here drain: placement
+        and the other referees' relays stop choosing this referee, the bots that take fleet
+        updates are told the fleet without it (so they move; the SDK keeps a stream until
+        the seats it plays on it end), and from now on only the claims of the matches still
+        running here are renewed, so that no other referee runs them meanwhile."""
+        if self.left:
+            return
+        self.left = True
+        for task in self._tasks:
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+        self._tasks = [asyncio.create_task(self._renewing(), name="fleet-claims")]
+        try:
+            await asyncio.to_thread(self.directory.withdraw, self.referee_id)
+        except redis.RedisError as exc:
+            log.warning("referee %s could not leave the fleet directory (%s); it expires", self.referee_id, exc)
+        self.addresses = [address for address in self.addresses if address != self.address]
+        update = bot_pb2.RefereeMessage(fleet_update=bot_pb2.FleetUpdate(addresses=self.addresses))
+        for presence in self.registry.connected():
+            if presence.session is not None and presence.session.hello.fleet_updates:
+                presence.send(update)
+
     async def stop(self) -> None:
-        """Leave the directory at once (the other referees and the workers stop placing
-        matches here) and drop this referee's claims."""
+        """Leave the directory (if :meth:`leave` has not) and drop this referee's claims."""
+        await self.leave()
         for task in self._tasks:
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
         try:
-            await asyncio.to_thread(self.directory.withdraw, self.referee_id)
             for match_id in list(self.claimed):
                 await self.release(match_id)
         except redis.RedisError as exc:
-            log.warning("referee %s could not leave the fleet directory (%s); it expires", self.referee_id, exc)
+            log.warning("referee %s could not release its match claims (%s); they expire", self.referee_id, exc)
+
+    async def _renewing(self) -> None:
+        """The heartbeat of a referee that left the directory: its running matches' claims."""
+        while True:
+            await asyncio.sleep(self.directory.ttl_s / 3)
+            try:
+                await asyncio.to_thread(self.directory.renew_claims, self.referee_id, sorted(self.claimed))
+            except redis.RedisError as exc:
+                log.warning("renewing the match claims failed (%s); retrying", exc)
 
     async def beat(self) -> None:
         """One heartbeat: renew the entry and the claims, read the fleet, and tell the bots
@@ -146,15 +179,18 @@ class FleetMember:
         the capacity it declared (which bounds its seats fleet-wide)."""
         presence = self.registry.get(bot_id)
         capacity = presence.capacity if presence is not None else 1
-        self._writes.put_nowait(lambda: self.directory.bot_connected(self.referee_id, bot_id, capacity))
+        if not self.left:  # a referee that left is listed nowhere
+            self._writes.put_nowait(lambda: self.directory.bot_connected(self.referee_id, bot_id, capacity))
 
     def bot_disconnected(self, bot_id: str) -> None:
         """A bot's last stream here ended."""
-        self._writes.put_nowait(lambda: self.directory.bot_disconnected(self.referee_id, bot_id))
+        if not self.left:
+            self._writes.put_nowait(lambda: self.directory.bot_disconnected(self.referee_id, bot_id))
 
     def running_changed(self) -> None:
         """A match started or ended: the count placement reads."""
-        self._writes.put_nowait(lambda: self.directory.set_running(self.referee_id, self.running()))
+        if not self.left:  # the entry is gone: a write would leave a key with no TTL
+            self._writes.put_nowait(lambda: self.directory.set_running(self.referee_id, self.running()))
 
     async def claim(self, match_id: str) -> bool:
         """Claim ``match_id`` fleet-wide; ``False`` while another referee holds it."""

@@ -36,6 +36,7 @@ from referee import config as bounds
 from referee.admission import RequestRefused, check_hello, decode, invalid, store_unreachable
 from referee.config import echo
 from referee.protowire import field_tag, join_batch, length_delimited, varint
+from referee.relay_failures import HostFailures
 from referee.sessions import Presence, Session
 from store.fleet import FleetDirectory
 from store.redis_store import BotRecord
@@ -170,8 +171,8 @@ class HostCall:
                     self._handle(reply)
         except grpc.aio.AioRpcError as error:
             if self.seats or self.opening:
-                log.warning("the relay call to %s failed (%s: %s); %d relay(s) lost", self.address,
-                            error.code().name, echo(error.details() or "", 200), len(self.seats) + len(self.opening))
+                self.relays.failures.failed(self.address, f"{error.code().name}: {echo(error.details() or '', 200)}; "
+                                                          f"{len(self.seats) + len(self.opening)} relay(s) lost")
         except RequestRefused as refused:
             log.warning("the relay call to %s sent a bad reply (%s)", self.address, refused)
         finally:
@@ -192,6 +193,7 @@ class HostCall:
                 else:
                     presence.bot_left(self)
         elif kind == "opened":
+            self.relays.failures.succeeded(self.address)
             opening = self.opening.get(reply.opened.relay_id)
             if opening is not None and not opening.done():
                 try:
@@ -279,9 +281,9 @@ class RelayedPresence(Presence):
         refusals: list[str] = []
         exhausted = False
         for referee_id, address in await self.relays.hosts_of(self.bot.bot_id):
-            host = self.relays.host(address)
             self.bot_connected = True  # as the host sees it when it opens the relay; it says when that changes
             try:
+                host = self.relays.host(address)
                 self.relay_id, hello = await host.open(self)
             except RequestRefused as refused:
                 exhausted |= refused.code == grpc.StatusCode.RESOURCE_EXHAUSTED
@@ -389,9 +391,11 @@ class Relays:
     """The runner's relays: where a bot is connected (the fleet directory), one channel
     and one relay call per host referee, and opening a relay."""
 
-    def __init__(self, admin_token: str, directory: FleetDirectory) -> None:
+    def __init__(self, admin_token: str, directory: FleetDirectory, failures: HostFailures | None = None) -> None:
         self.metadata = (("authorization", f"Bearer {admin_token}"),)
         self.directory = directory
+        self.failures = failures or HostFailures(log)
+        """Hosts whose calls failed: backed off, and logged in summaries."""
         self._channels: dict[str, grpc.aio.Channel] = {}
         self._calls: dict[str, HostCall] = {}
 
@@ -410,9 +414,13 @@ class Relays:
         return [(entry.referee_id, entry.address) for entry in entries]
 
     def host(self, address: str) -> HostCall:
-        """The live relay call to ``address`` (opened on first use, and again after it ended)."""
+        """The live relay call to ``address`` (opened on first use, and again after it ended);
+        raises :class:`RelayRefused` (UNAVAILABLE) while calls to it are backed off."""
         call = self._calls.get(address)
         if call is None or not call.alive:
+            if (wait_s := self.failures.backing_off(address)) > 0:
+                raise RelayRefused(grpc.StatusCode.UNAVAILABLE,
+                                   f"relay calls to {address} failed; the next try is in {wait_s:.1f} s")
             channel = self._channels.get(address)
             if channel is None:
                 channel = self._channels[address] = grpc.aio.insecure_channel(address)

@@ -174,6 +174,8 @@ class HostedCall:
             raise invalid(f"an open needs 1-{bounds.MAX_LIST_ITEMS} distinct seats, got {len(request.seats)}")
         if max(seats) >= bounds.MAX_LIST_ITEMS:
             raise invalid(f"seat {max(seats)} is out of range (seats are below {bounds.MAX_LIST_ITEMS})")
+        if not self.arena.accepting:  # draining: the relays in flight go on, no new one starts here
+            raise RequestRefused(grpc.StatusCode.UNAVAILABLE, "the referee is shutting down")
         presence = self.arena.registry.get(bot_id)
         if presence is None or not presence.connected:
             raise RequestRefused(grpc.StatusCode.FAILED_PRECONDITION, f"bot {echo(bot_id)!r} has no stream here")
@@ -203,6 +205,19 @@ class RelayServicer:
 
     def __init__(self, arena: Arena) -> None:
         self.arena = arena
+        self.calls: set[HostedCall] = set()
+        """The runners' calls open now (a stopping referee drains their relays, then ends them)."""
+
+    def relaying(self) -> int:
+        """How many relays this referee hosts now: seats of matches other referees run,
+        which a stopping referee keeps serving until they end (see :meth:`end_calls`)."""
+        return sum(len(call.relays) for call in self.calls)
+
+    def end_calls(self) -> None:
+        """End every runner's call after what is queued (the referee stops): the relays
+        still open end with it, and each runner opens its seats again elsewhere."""
+        for call in list(self.calls):
+            call.replies.close()
 
     async def Relay(self, request_iterator: Any, context: Context) -> None:
         """Admit the caller, then host its relays until it half-closes."""
@@ -210,6 +225,7 @@ class RelayServicer:
             await context.abort(grpc.StatusCode.UNAUTHENTICATED, "missing or wrong admin token: relays are for "
                                                                  "the arena's referees")
         call = HostedCall(self.arena)
+        self.calls.add(call)
         reader = asyncio.create_task(self._read(context, call))
         try:
             while (message := await call.replies.next_message()) is not None:
@@ -217,6 +233,7 @@ class RelayServicer:
         finally:
             reader.cancel()
             call.close()
+            self.calls.discard(call)
         if call.replies.ending is not None:
             await context.abort(*call.replies.ending)
 

@@ -24,6 +24,10 @@ from referee.service import ArenaServicer, BotServicer, add_arena_service, add_b
 from store.redis_store import Store
 
 log = logging.getLogger("pitch.referee")
+STOP_GRACE_S = 1.0
+"""How long the calls still open after the drain (their last messages being written) may
+take before the server cancels them."""
+SHUTTING_DOWN = "the referee is shutting down; connect to another referee of the arena"
 SERVICE_NAMES = (
     bot_pb2.DESCRIPTOR.services_by_name["BotService"].full_name,
     arena_pb2.DESCRIPTOR.services_by_name["ArenaService"].full_name,
@@ -47,7 +51,8 @@ class RefereeServer:
         ])
         add_bot_service(BotServicer(self.arena), self.server)
         add_arena_service(ArenaServicer(self.arena), self.server)
-        add_relay_service(RelayServicer(self.arena), self.server)
+        self.relay_service = RelayServicer(self.arena)
+        add_relay_service(self.relay_service, self.server)
         self.health = health.aio.HealthServicer()
         health_pb2_grpc.add_HealthServicer_to_server(self.health, self.server)
         reflection.enable_server_reflection((*SERVICE_NAMES, health.SERVICE_NAME, reflection.SERVICE_NAME),
@@ -69,17 +74,29 @@ class RefereeServer:
         log.info("referee listening on port %d", self.port)
 
     async def stop(self) -> None:
-        """Refuse new work, finish or abort running matches, then close every stream."""
+        """Drain, then close: refuse new work and leave the fleet at once (the bots that can
+        move are told to), let the matches in flight here and the seats relayed from here
+        for other referees' matches end within the shutdown grace (then abort what is
+        left), and only then end the bots' streams and the relay calls, whose last messages
+        (a match's end) are written first."""
         if self.stopped:
             return
         self.stopped = True
+        deadline = asyncio.get_running_loop().time() + self.config.shutdown_grace_s
+        self.arena.accepting = False
         for name in ("", *SERVICE_NAMES):
             await self.health.set(name, health_pb2.HealthCheckResponse.NOT_SERVING)
-        await self.arena.shutdown()
+        await self.fleet.leave()
+        await self.arena.shutdown(deadline, self.relay_service.relaying)
+        if self.relay_service.relaying():
+            log.warning("shutdown: ending %d relayed seat(s) of other referees' matches",
+                        self.relay_service.relaying())
+        self.relay_service.end_calls()
         await self.fleet.stop()
         if self.arena.relays is not None:
             await self.arena.relays.close()
-        await self.server.stop(grace=1.0)
+        self.arena.registry.end_streams(grpc.StatusCode.UNAVAILABLE, SHUTTING_DOWN)
+        await self.server.stop(grace=STOP_GRACE_S)
         log.info("referee stopped")
 
 

@@ -255,6 +255,13 @@ class Registry:
             presence.session = None
         self._changed(presence)
 
+    def end_streams(self, code: grpc.StatusCode, message: str) -> None:
+        """End every open stream with a status, after what is queued on it (a stopping
+        referee's last messages, such as a relayed match's end, still reach the bot)."""
+        for presence in self.connected():
+            if presence.session is not None:
+                presence.session.end(code, message)
+
     def _changed(self, presence: Presence) -> None:
         for watch in list(presence.watchers):
             watch()

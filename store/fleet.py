@@ -210,8 +210,13 @@ class FleetDirectory:
         pipe.execute()
 
     def set_running(self, referee_id: str, running: int) -> None:
-        """The referee's count of running matches changed (a match started or ended)."""
-        self.client.hset(self._key("referee", referee_id), "running", running)
+        """The referee's count of running matches changed (a match started or ended); the
+        entry's TTL is set again, so that a write that lands after :meth:`withdraw` leaves
+        nothing that outlives it."""
+        pipe = self.client.pipeline(transaction=False)
+        pipe.hset(self._key("referee", referee_id), "running", running)
+        pipe.pexpire(self._key("referee", referee_id), self._ttl_ms)
+        pipe.execute()
 
     def withdraw(self, referee_id: str) -> None:
         """Remove a stopping referee at once (a dead one expires instead)."""
@@ -221,6 +226,16 @@ class FleetDirectory:
             pipe.srem(self._key("bot", str(bot_id)), referee_id)
         pipe.delete(self._key("referee", referee_id), self._key("bots", referee_id), self._key("capacity", referee_id))
         pipe.zrem(self._key("live"), referee_id)
+        pipe.execute()
+
+    def renew_claims(self, referee_id: str, match_ids: Sequence[str]) -> None:
+        """Extend the claims ``referee_id`` still holds, without announcing it: the heartbeat
+        of a referee that left the directory and drains its matches."""
+        if not match_ids:
+            return
+        pipe = self.client.pipeline(transaction=False)
+        for match_id in match_ids:
+            self._renew(keys=[self._key("match", match_id)], args=[referee_id, self._ttl_ms], client=pipe)
         pipe.execute()
 
     # ------------------------------------------------------------ reading the fleet

@@ -15,7 +15,7 @@ import grpc
 import pytest
 
 from cli.local_arena import LocalArena
-from pitch_sdk.proto.pitch.v1 import arena_pb2_grpc, bot_pb2
+from pitch_sdk.proto.pitch.v1 import arena_pb2_grpc, bot_pb2, game_pb2
 from pitch_sdk.remote.client import BotClient
 from pitch_sdk.remote.fleet import FleetBot
 from referee.admission import RequestRefused
@@ -25,7 +25,7 @@ from referee.fleet import advertised_address
 from referee.sessions import Presence, Session
 from store.redis_store import BotRecord
 from store.seats import SeatLedger, SeatNeed, SeatRefusal, SeatUsage
-from tests.referee.bots import FirstLegalBot, GatedBot
+from tests.referee.bots import FirstLegalBot, GatedBot, SteadyBot
 from tests.referee.harness import (
     FAST,
     RawBot,
@@ -225,6 +225,45 @@ def test_an_sdk_bot_keeps_a_stream_on_every_live_referee(redis_url: str) -> None
             first.stop.set()
             await asyncio.wait_for(runner, 10)
             assert bot.clients == []
+
+    run(scenario())
+
+
+def test_an_sdk_bot_finishes_its_match_on_a_referee_that_leaves_then_moves(redis_url: str) -> None:
+    """A stopping referee leaves the directory at once and tells the bots the fleet without
+    it, while it drains the match it runs; FleetBot keeps its stream there until the seats
+    it plays on it end (before, it closed that stream at the fleet update, in the middle of
+    the match, and the seats were disconnected), then closes it and plays on elsewhere."""
+    prefix = f"fleet-{uuid.uuid4().hex[:8]}:"
+    fleet = directory(redis_url, prefix)
+
+    async def scenario() -> None:
+        async with running_arena(redis_url, prefix, **FAST) as first:
+            leaving = running_arena(redis_url, prefix, **FAST)
+            second = await leaving.__aenter__()
+            try:
+                registered = await first.register()
+                bot = FleetBot(SteadyBot, first.address, registered.token, capacity=3)
+                runner = asyncio.create_task(bot.run(first.stop))
+                await eventually(lambda: {e.address for e in fleet.hosting([registered.bot_id])}
+                                 == {first.address, second.address})
+                there = next(c for c in bot.clients if c.address == second.address)
+                match = asyncio.create_task(second.run_match("cutthroat", [registered.bot_id] * 3, seed=4))
+                await eventually(lambda: there.decisions >= 3)
+                stopping = asyncio.create_task(second.server.stop())
+                result = (await asyncio.wait_for(match, 30)).result
+                await asyncio.wait_for(stopping, 15)
+            finally:
+                await leaving.__aexit__(None, None, None)
+            assert result.completed and not result.forfeited
+            assert all((s.status, s.strikes) == (game_pb2.SEAT_STATUS_OK, 0) for s in result.seats)
+            assert [r.match_id for r in there.results] == [result.match_id] * 3  # each seat's match_ended reached it
+            await eventually(lambda: [c.address for c in bot.clients] == [first.address])
+            again = (await first.run_match("cutthroat", [registered.bot_id] * 3, seed=5,
+                                           options_json='{"target": 1}')).result
+            assert again.completed
+            first.stop.set()
+            await asyncio.wait_for(runner, 10)
 
     run(scenario())
 

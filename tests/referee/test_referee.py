@@ -11,7 +11,9 @@ import asyncio
 import contextlib
 import gc
 import json
+import logging
 import socket
+import time
 import weakref
 
 import grpc
@@ -413,6 +415,31 @@ def test_shutdown_aborts_running_matches_explicitly_and_records_them(redis_url: 
             assert arena.server.arena.accepting is False
 
     run(scenario())
+
+
+def test_a_graceful_stop_logs_no_error_and_says_stopped_once(redis_url: str,
+                                                             caplog: pytest.LogCaptureFixture) -> None:
+    """SIGTERM's path, called twice at once, mid-match, with SDK bots connected: the match
+    is aborted at the grace, the streams end, and the log has no ERROR, no traceback and
+    one ``referee stopped``; the stop takes the grace and little more (the streams are
+    ended by the referee, not cancelled at the server's own grace)."""
+
+    async def scenario() -> float:
+        async with running_arena(redis_url, shutdown_grace_s=0.3) as arena:
+            seats = [(await arena.connect(SteadyBot))[0] for _ in range(4)]
+            match = asyncio.create_task(arena.run_match("partnership", seats, games=50))
+            match.add_done_callback(lambda task: task.exception())  # the call ends with the server
+            while not arena.server.arena.matches:
+                await asyncio.sleep(0.01)
+            started = time.monotonic()
+            await asyncio.gather(arena.server.stop(), arena.server.stop())
+            return time.monotonic() - started
+
+    with caplog.at_level(logging.INFO):
+        took = run(scenario())
+    assert isinstance(took, float) and took < 0.3 + 0.5
+    assert [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR or r.exc_info] == []
+    assert [r.getMessage() for r in caplog.records].count("referee stopped") == 1
 
 
 def test_skip_events_bot_gets_requests_but_no_event_messages(redis_url: str) -> None:

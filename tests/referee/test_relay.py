@@ -7,17 +7,23 @@ Redis, bots on the raw generated stubs)."""
 from __future__ import annotations
 
 import asyncio
+import logging
+import re
 import threading
+import time
 import uuid
 from collections import Counter
 
 import grpc
 import pytest
 
+from cli.local_arena import free_port
 from competitions.referee_client import FleetReferees
 from competitions.tournaments.schedule import round_robin
 from pitch_sdk.proto.pitch.v1 import bot_pb2, game_pb2, relay_pb2
-from referee.relay import RELAY_METHOD, unbatched
+from referee.relay import RELAY_METHOD, RelayRefused, Relays, unbatched
+from referee.relay_failures import HostFailures
+from store.redis_store import BotRecord
 from store.seats import SeatLedger
 from tests.referee.bots import GatedBot
 from tests.referee.harness import (
@@ -288,7 +294,8 @@ def test_a_relayed_seat_whose_stream_goes_away_is_a_dropped_stream(redis_url: st
     async def scenario() -> None:
         async with running_arena(redis_url, prefix, **FAST) as first, \
                 running_arena(redis_url, prefix, **FAST) as third:
-            hosting = running_arena(redis_url, prefix, **FAST)
+            # a host that stops with no grace cuts its relays, as one that dies or whose grace ran out
+            hosting = running_arena(redis_url, prefix, shutdown_grace_s=0, **FAST)
             second = await hosting.__aenter__()
             moves_to = {"comes back": second, "a third referee": third, "the runner": first}
             try:
@@ -323,3 +330,80 @@ def test_a_relayed_seat_whose_stream_goes_away_is_a_dropped_stream(redis_url: st
                 await hosting.__aexit__(None, None, None)
 
     run(scenario())
+
+
+def test_a_stopping_host_drains_the_relayed_seat_until_its_match_ends(redis_url: str) -> None:
+    """The referee holding a single-stream bot's stream is stopped mid-match (SIGTERM's
+    path, :meth:`RefereeServer.stop`) while another referee runs a match seating the bot
+    through it.  It drains: it leaves the fleet directory at once and takes no new relay,
+    but keeps the bot's stream and the relay until the match ends, so the bot plays every
+    decision itself (no disconnection, no strike, no fallback) and receives its
+    ``match_ended``; only then does the host stop.  Before, the stop cut the relay within
+    a second and the runner played the seat by fallback moves until the bot forfeited."""
+    prefix = f"relay-{uuid.uuid4().hex[:8]}:"
+    fleet = directory(redis_url, prefix)
+
+    async def scenario() -> None:
+        async with running_arena(redis_url, prefix, **FAST) as first:
+            hosting = running_arena(redis_url, prefix, **FAST)
+            second = await hosting.__aenter__()
+            try:
+                ids, bots = await single_stream_bots(first, second, far_delay_s=0.02)
+                far = bots[1]
+                await eventually(lambda: [e.address for e in fleet.hosting([ids[1]])] == [second.address])
+                running = asyncio.create_task(first.run_match("cutthroat", ids, seed=5))
+                await eventually(lambda: sum(far.requests.values()) >= 3)
+                stopping = asyncio.create_task(second.server.stop())
+                await eventually(lambda: fleet.hosting([ids[1]]) == [])  # left the directory at once
+                result = (await asyncio.wait_for(running, 30)).result
+                await asyncio.wait_for(stopping, 15)
+            finally:
+                await hosting.__aexit__(None, None, None)
+            assert result.completed and not result.forfeited
+            seat = result.seats[1]
+            assert (seat.status, seat.strikes, seat.timeouts) == (game_pb2.SEAT_STATUS_OK, 0, 0)
+            assert seat.decisions == far.requests[(result.match_id, 1)] > 3  # every one answered by the bot
+            assert result.match_id in far.ended
+            ended = far.stream.task.exception()  # its stream ended after the match, with the host, saying why
+            assert isinstance(ended, grpc.aio.AioRpcError) and ended.code() == grpc.StatusCode.UNAVAILABLE
+            assert "shutting down" in (ended.details() or "")
+
+    run(scenario())
+
+
+def test_relay_calls_to_a_downed_host_back_off_and_are_logged_in_summaries(
+        redis_url: str, caplog: pytest.LogCaptureFixture) -> None:
+    """A host that died is still in the directory until its entry expires, and the seats
+    relayed from it keep trying to open their relays: 60 attempts over about 1.5 s (real
+    gRPC to a loopback port nobody listens on) make a few real calls (exponential backoff;
+    the others are refused at once) and at most one warning per summary interval, naming
+    how many calls failed and how many opens were refused.  Before, each attempt was a
+    call and a warning line: up to 52 a second."""
+    prefix = f"relay-{uuid.uuid4().hex[:8]}:"
+    fleet = directory(redis_url, prefix, ttl_s=60)
+    dead = f"127.0.0.1:{free_port()}"
+    fleet.announce("dead-host", dead, 4, 0, ["far-bot"])
+    logger = logging.getLogger("pitch.referee.relay")
+
+    async def scenario() -> None:
+        relays = Relays("test-admin", fleet, HostFailures(logger, every_s=0.5, first_s=0.1, max_s=0.4))
+        bot = BotRecord("far-bot", "far", "someone", "", 0.0)
+        try:
+            for _ in range(60):
+                with pytest.raises(RelayRefused):
+                    await relays.seat(bot, "m-down", [0])
+                await asyncio.sleep(0.025)
+        finally:
+            await relays.close()
+
+    with caplog.at_level(logging.INFO, logger="pitch.referee.relay"):
+        started = time.monotonic()
+        run(scenario())
+        elapsed = time.monotonic() - started
+    lines = [r.getMessage() for r in caplog.records if r.name == "pitch.referee.relay"]
+    assert 1 <= len(lines) <= 1 + elapsed / 0.5, lines
+    counts = [re.search(r"failed (\d+) time\(s\).*, (\d+) open\(s\) refused", line) for line in lines]
+    assert all(counts), lines
+    failed = sum(int(m.group(1)) for m in counts if m)
+    refused = sum(int(m.group(2)) for m in counts if m)
+    assert 2 <= failed <= 15 and refused >= 30, lines  # backed off: most attempts never made a call

@@ -7,8 +7,10 @@ stream on every referee avoids that).  :class:`FleetBot` dials the one address i
 the live referees from the welcome (``Welcome.fleet``) and from later fleet updates, and
 keeps one :class:`~pitch_sdk.remote.client.BotClient` on each: a referee that joins gets a
 stream, one that leaves (stopped, or dead past the directory's TTL) has its stream
-dropped.  When a referee dies, its matches are played again on another referee, where
-this bot is already connected: nothing to do but keep the other streams.
+dropped, once the seats this bot plays on it have ended (a stopping referee leaves the
+directory first and drains its matches, so the bot finishes them there).  When a
+referee dies, its matches are played again on another referee, where this bot is
+already connected: nothing to do but keep the other streams.
 
 The address given may be a shared name that resolves to any referee (compose's
 ``referee`` service): the client that dialled it then keeps the address the referee gave
@@ -38,6 +40,9 @@ class _Member:
     client: BotClient
     stop: asyncio.Event
     task: asyncio.Task[None] | None = None
+    leaving: bool = False
+    """Its referee left the arena while this bot played seats there: the stream stays
+    until they end (a stopping referee drains its matches), then closes."""
 
 
 class FleetBot:
@@ -71,6 +76,7 @@ class FleetBot:
                     first = False
                 await self._wait_for_a_change()
                 self._reap()
+                self._let_go()
         finally:
             for member in self.members:
                 member.stop.set()
@@ -125,7 +131,21 @@ class FleetBot:
                 self._start(address)
         live = set(addresses)
         for member in self.members:
-            if member.client.address not in live and not member.stop.is_set():
+            if member.client.address in live:
+                member.leaving = False  # back (or never gone)
+            elif not member.stop.is_set() and not member.leaving:
+                member.leaving = True
+                if member.client.seats:
+                    log.info("referee %s left the arena; closing its stream once the %d seat(s) played there end",
+                             member.client.address, len(member.client.seats))
+        self._let_go()
+
+    def _let_go(self) -> None:
+        """Close the streams of the referees that left once no seat is played on them (or
+        the stream is gone): leaving in the middle of a match would lose its seats."""
+        for member in self.members:
+            if member.leaving and not member.stop.is_set() and (
+                    not member.client.seats or not member.client.connected.is_set()):
                 log.info("referee %s left the arena; closing its stream", member.client.address)
                 member.stop.set()
 
