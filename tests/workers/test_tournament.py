@@ -11,6 +11,7 @@ from __future__ import annotations
 import base64
 import json
 import re
+import threading
 import time
 import uuid
 from collections.abc import Iterator
@@ -30,6 +31,7 @@ from competitions.tournaments.schedule import Schedule, round_robin
 from competitions.tournaments.store import TournamentError, TournamentStore
 from competitions.tournaments.table import NOT_PLAYED, PLAYED, compute_table
 from store.redis_store import Store
+from tests.referee.bots import GatedBot
 from tests.workers.celery_harness import (
     ArenaThread,
     WorkerProcess,
@@ -424,6 +426,29 @@ def test_offline_bot_is_retried_then_not_played_then_played(arena: ArenaThread, 
     assert tournament.launch(app, tournaments, tid, retry_not_played=True) == 2
     wait_until(lambda: tournament.progress(tournaments, tid).finished, 30, "the matches to be played")
     assert_each_match_once(arena, tournaments, schedule)
+
+
+@pytest.mark.slow
+def test_a_busy_bot_does_not_spend_an_absent_bots_retries(arena: ArenaThread, rig: Rig, tmp_path: Path) -> None:
+    """A bot of capacity 1 busy in one match turns the tournament's next matches away
+    (RESOURCE_EXHAUSTED, "plays 1 of its 1 seats") for longer than the retries of an absent
+    bot last (2 retries, 0.7 s): those matches wait for the busy fleet and are played once
+    the bot is free, none recorded as not played."""
+    config, tournaments, app, workers = rig.config, rig.tournaments, rig.app, rig.workers
+    gate = threading.Event()
+    busy, _ = arena.call(arena.arena.connect(lambda: GatedBot(gate), capacity=1))
+    others = [arena.connect("heuristic") for _ in range(2)]
+    schedule = tournament.create(tournaments, "cutthroat", [str(busy), *others], seed=21)
+    tid = schedule.tournament_id
+    tournament.launch(app, tournaments, tid)
+    workers.append(WorkerProcess(config, "patient", tmp_path, concurrency=3))
+    time.sleep(3)  # several times the absent bot's retries: the other matches are refused again and again
+    assert tournaments.outcomes(tid) == {}, "a match gave up on a busy bot"
+    gate.set()
+    wait_until(lambda: tournament.progress(tournaments, tid).finished, 60, "the tournament to finish")
+    outcomes = tournaments.outcomes(tid)
+    assert [o["status"] for o in outcomes.values()] == [PLAYED] * len(schedule.matches)
+    assert max(o["attempts"] for o in outcomes.values()) > config.match_retries + 1  # it waited past the retries
 
 
 @pytest.mark.slow
