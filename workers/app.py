@@ -13,6 +13,8 @@ from celery import Celery
 
 from competitions.config import WorkerConfig
 from competitions.queue import make_app
+from workers import redis_close
+from workers.held_messages import RestoreHeld
 
 config = WorkerConfig.from_env()
 app = make_app(config, include=["workers.tasks"])
@@ -20,6 +22,11 @@ app = make_app(config, include=["workers.tasks"])
 # as they start exits 1 instead of replacing them for ever (see workers.prefork).  ``--pool=prefork``
 # on the command line also selects it.
 app.conf.worker_pool = "workers.prefork:TaskPool"
+# A Redis restart under a worker that holds messages: the consumer closes its channels
+# completely and reconnects instead of exiting (workers.redis_close), and puts the messages it
+# held back on the queue once reconnected (workers.held_messages).
+redis_close.install()
+app.steps["consumer"].add(RestoreHeld)
 
 
 def run(celery: Celery, argv: list[str]) -> int:

@@ -14,7 +14,7 @@ import threading
 import time
 import uuid
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any
@@ -117,17 +117,19 @@ def referee_fleet(redis_url: str, **config: object) -> Iterator[tuple[ArenaThrea
 
 class WorkerProcess:
     """``celery -A workers.app worker`` in its own process group, logging to a file;
-    with ``beat``, the worker also runs beat (``-B``: the sweep for lost matches)."""
+    with ``beat``, the worker also runs beat (``-B``: the sweep for lost matches); ``include``
+    names further task modules (``--include``: tasks of a test's own)."""
 
     def __init__(self, config: WorkerConfig, name: str, log_dir: Path, concurrency: int = 2,
-                 beat: bool = False) -> None:
+                 beat: bool = False, include: Sequence[str] = ()) -> None:
         self.log_path = log_dir / f"{name}.log"
         self._log: IO[bytes] = self.log_path.open("wb")
         with_beat = ["-B", "--schedule", str(log_dir / f"{name}-beat-schedule")] if beat else []
+        with_include = ["--include", ",".join(include)] if include else []
         self.process = subprocess.Popen(
             [str(CELERY), "-A", "workers.app", "worker", "--pool=prefork", f"--concurrency={concurrency}",
              "--loglevel=INFO", "-n", f"{name}@%h", "--without-gossip", "--without-mingle", "--without-heartbeat",
-             *with_beat],
+             *with_beat, *with_include],
             env={**os.environ, **config.to_env()}, cwd=ROOT, stdout=self._log, stderr=subprocess.STDOUT,
             start_new_session=True)
 
