@@ -8,12 +8,15 @@ Run a worker with ``celery -A workers.app worker`` and beat with ``celery -A wor
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import click
 from celery import Celery
 
 from competitions.config import WorkerConfig
 from competitions.queue import make_app
 from workers import redis_close
+from workers.alive import heartbeat_step
 from workers.held_messages import RestoreHeld
 
 config = WorkerConfig.from_env()
@@ -27,6 +30,9 @@ app.conf.worker_pool = "workers.prefork:TaskPool"
 # held back on the queue once reconnected (workers.held_messages).
 redis_close.install()
 app.steps["consumer"].add(RestoreHeld)
+# Liveness: a file touched from the consumer's event loop while it consumes (workers.alive).
+if config.alive_file:
+    app.steps["consumer"].add(heartbeat_step(Path(config.alive_file), config.alive_interval_s))
 
 
 def run(celery: Celery, argv: list[str]) -> int:
