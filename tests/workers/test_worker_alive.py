@@ -7,7 +7,6 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import time
 import uuid
 from pathlib import Path
 
@@ -53,7 +52,7 @@ def test_worker_is_alive_while_it_consumes_and_dead_when_its_consumer_stops(tmp_
             assert checked.returncode == 0, checked.stderr
 
             server.halt()  # the broker is gone: the consumer stops and retries the connection
-            time.sleep(MAX_AGE_S + 1)
+            wait_until(lambda: (age(Path(config.alive_file)) or 0) > MAX_AGE_S + 0.2, 30, "the heartbeat to go stale")
             checked = alive(config)
             assert checked.returncode == 1 and "not consuming" in checked.stderr, checked
             assert worker.process.poll() is None  # the process itself is still there
