@@ -82,6 +82,30 @@ def worker(
     raise typer.Exit(celery_app.run(celery_app.app, argv))
 
 
+@app.command("worker-alive")
+def worker_alive(
+    max_age: Annotated[float, typer.Option(min=0, help="Seconds without a heartbeat after which the worker "
+                                                       "counts as dead.")] = 60.0,
+) -> None:
+    """Exit 0 if this machine's worker is consuming, 1 if not: a liveness check.
+
+    The worker touches PITCH_WORKER_ALIVE_FILE from its event loop while it consumes (every
+    PITCH_WORKER_ALIVE_INTERVAL_S); a file older than --max-age, or none, means its consumer
+    stopped or it lost the broker for good.  Needs neither Redis nor Celery."""
+    from pathlib import Path
+
+    from workers.alive import age
+
+    config = common.worker_config()
+    if not config.alive_file:
+        common.fail("PITCH_WORKER_ALIVE_FILE is not set: the worker writes no heartbeat")
+    seconds = age(Path(config.alive_file))
+    if seconds is None or seconds > max_age:
+        what = "no heartbeat file" if seconds is None else f"last heartbeat {seconds:.0f}s ago"
+        common.fail(f"worker not consuming: {what} ({config.alive_file})", code=1)
+    common.console().print(f"worker consuming: last heartbeat {seconds:.1f}s ago")
+
+
 @app.command(context_settings=PASS_THROUGH)
 def beat(
     ctx: typer.Context,

@@ -40,6 +40,8 @@ ENVIRONMENT = {
     "elo_k": "PITCH_ELO_K",
     "elo_provisional_games": "PITCH_ELO_PROVISIONAL_GAMES",
     "fleet_ttl_s": "PITCH_FLEET_TTL_S",
+    "alive_file": "PITCH_WORKER_ALIVE_FILE",
+    "alive_interval_s": "PITCH_WORKER_ALIVE_INTERVAL_S",
 }
 
 
@@ -103,10 +105,16 @@ class WorkerConfig:
     fleet_ttl_s: float = 10.0
     """The referees' directory TTL (``PITCH_FLEET_TTL_S``, the same for every process):
     a referee whose heartbeat is older is not offered matches."""
+    alive_file: str = ""
+    """A file the worker touches every ``alive_interval_s`` while it consumes, for a liveness
+    check (``pitch-arena worker-alive``, :mod:`workers.alive`); empty: none."""
+    alive_interval_s: float = 5.0
+    """How often a consuming worker touches ``alive_file``."""
 
     def __post_init__(self) -> None:
         for name in ("match_timeout_s", "retry_backoff_s", "visibility_timeout_s", "restore_interval_s",
-                     "requeue_interval_s", "auto_interval_s", "lease_s", "fleet_ttl_s", "fleet_wait_s"):
+                     "requeue_interval_s", "auto_interval_s", "lease_s", "fleet_ttl_s", "fleet_wait_s",
+                     "alive_interval_s"):
             if getattr(self, name) <= 0:
                 raise ValueError(f"{name} must be positive, got {getattr(self, name)}")
         if self.match_retries < 0 or self.auto_games < 1:

@@ -8,11 +8,16 @@ Run a worker with ``celery -A workers.app worker`` and beat with ``celery -A wor
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import click
 from celery import Celery
 
 from competitions.config import WorkerConfig
 from competitions.queue import make_app
+from workers import redis_close
+from workers.alive import heartbeat_step
+from workers.held_messages import RestoreHeld
 from workers.supervisor import supervisor_step
 
 config = WorkerConfig.from_env()
@@ -21,6 +26,15 @@ app = make_app(config, include=["workers.tasks"])
 # as they start exits 1 instead of replacing them for ever (see workers.prefork).  ``--pool=prefork``
 # on the command line also selects it.
 app.conf.worker_pool = "workers.prefork:TaskPool"
+# A Redis restart under a worker that holds messages: the consumer closes its channels
+# completely and reconnects instead of exiting (workers.redis_close), and puts the messages it
+# held back on the queue once reconnected (workers.held_messages).
+redis_close.install()
+app.steps["consumer"].add(RestoreHeld)
+# Liveness: a file touched from the consumer's event loop while it consumes (workers.alive).
+if config.alive_file:
+    app.steps["consumer"].add(heartbeat_step(Path(config.alive_file), config.alive_interval_s))
+
 # every worker's main process sweeps for lost matches, outside the queue (see workers.supervisor)
 app.steps["worker"].add(supervisor_step(config))
 

@@ -84,6 +84,17 @@ def test_each_service_command_is_a_command_of_the_cli(name: str, monkeypatch: py
     assert result.exit_code == 0 and command[1] in result.stdout
 
 
+def test_workers_have_a_liveness_check_on_their_heartbeat_file() -> None:
+    """Each worker writes its heartbeat file (``PITCH_WORKER_ALIVE_FILE``) and its healthcheck
+    is the `pitch-arena worker-alive` check of that file (tests/workers/test_worker_alive.py)."""
+    for worker in by_command("worker"):
+        assert worker["environment"]["PITCH_WORKER_ALIVE_FILE"]
+        test = worker["healthcheck"]["test"]
+        assert test[:3] == ["CMD", "pitch-arena", "worker-alive"]
+        max_age = float(test[test.index("--max-age") + 1])
+        assert max_age > 5 * 2, "the check must outlast a few heartbeats (every 5 s by default)"
+
+
 def test_console_scripts_are_installed() -> None:
     """The commands compose runs exist as console scripts of the installed distributions."""
     for script in ("pitch-arena", "pitch-bot"):

@@ -14,7 +14,7 @@ import threading
 import time
 import uuid
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any
@@ -117,15 +117,15 @@ def referee_fleet(redis_url: str, **config: object) -> Iterator[tuple[ArenaThrea
 
 class WorkerProcess:
     """``celery -A workers.app worker`` in its own process group, logging to a file;
-    with ``beat``, the worker also runs beat (``-B``: automated round robins and ladders);
-    ``include`` names a test module the worker imports (a fault to inject)."""
+    with ``beat``, the worker also runs beat (``-B``: automated round robins and ladders); ``include``
+    names further modules the worker imports (``--include``: a test's own tasks or faults)."""
 
     def __init__(self, config: WorkerConfig, name: str, log_dir: Path, concurrency: int = 2,
-                 beat: bool = False, include: str = "") -> None:
+                 beat: bool = False, include: Sequence[str] = ()) -> None:
         self.log_path = log_dir / f"{name}.log"
         self._log: IO[bytes] = self.log_path.open("wb")
         with_beat = ["-B", "--schedule", str(log_dir / f"{name}-beat-schedule")] if beat else []
-        with_include = ["--include", include] if include else []
+        with_include = ["--include", ",".join(include)] if include else []
         self.process = subprocess.Popen(
             [str(CELERY), "-A", "workers.app", "worker", "--pool=prefork", f"--concurrency={concurrency}",
              "--loglevel=INFO", "-n", f"{name}@%h", "--without-gossip", "--without-mingle", "--without-heartbeat",

@@ -378,7 +378,7 @@ def test_a_match_taken_by_a_worker_killed_before_starting_it_is_sent_again_ahead
     bots = [arena.connect(spec) for spec in SPECS]
     first = tournament.create(tournaments, "cutthroat", bots, seed=11)
     tournament.launch(app, tournaments, first.tournament_id)
-    workers.append(WorkerProcess(config, "doomed", tmp_path, concurrency=1, include="tests.workers.dying_on_receipt"))
+    workers.append(WorkerProcess(config, "doomed", tmp_path, concurrency=1, include=["tests.workers.dying_on_receipt"]))
     assert workers[0].process.wait(timeout=30) == -9
     backlog = tournament.create(tournaments, "cutthroat", bots, games=4, seed=12)
     tournament.launch(app, tournaments, backlog.tournament_id)
