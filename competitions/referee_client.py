@@ -179,7 +179,7 @@ class FleetReferees(RefereeClient):
     def addresses_for(self, match: ScheduledMatch) -> list[str]:
         """Where to offer ``match``, best first (see :meth:`FleetDirectory.place`)."""
         placed = [entry.address for entry in self.directory.place(match.match_id, match.seats)]
-        if placed or self.directory.live():
+        if placed or self.directory.live(draining=True):  # a fleet, if only a stopping one: wait for it
             return placed
         return [self.address]
 
@@ -224,6 +224,6 @@ class FleetReferees(RefereeClient):
 
     def connected_bots(self) -> list[str]:
         """Ids of the bots connected to any live referee of the fleet."""
-        if not self.directory.live():
+        if not self.directory.live(draining=True):
             return super().connected_bots()
         return sorted(self.directory.connected_bots())

@@ -59,13 +59,16 @@ class FleetMember:
         self.registry = registry
         self.running = running
         self.addresses: list[str] = [self.address]
-        """Every live referee's address (this one included), as of the last heartbeat."""
+        """Every live referee's address that takes new work (this one included until it
+        drains), as of the last heartbeat: the fleet told to bots."""
         self.claimed: set[str] = set()
         """Match ids this referee holds the fleet-wide claim of."""
         self.seats = FleetSeats(SeatLedger(self.directory), self.referee_id)
         """The bots' seats this referee holds in the fleet-wide ledger."""
         self.left = False
-        """Whether this referee has left the directory (it is stopping: see :meth:`leave`)."""
+        """Whether this referee is stopping: it drains (see :meth:`leave`), takes no new work."""
+        self.withdrawn = False
+        """Whether it has left the directory for good (:meth:`stop`)."""
         self._resync = True
         self._writes: asyncio.Queue[Callable[[], object]] = asyncio.Queue()
         self._tasks: list[asyncio.Task[None]] = []
@@ -79,22 +82,24 @@ class FleetMember:
                  len(self.addresses))
 
     async def leave(self) -> None:
-        """Leave the directory at once, while the matches in flight here drain: placement
-        and the other referees' relays stop choosing this referee, the bots that take fleet
+        """Drain: mark this referee draining in the directory at once, so that placement
+        and the other referees' relays stop choosing it and the bots that take fleet
         updates are told the fleet without it (so they move; the SDK keeps a stream until
-        the seats it plays on it end), and from now on only the claims of the matches still
-        running here are renewed, so that no other referee runs them meanwhile."""
+        the seats it plays on it end).  Its heartbeat goes on until :meth:`stop`, keeping
+        it live for what it still holds: the claims of the matches running here (no other
+        referee runs them meanwhile) and their seats in the fleet-wide ledger (a bot
+        playing here is given no seat elsewhere beyond its capacity)."""
         if self.left:
             return
         self.left = True
-        for task in self._tasks:
-            task.cancel()
-        await asyncio.gather(*self._tasks, return_exceptions=True)
-        self._tasks = [asyncio.create_task(self._renewing(), name="fleet-claims")]
-        try:
-            await asyncio.to_thread(self.directory.withdraw, self.referee_id)
-        except redis.RedisError as exc:
-            log.warning("referee %s could not leave the fleet directory (%s); it expires", self.referee_id, exc)
+        beating = self._tasks[0] if self._tasks else None
+        if beating is not None:
+            beating.cancel()
+            await asyncio.gather(beating, return_exceptions=True)
+        await self.beat()  # the first draining heartbeat marks it
+        self._tasks[:1] = [asyncio.create_task(self._beating(), name="fleet-draining-heartbeat")]
+        if self.address not in self.addresses:
+            return  # the heartbeat told the bots
         self.addresses = [address for address in self.addresses if address != self.address]
         update = bot_pb2.RefereeMessage(fleet_update=bot_pb2.FleetUpdate(addresses=self.addresses))
         for presence in self.registry.connected():
@@ -102,35 +107,33 @@ class FleetMember:
                 presence.send(update)
 
     async def stop(self) -> None:
-        """Leave the directory (if :meth:`leave` has not) and drop this referee's claims."""
+        """Leave the directory for good (draining first if :meth:`leave` has not) and drop
+        this referee's claims: its seats and claims stop counting."""
         await self.leave()
+        self.withdrawn = True
         for task in self._tasks:
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
+        try:
+            await asyncio.to_thread(self.directory.withdraw, self.referee_id)
+        except redis.RedisError as exc:
+            log.warning("referee %s could not leave the fleet directory (%s); it expires", self.referee_id, exc)
         try:
             for match_id in list(self.claimed):
                 await self.release(match_id)
         except redis.RedisError as exc:
             log.warning("referee %s could not release its match claims (%s); they expire", self.referee_id, exc)
 
-    async def _renewing(self) -> None:
-        """The heartbeat of a referee that left the directory: its running matches' claims."""
-        while True:
-            await asyncio.sleep(self.directory.ttl_s / 3)
-            try:
-                await asyncio.to_thread(self.directory.renew_claims, self.referee_id, sorted(self.claimed))
-            except redis.RedisError as exc:
-                log.warning("renewing the match claims failed (%s); retrying", exc)
-
     async def beat(self) -> None:
-        """One heartbeat: renew the entry and the claims, read the fleet, and tell the bots
-        that asked when referees joined or left."""
+        """One heartbeat: renew the entry and the claims (marked draining once the referee
+        is stopping), read the fleet, and tell the bots that asked when referees joined or
+        left."""
         registry = self.registry
         declared = {p.bot.bot_id: p.capacity for p in registry.connected()} if self._resync else None
         try:
             forgotten = await asyncio.to_thread(self.directory.announce, self.referee_id, self.address,
                                                 self.capacity, self.running(), declared, sorted(self.claimed),
-                                                declared)
+                                                declared, self.left)
             live = await asyncio.to_thread(self.directory.live)
             await self.seats.beat()
             await self.end_disabled_streams()
@@ -139,7 +142,7 @@ class FleetMember:
             log.warning("fleet heartbeat failed (%s); retrying", exc)
             return
         self._resync = forgotten and declared is None  # readers may have pruned it from the bots' index
-        addresses = sorted({entry.address for entry in live} | {self.address})
+        addresses = sorted({entry.address for entry in live} | (set() if self.left else {self.address}))
         if addresses != self.addresses:
             log.info("fleet changed: %s", addresses)
             self.addresses = addresses
@@ -179,17 +182,17 @@ class FleetMember:
         the capacity it declared (which bounds its seats fleet-wide)."""
         presence = self.registry.get(bot_id)
         capacity = presence.capacity if presence is not None else 1
-        if not self.left:  # a referee that left is listed nowhere
+        if not self.withdrawn:  # a referee that left for good is listed nowhere
             self._writes.put_nowait(lambda: self.directory.bot_connected(self.referee_id, bot_id, capacity))
 
     def bot_disconnected(self, bot_id: str) -> None:
         """A bot's last stream here ended."""
-        if not self.left:
+        if not self.withdrawn:
             self._writes.put_nowait(lambda: self.directory.bot_disconnected(self.referee_id, bot_id))
 
     def running_changed(self) -> None:
         """A match started or ended: the count placement reads."""
-        if not self.left:  # the entry is gone: a write would leave a key with no TTL
+        if not self.withdrawn:  # the entry is gone: a write would leave a key with no TTL
             self._writes.put_nowait(lambda: self.directory.set_running(self.referee_id, self.running()))
 
     async def claim(self, match_id: str) -> bool:

@@ -8,7 +8,14 @@ Liveness is a TTL, not a membership protocol: a referee renews its keys every th
 set and its match claims expire on their own.  Keys, under the store's prefix:
 
 * ``fleet:live`` - sorted set, referee id -> time of its last heartbeat (unix seconds);
-  readers skip members older than ``ttl_s`` and the next heartbeat of anyone prunes them;
+  readers skip members older than ``ttl_s`` and the next heartbeat of anyone prunes them.
+  A referee is in it while it holds anything: a draining one too, so that the seats
+  (:mod:`store.seats`) and claims of the matches it still runs keep counting;
+* ``fleet:draining`` - sorted set, referee id -> time of its last heartbeat, of the live
+  referees that are stopping (they drain the matches in flight): every reader that chooses
+  where new work goes (placement, relays, the fleet told to bots) leaves them out.  Written
+  with ``fleet:live`` by the draining referee's heartbeat, pruned with it, and left by the
+  referee's final withdrawal;
 * ``fleet:referee:{id}`` - hash: ``address``, ``capacity`` (matches it runs at once),
   ``running`` (matches it runs now), ``heartbeat``; expires after ``ttl_s``;
 * ``fleet:bots:{id}`` - set of the bot ids with an open stream to that referee; expires
@@ -16,8 +23,8 @@ set and its match claims expire on their own.  Keys, under the store's prefix:
 * ``fleet:bot:{bot id}`` - set of the ids of the referees that bot has a stream to: the
   index placement reads (a few keys per match, however many referees there are), written
   with ``fleet:bots:{id}``.  It has no TTL of its own: a member counts only while its
-  referee is in ``fleet:live``, and a reader deletes the members that have left it
-  (a stopping referee removes itself at once);
+  referee is in ``fleet:live`` and not draining, and a reader deletes the members that
+  have left ``fleet:live`` (a stopped referee removes itself at once);
 * ``fleet:capacity:{id}`` - hash, bot id -> the capacity (seats at once) each of those bots
   declared in its hello to that referee; expires with it (read by
   :mod:`store.seats`, which also holds ``fleet:seats:{bot id}``);
@@ -48,12 +55,14 @@ if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[
 return 0
 """
 #: Where a match's bots are connected, in one round trip: the holder of the match's claim
-#: (KEYS[1]); from each bot's index of referees (KEYS[2..]), the live referees (score in
-#: ``fleet:live``, ARGV[1], at least ARGV[2]), each with how many of the match's seats are
-#: local there (ARGV[3..]: each bot's seats), as one string ``"{id}={seats} ..."`` (a
-#: reply of one element, whatever the fleet's size); and the positions of the bots
-#: connected to no live referee.  A member whose referee the live set no longer lists
-#: (pruned: dead) is deleted on the way, so a SIGKILLed referee's entries heal themselves.
+#: (KEYS[1]); from each bot's index of referees (KEYS[2..]), the live referees that are not
+#: draining (score in ``fleet:live``, ARGV[1], at least ARGV[2]; not in ``fleet:draining``,
+#: ARGV[3]), each with how many of the match's seats are local there (ARGV[4..]: each bot's
+#: seats), as one string ``"{id}={seats} ..."`` (a reply of one element, whatever the
+#: fleet's size); and the positions of the bots connected to no such referee.  A member
+#: whose referee the live set no longer lists (pruned: dead) is deleted on the way, so a
+#: SIGKILLed referee's entries heal themselves; a draining referee's are kept (it still
+#: plays its bots' seats) and skipped.
 _CANDIDATES = """
 local holder = redis.call('GET', KEYS[1]) or ''
 local live = nil
@@ -64,8 +73,9 @@ for i = 2, #KEYS do
   if #referees > 0 and live == nil then
     live = {}
     for _, referee in ipairs(redis.call('ZRANGEBYSCORE', ARGV[1], ARGV[2], '+inf')) do live[referee] = true end
+    for _, referee in ipairs(redis.call('ZRANGE', ARGV[3], 0, -1)) do live[referee] = nil end
   end
-  local seats = tonumber(ARGV[i + 1])
+  local seats = tonumber(ARGV[i + 2])
   for _, referee in ipairs(referees) do
     if live[referee] then
       found = true
@@ -147,13 +157,16 @@ class FleetDirectory:
 
     # ------------------------------------------------------------ a referee's own entries
     def announce(self, referee_id: str, address: str, capacity: int, running: int, bots: Iterable[str] | None,
-                 renew_matches: Sequence[str] = (), declared: Mapping[str, int] | None = None) -> bool:
+                 renew_matches: Sequence[str] = (), declared: Mapping[str, int] | None = None,
+                 draining: bool = False) -> bool:
         """Write (or renew) a referee's entry and the claims of the matches it runs: the
         heartbeat.  ``bots`` rewrites the set of its connected bots (the first heartbeat, and
         the first after a Redis error, so that an add or remove lost to an outage is
         repaired); ``None`` only renews the set, which costs the same however many bots are
         connected (see ``docs/fleet.md``).  ``declared`` (bot id -> capacity) rewrites the
         capacities the connected bots declared, as ``bots`` the set; ``None`` renews it.
+        ``draining``: the referee is stopping (see :meth:`live_ids`); a referee never
+        returns from draining, and its first draining heartbeat is what marks it.
 
         Returns whether the live set had forgotten the referee (its first heartbeat, or a
         late one after readers pruned it and its bots' index entries): the caller then
@@ -182,6 +195,9 @@ class FleetDirectory:
                 pipe.hset(capacities, mapping={bot_id: seats for bot_id, seats in declared.items()})
         pipe.pexpire(capacities, self._ttl_ms)
         pipe.zremrangebyscore(self._key("live"), "-inf", now - 2 * self.ttl_s)
+        pipe.zremrangebyscore(self._key("draining"), "-inf", now - 2 * self.ttl_s)
+        if draining:  # before the live set's write, whose reply is the one returned
+            pipe.zadd(self._key("draining"), {referee_id: now})
         pipe.zadd(self._key("live"), {referee_id: now})
         for match_id in renew_matches:
             self._renew(keys=[self._key("match", match_id)], args=[referee_id, self._ttl_ms], client=pipe)
@@ -219,33 +235,35 @@ class FleetDirectory:
         pipe.execute()
 
     def withdraw(self, referee_id: str) -> None:
-        """Remove a stopping referee at once (a dead one expires instead)."""
+        """Remove a stopped referee at once (a dead one expires instead): its seats and
+        claims stop counting."""
         bots = self.client.smembers(self._key("bots", referee_id))
         pipe = self.client.pipeline(transaction=True)
         for bot_id in bots:
             pipe.srem(self._key("bot", str(bot_id)), referee_id)
         pipe.delete(self._key("referee", referee_id), self._key("bots", referee_id), self._key("capacity", referee_id))
         pipe.zrem(self._key("live"), referee_id)
-        pipe.execute()
-
-    def renew_claims(self, referee_id: str, match_ids: Sequence[str]) -> None:
-        """Extend the claims ``referee_id`` still holds, without announcing it: the heartbeat
-        of a referee that left the directory and drains its matches."""
-        if not match_ids:
-            return
-        pipe = self.client.pipeline(transaction=False)
-        for match_id in match_ids:
-            self._renew(keys=[self._key("match", match_id)], args=[referee_id, self._ttl_ms], client=pipe)
+        pipe.zrem(self._key("draining"), referee_id)
         pipe.execute()
 
     # ------------------------------------------------------------ reading the fleet
-    def live_ids(self) -> list[str]:
-        """The ids of the referees whose entries have not expired (one command, no entry read)."""
-        return [str(i) for i in self.client.zrangebyscore(self._key("live"), time.time() - self.ttl_s, "+inf")]
+    def live_ids(self, draining: bool = False) -> list[str]:
+        """The ids of the referees whose entries have not expired and that take new work
+        (one round trip, no entry read).  ``draining`` adds the referees that are stopping:
+        they take no new match or relay, but hold the seats and claims of the matches they
+        still run (what the seat ledger counts, and where running matches are read)."""
+        pipe = self.client.pipeline(transaction=False)
+        pipe.zrangebyscore(self._key("live"), time.time() - self.ttl_s, "+inf")
+        if not draining:
+            pipe.zrange(self._key("draining"), 0, -1)
+        replies = pipe.execute()
+        leaving = set() if draining else {str(i) for i in replies[1]}
+        return [str(i) for i in replies[0] if str(i) not in leaving]
 
-    def live(self) -> list[RefereeEntry]:
-        """Every referee whose entry has not expired, in no particular order."""
-        ids = self.live_ids()
+    def live(self, draining: bool = False) -> list[RefereeEntry]:
+        """Every referee whose entry has not expired and that takes new work (``draining``:
+        the stopping ones too, see :meth:`live_ids`), in no particular order."""
+        ids = self.live_ids(draining)
         if not ids:
             return []
         pipe = self.client.pipeline(transaction=False)
@@ -324,13 +342,13 @@ class FleetDirectory:
             seats[bot_id] = seats.get(bot_id, 0) + 1
         holder, counts, missing = self._candidates(
             keys=[self._key("match", match_id), *(self._key("bot", bot_id) for bot_id in seats)],
-            args=[self._key("live"), time.time() - self.ttl_s, *seats.values()])
+            args=[self._key("live"), time.time() - self.ttl_s, self._key("draining"), *seats.values()])
         local = {referee_id: int(seats) for referee_id, _, seats in
                  (pair.rpartition("=") for pair in str(counts).split())}
         return str(holder or ""), local, bool(missing)
 
     def connected_bots(self) -> set[str]:
-        """Every bot with a stream open to at least one live referee."""
+        """Every bot with a stream open to at least one live referee that takes new work."""
         keys = [self._key("bots", entry.referee_id) for entry in self.live()]
         return {str(bot_id) for bot_id in self.client.sunion(keys)} if keys else set()
 

@@ -17,7 +17,9 @@ referee's own stream when it has one, else (a relayed seat) the one it declared 
 referee holding its stream (``fleet:capacity:{referee id}``, written when the stream opens).
 
 A field counts only while its referee is in ``fleet:live`` (its heartbeat is younger than
-the TTL): a referee that dies holds no seats once it leaves the directory, and its fields
+the TTL), draining or not: a referee that stops keeps its heartbeat, and so its seats,
+until the matches it drains have ended; one that dies holds no seats once it leaves the
+directory, and its fields
 are deleted by the next :meth:`SeatLedger.take` that reads them.  A match's seats are taken
 in one Lua script (read, sum, compare, write: one round trip, atomic, so two referees
 starting matches of one bot at once cannot both squeeze in) and given back in another
@@ -211,7 +213,7 @@ class SeatLedger:
         if bot_ids is not None and not bot_ids:
             return {}
         directory = self.directory
-        live = directory.live_ids()
+        live = directory.live_ids(draining=True)  # a draining referee's matches still hold seats
         declared = self._declared_by_every(live) if bot_ids is None else self._declared_by(live, bot_ids)
         wanted = sorted(declared) if bot_ids is None else list(bot_ids)
         pipe = directory.client.pipeline(transaction=False)

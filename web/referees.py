@@ -123,10 +123,11 @@ class ArenaReferees:
 
     # ------------------------------------------------------------ which referees
     def live(self) -> list[RefereeEntry]:
-        """The fleet's live referees; none when Redis cannot be read (the pages then ask
-        ``PITCH_REFEREE`` alone, as before the fleet)."""
+        """The fleet's live referees, the draining ones included (the pages read the
+        matches they still run; they send no work); none when Redis cannot be read (the
+        pages then ask ``PITCH_REFEREE`` alone, as before the fleet)."""
         try:
-            return self.directory.live()
+            return self.directory.live(draining=True)
         except redis.RedisError:
             return []
 
@@ -216,7 +217,7 @@ class ArenaReferees:
         answered."""
         try:
             usage = self.ledger.usage()
-            if usage or self.directory.live_ids():  # a fleet (with or without connected bots)
+            if usage or self.directory.live_ids(draining=True):  # a fleet (with or without connected bots)
                 return fleet_bots(self.store, usage)
         except redis.RedisError:
             pass

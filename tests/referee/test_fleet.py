@@ -342,6 +342,34 @@ def test_the_seat_ledger_counts_live_referees_only(redis_url: str) -> None:
     assert ledger.entries("x") == {} and ledger.entries("z") == {}
 
 
+def test_a_draining_referee_is_offered_no_work_but_holds_its_seats_and_claims(redis_url: str) -> None:
+    """The directory's side of a drain: a referee whose heartbeat says it drains stays in
+    ``fleet:live`` for the ledger (its seats count, for takes and for the pages) and for its
+    claims, while every read that chooses where new work goes leaves it out (the live list,
+    placement, a match whose claim it holds, relays' hosts, connected bots); its final
+    withdrawal removes it from both sets."""
+    fleet = directory(redis_url, f"fleet-{uuid.uuid4().hex[:8]}:", ttl_s=5.0)
+    ledger = SeatLedger(fleet)
+    for referee_id in ("a", "b"):
+        fleet.announce(referee_id, f"h:{referee_id}", 8, 0, ["x", "only-a"] if referee_id == "a" else ["x"],
+                       [], {"x": 1})
+    assert fleet.claim("m-1", "a") == "a"
+    assert ledger.take("a", "m-1", {"x": SeatNeed(1, 1)}) is None
+    assert fleet.announce("a", "h:a", 8, 1, None, ["m-1"], None, draining=True) is False
+    assert [e.referee_id for e in fleet.live()] == ["b"] and fleet.live_ids() == ["b"]
+    assert sorted(fleet.live_ids(draining=True)) == ["a", "b"]
+    assert [e.referee_id for e in fleet.place("m-1", ["x"])] == ["b"]  # not even the claim's holder
+    assert [e.referee_id for e in fleet.placements(["x"])] == ["b"] and fleet.placements(["only-a"]) == []
+    assert [e.referee_id for e in fleet.hosting(["x"])] == ["b"] and fleet.hosting(["only-a"]) == []
+    assert fleet.connected_bots() == {"x"}
+    assert fleet.claim("m-1", "b") == "a"
+    assert ledger.take("b", "m-2", {"x": SeatNeed(1, 1)}) == SeatRefusal("x", 1, 1, 1)
+    assert ledger.usage(["x"]) == {"x": SeatUsage(1, 1)}
+    fleet.withdraw("a")
+    assert fleet.live_ids(draining=True) == ["b"] and fleet.client.zscore(fleet.key("draining"), "a") is None
+    assert ledger.take("b", "m-2", {"x": SeatNeed(1, 1)}) is None
+
+
 def test_the_seat_ledger_reports_each_bots_seats_and_capacity_fleet_wide(redis_url: str) -> None:
     """What the pages and the command line show: a bot's seats in use summed over the live
     referees (a dead referee's seats and streams not counted), its capacity the most its
@@ -543,3 +571,56 @@ def test_a_burst_of_placements_within_the_cached_live_list_is_spread_over_equal_
     assert {worker.place(f"m-{index}", ["a", "b"])[0].referee_id for index in range(40, 60)} == {"one", "two"}
     fresh = directory(redis_url, prefix)  # a directory that reads the list each time: the same referee
     assert len({fresh.place("m-same", ["a", "b"])[0].referee_id for _ in range(5)}) == 1  # for the same match
+
+
+def test_a_draining_referees_seats_count_until_it_has_stopped(redis_url: str) -> None:
+    """A referee told to stop drains the match it runs: placement, the relays and the fleet
+    updates leave it out at once, but the seats of a bot of capacity 1 playing there still
+    count fleet-wide, so a match needing the bot on the other referee is refused with
+    RESOURCE_EXHAUSTED naming it (before, the draining referee's seats stopped counting as
+    it left the directory, and the bot was given a second seat); once the drained match
+    ended and the referee stopped, the other referee takes the bot's match."""
+    prefix = f"fleet-{uuid.uuid4().hex[:8]}:"
+    fleet = directory(redis_url, prefix)
+    ledger = SeatLedger(fleet)
+    gate = threading.Event()
+
+    async def scenario() -> None:
+        async with running_arena(redis_url, prefix, per_decision_ms=30_000, **FAST) as second:
+            leaving = running_arena(redis_url, prefix, per_decision_ms=30_000, **FAST)
+            first = await leaving.__aenter__()
+            try:
+                name = f"one-seat-{uuid.uuid4().hex[:6]}"
+                narrow = await first.register(name)
+                await connect_everywhere([first, second], narrow.token, lambda: GatedBot(gate), capacity=1)
+                seats = [narrow.bot_id]
+                for _ in range(2):
+                    other = await first.register()
+                    await connect_everywhere([first, second], other.token, FirstLegalBot, capacity=4)
+                    seats.append(other.bot_id)
+                await eventually(lambda: {e.address for e in fleet.hosting(seats)} == {first.address, second.address})
+                sooner, later = f"m-{uuid.uuid4().hex[:8]}", f"m-{uuid.uuid4().hex[:8]}"
+                playing = asyncio.create_task(first.run_match("cutthroat", seats, match_id=sooner, seed=1))
+                await eventually(lambda: sooner in first.server.arena.tasks)
+                stopping = asyncio.create_task(first.server.stop())
+                await eventually(lambda: [e.address for e in fleet.live()] == [second.address])
+                assert [e.address for e in fleet.place(later, seats)] == [second.address]
+                assert [e.address for e in fleet.hosting([narrow.bot_id])] == [second.address]
+                await eventually(lambda: second.server.fleet.addresses == [second.address])  # the bots' fleet
+                assert fleet.holder(sooner) == first.server.fleet.referee_id  # its claim is kept
+                with pytest.raises(grpc.aio.AioRpcError) as refused:
+                    await asyncio.wait_for(second.run_match("cutthroat", seats, match_id=later, seed=2), 5)
+                assert refused.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+                assert f"bot {name!r} plays 1 of its 1 seats on the referee fleet" in (refused.value.details() or "")
+                assert ledger.usage([narrow.bot_id])[narrow.bot_id].in_use == 1
+                gate.set()
+                assert (await asyncio.wait_for(playing, 30)).result.completed
+                await asyncio.wait_for(stopping, 15)
+                assert fleet.holder(sooner) == "" and first.server.fleet.referee_id not in fleet.live_ids(draining=True)
+                assert (await second.run_match("cutthroat", seats, match_id=later, seed=2)).result.completed
+                assert all(ledger.entries(bot_id) == {} for bot_id in seats)
+            finally:
+                gate.set()
+                await leaving.__aexit__(None, None, None)
+
+    run(scenario())
