@@ -281,6 +281,9 @@ class Chaos:
             "boards": boards,
             "rating_updates_equal_played": all(b["rating_updates"] == b["played"] == b["applied_total"]
                                                for b in boards.values()),
+            "relayed_starts": logs.relayed_starts(runs, fleet.homes),
+            "referee_starts": sum(len(v) for run in runs for v in run.starts.values()),
+            "replayed_results": outcome["replayed"],
             "mostly_fallback": checks.fallback_check(self.store, runs, list(played)),
             "unrecoverable_logs": logs.unrecoverable(self.log_dir, fleet.workers),
             "capacity": {"samples": capacity.samples, "declared": {names[b]: c for b, c in capacity.declared.items()},
@@ -337,6 +340,8 @@ def text_report(report: dict[str, Any]) -> str:
     fallback = report["mostly_fallback"]
     lines.append(f"  matches with a seat mostly played by fallback: {fallback['count']} (from {fallback['source']}) "
                  f"{fallback['examples'][:3] or ''}")
+    lines.append(f"  referee starts {report['referee_starts']}, of which with a relayed seat "
+                 f"{report['relayed_starts']}; stored results replayed {report['replayed_results']}")
     lines.append(f"  worker logs with 'Unrecoverable error': {len(report['unrecoverable_logs'])}; Redis writes lost: "
                  f"{report['redis_lost_writes']}; capacity peaks {report['capacity']['peak']}")
     for exit_ in report["unexpected_exits"]:

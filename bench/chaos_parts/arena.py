@@ -102,6 +102,8 @@ class Fleet:
             arena.services.append(Service(name, [*node, "--referee", address, "--quiet"], self.env[name], log_dir))
             self.lives.born(name)
         self.kit_bots = [f"bot-node-{n + 1}" for n in range(kit_bots)]
+        self.homes = {f"node-{n + 1}": list(self.addresses)[n % referees] for n in range(kit_bots)}
+        """Single-stream bot name -> the referee (service name) its one stream goes to."""
         self.wait_bots(60)
         settings = FAST_WORKER if fast else {}
         self.config = WorkerConfig(redis_url=self.redis_url, store_prefix=self.prefix, referee=first,

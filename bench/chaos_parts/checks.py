@@ -54,7 +54,7 @@ def outcome_checks(store: Store, tournaments: TournamentStore, schedules: list[S
     played: dict[str, str] = {}
     not_played: Counter[str] = Counter()
     examples: dict[str, str] = {}
-    tables = 0
+    tables = replayed = 0
     for schedule in schedules:
         outcomes = tournaments.outcomes(schedule.tournament_id)
         ids = [m.match_id for m in schedule.matches]
@@ -81,6 +81,7 @@ def outcome_checks(store: Store, tournaments: TournamentStore, schedules: list[S
                 if raw is not None:
                     found["not_played_with_result"].append(match.match_id)
             if raw is not None:
+                replayed += 1
                 problem = replay_problem(json.loads(raw), store.match_logs(match.match_id))
                 if problem:
                     found["replay_differs"].append(f"{match.match_id}: {problem}")
@@ -91,7 +92,7 @@ def outcome_checks(store: Store, tournaments: TournamentStore, schedules: list[S
             games = sum(r["games"] for r in table["rows"])
             if table["played"] != count or games != len(schedule.matches[0].seats) * schedule.games * count:
                 found["table_does_not_add_up"].append(schedule.tournament_id)
-    return {"found": found, "played": played, "tables": tables,
+    return {"found": found, "played": played, "tables": tables, "replayed": replayed,
             "not_played": {code: {"count": n, "example": examples[code]} for code, n in not_played.items()}}
 
 

@@ -22,7 +22,7 @@ from datetime import datetime
 from pathlib import Path
 
 STAMP = r"^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3}) \S+ \S+: "
-STARTED = re.compile(STAMP + r"match (\S+) started:")
+STARTED = re.compile(STAMP + r"match (\S+) started: .* seats \[(.*)\]$")
 FALLBACK = re.compile(STAMP + r"match (\S+) seat (\d+): .*; fallback ")
 ABORTED = re.compile(STAMP + r"match (\S+) aborted")
 IN_FLEET = re.compile(STAMP + r"referee (\S+) in the fleet at ")
@@ -49,6 +49,8 @@ class RefereeRun:
     """``referee-N#I``: the service and its incarnation (1 = first)."""
     referee_id: str = ""
     starts: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
+    seated: dict[str, list[str]] = field(default_factory=dict)
+    """Match id -> the names of the bots in its seats."""
     aborted: dict[str, float] = field(default_factory=dict)
     fallbacks: dict[tuple[str, int], int] = field(default_factory=lambda: defaultdict(int))
     ended: float | None = None
@@ -67,6 +69,7 @@ def read_referee_runs(log_dir: Path, names: list[str], ends: dict[str, list[floa
             for line in path.read_text(errors="replace").splitlines():
                 if (found := STARTED.match(line)) is not None:
                     run.starts[found.group(2)].append(stamp(found.group(1)))
+                    run.seated[found.group(2)] = [n.strip(" '\"") for n in found.group(3).split(",")]
                 elif (found := FALLBACK.match(line)) is not None:
                     run.fallbacks[(found.group(2), int(found.group(3)))] += 1
                 elif (found := ABORTED.match(line)) is not None:
@@ -81,3 +84,10 @@ def unrecoverable(log_dir: Path, names: list[str]) -> list[str]:
     """The worker logs (every incarnation) in which Celery wrote "Unrecoverable error"."""
     return [str(path) for name in names for path in incarnations(log_dir, name)
             if UNRECOVERABLE in path.read_text(errors="replace")]
+
+
+def relayed_starts(runs: list[RefereeRun], homes: dict[str, str]) -> int:
+    """Match starts seating a single-stream bot on a referee other than its ``homes`` one
+    (bot name -> referee service name): each such seat was played through the relay."""
+    return sum(1 for run in runs for seats in run.seated.values()
+               if any(homes.get(name, run.name.split("#")[0]) != run.name.split("#")[0] for name in seats))
