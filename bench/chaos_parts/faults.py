@@ -96,8 +96,8 @@ class Injector:
         """Target -> the fault that has it down now."""
 
     def candidates(self, kind: str, shot: Snapshot, late: bool = False) -> list[str]:
-        """Targets of ``kind`` that are up now: for workers, those running a match (a pool
-        process only of those, unless the fault is ``late``: overdue for want of one)."""
+        """Targets of ``kind`` that are up now, those running or seated in a match if any (a
+        pool process only of a worker running one, unless the fault is ``late``: overdue)."""
         fleet = self.fleet
         if kind in ("worker", "pool-child"):
             up = [w for w in fleet.workers if w not in self.down and fleet.pool_children(w)]
@@ -105,10 +105,11 @@ class Injector:
             return busy or ([] if kind == "pool-child" and not late else up)
         if kind in ("bot", "kit-bot"):
             names = fleet.sdk_bots if kind == "bot" else fleet.kit_bots
-            return [b for b in names if b not in self.down]
+            up = [b for b in names if b not in self.down]
+            return [b for b in up if shot.seats.get(fleet.bot_ids[b])] or up
         if kind in ("referee", "referee-term"):
             up = [r for r in fleet.referees if r not in self.down]
-            return up if len(up) > 1 else []
+            return ([r for r in up if shot.on_referee(fleet.addresses[r])] or up) if len(up) > 1 else []
         return [kind] if kind not in self.down else []
 
     def inject(self, kind: str, shot: Snapshot, late: bool = False) -> Fault | None:

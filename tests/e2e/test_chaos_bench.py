@@ -2,9 +2,10 @@
 
 ``bench/chaos.py`` on two referees, two SDK bots and two single-stream Node kit bots (one
 stream each, to different referees: a match seating both relays a seat, which is how a
-relay gets exercised), 30 matches of 3 games, with one fault of each kind in a fixed order
-(a worker's main process, a pool process, an SDK bot, a kit bot, a referee SIGKILLed and
-one SIGTERMed, Redis, beat), faults 2 s apart and each process down 3 s, so they overlap.
+relay gets exercised), 18 matches of 2 games (a cutthroat and a partnership round robin),
+with one fault of each kind in a fixed order (a worker's main process, a pool process, an
+SDK bot, a kit bot, a referee SIGKILLed and one SIGTERMed, Redis, beat), faults 1.5 s apart
+and each process down 2 s, so they overlap.
 Short settings (``--fast-recovery``): the defaults' recovery takes tens of seconds a fault.
 
 Every check of the report passes (no match lost, none with two outcomes or results, no
@@ -34,16 +35,16 @@ CHECKS = {"lost", "not_played_with_result", "played_without_its_record", "outcom
 
 
 def test_a_tiny_chaos_run_on_a_fleet_passes_every_check() -> None:
-    run = subprocess.run([sys.executable, "bench/chaos.py", "--matches", "30", "--games", "3", "--referees", "2",
+    run = subprocess.run([sys.executable, "bench/chaos.py", "--matches", "18", "--games", "2", "--referees", "2",
                           "--bots", "2", "--single-stream-bots", "2", "--workers", "2", "--kinds", ",".join(KINDS),
-                          "--interval", "2", "--down", "3", "--fast-recovery", "--time-limit", "90", "--json"],
+                          "--interval", "1.5", "--down", "2", "--fast-recovery", "--time-limit", "90", "--json"],
                          cwd=ROOT, capture_output=True, text=True, timeout=180)
     assert run.returncode == 0, run.stderr[-4000:]
     report = json.loads(run.stdout)
-    assert report["scheduled"] == 30 and report["tournaments"] == report["tables"] == 3
+    assert report["scheduled"] == 18 and report["tournaments"] == report["tables"] == 2
     assert set(report["checks"]) == CHECKS
     assert report["checks_pass"] is True, {k: v for k, v in report["checks"].items() if v["count"]}
-    assert report["lost"] == 0 and report["played"] == 30 - report["not_played"] > 0
+    assert report["lost"] == 0 and report["played"] == 18 - report["not_played"] > 0
     assert report["replayed_results"] == report["played"]  # none "not played" has a result
     assert report["relayed_starts"] > 0 and report["referee_starts"] >= report["played"]
     assert set(report["boards"]) == {"cutthroat", "partnership"} and report["rating_updates_equal_played"]
