@@ -200,8 +200,8 @@ class Chaos:
                  self.fleet.arena.services)
         chaos_began = time.time()
         kinds = self.args.kinds.split(",") if self.args.kinds else None
-        planned = faults.schedule(self.rng, kinds, self.args.faults, self.args.interval, self.args.down,
-                                  self.args.overlap)
+        planned = faults.schedule(random.Random(self.args.seed), kinds, self.args.faults, self.args.interval,
+                                  self.args.down, self.args.overlap)  # its own generator: the same for any fleet
         deadline = self.began + self.args.time_limit
         while time.time() < deadline:
             now = time.time()
@@ -362,7 +362,7 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--faults", type=int, default=30, help="faults in a seeded schedule")
     parser.add_argument("--interval", type=float, default=8.0, help="seconds between faults (jittered)")
     parser.add_argument("--down", type=float, default=3.0, help="seconds a killed process stays down")
-    parser.add_argument("--overlap", type=float, default=0.2,
+    parser.add_argument("--overlap", type=float, default=0.3,
                         help="share of faults fired while the previous one's process is still down")
     parser.add_argument("--kinds", default="", help="comma-separated kinds in this order, instead of a seeded "
                         f"draw from {','.join(KINDS)}; the run lasts until each has happened")
