@@ -23,7 +23,7 @@ Recovery, per kind: for each match in flight at a fault (held by the killed work
 its pool process, running on the killed referee, seating the killed bot, every running match
 for Redis), the time from the fault until the match has an outcome or is started again by a
 live process (a worker's new attempt for worker kinds; a referee's log line for every kind);
-count, median, p95, max.  Target (issue 24): p95 under 60 s for every kind of kill at the
+count, median, p95, max.  Target: p95 under 60 s for every kind of kill at the
 defaults with 500 matches queued.  The checks after the run are :mod:`chaos_parts.checks`'s.
 
 Run: ``.venv/bin/python bench/chaos.py [--matches 300] [--queued 0] [--faults 30]
