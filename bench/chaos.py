@@ -1,591 +1,352 @@
-"""Chaos benchmark: a whole arena under SIGKILLs of its workers, bots, referee and Redis.
+"""Chaos benchmark: a referee fleet, its bots, workers, beat and Redis under overlapping faults.
 
-Every part is real, as its own process, on loopback (Redis on a Unix socket in the run's
-directory, never the machine's Redis): a private ``redis-server`` with append-only
-persistence (fsync every second), a referee, ``--bots`` ``pitch-bot run heuristic``
-processes, ``--workers`` Celery workers (``pitch-arena worker``) and one ``pitch-arena
-beat`` whose sweep re-sends matches whose lease lapsed or whose task was lost.  Short
-leases and sweeps (``PITCH_MATCH_LEASE_S=3``, ``PITCH_REQUEUE_INTERVAL_S=2``) keep recovery
-within seconds.  Round robins (cutthroat, and partnership to 11 points) are launched until
-``--matches`` are scheduled; then, every ``--interval`` seconds (jittered, from ``--seed``:
-the same seed gives the same kinds, targets and times), one process is SIGKILLed (its whole
-process group) and started again ``--down`` seconds later: workers most often, then bots,
-the referee and Redis (restarted from its append-only file: up to about a second of writes
-may be lost, and the report says how many records went with them).  The run ends when every
-tournament has its table, or at ``--time-limit``; every process it started is stopped on
-the way out (Ctrl-C and SIGTERM included) and the logs stay in the printed directory.
+Every part is real, as its own process, on loopback (:mod:`chaos_parts.arena`): a private
+``redis-server`` with append-only persistence, ``--referees`` referees (one fleet),
+``--bots`` SDK bots (a stream to every referee) and ``--single-stream-bots`` Node kit bots (one
+stream each, to one referee: their seats on the other referees are relayed), ``--workers``
+Celery workers and beat, all with the services' default settings (lease 15 s, sweep 10 s,
+visibility 2400 s, fleet TTL 10 s) unless ``--fast-recovery`` shortens them (the short test).
 
-What is checked, from Redis and the referee's logs, after the run:
+Round robins (cutthroat, and partnership to 11 points, each of a seeded six of the bots) are
+launched until ``--matches`` are scheduled; with ``--queued N`` they are launched as the queue
+drains so that N matches wait while the faults happen (the recovery target is measured that
+way: a match sent again goes to the back of the queue).  Faults start at the first recorded
+match: ``--faults`` of them, ``--interval`` apart, some overlapping (``--overlap``: fired while
+the previous one's process is still down), kinds drawn from a seeded schedule or fixed by
+``--kinds`` (see :mod:`chaos_parts.faults`: worker main process, pool process, SDK bot, kit bot,
+referee SIGKILL, referee SIGTERM, Redis, beat).  The run ends when every tournament has its
+table (and, with ``--kinds``, every fault happened), or at ``--time-limit``; every process it
+started is stopped on the way out (Ctrl-C and SIGTERM included); the logs stay in the
+printed directory.
 
-* ``recorded_once``: played matches whose match id has one record (result, entry in the
-  finished-matches index), whose tournament outcome carries that same result, that were
-  rated once, and that the referee did not play again after recording them;
-* ``recorded_twice``, by way of showing it: an outcome whose result differs from the match
-  record (two results for one id), a match id twice in a bot's rating history, a bot whose
-  conduct totals count more matches than its recorded matches (a record applied twice), a
-  table whose games do not add up, a match the referee started twice in one run or again
-  after it had been recorded (a start after a referee kill that interrupted it is a
-  restart, reported apart);
-* ``lost`` (no outcome at the end) and ``not_played`` (grouped by reason);
-* per leaderboard: rating updates (the applied set) against matches played, and the Elo sum
-  (sum of rating - initial over the board's bots, zero-sum by construction);
-* recovery after each kind of kill, median and range: a worker, until every match it held a
-  lease on has an outcome or was started again; a bot, until it is connected again and until
-  a match with it in a seat is recorded after that; the referee and Redis, until the next match is
-  recorded after the restart (all timed from the kill).
+Recovery, per kind: for each match in flight at a fault (held by the killed worker or run by
+its pool process, running on the killed referee, seating the killed bot, every running match
+for Redis), the time from the fault until the match has an outcome or is started again by a
+live process (a worker's new attempt for worker kinds; a referee's log line for every kind);
+count, median, p95, max.  Target: p95 under 60 s for every kind of kill at the
+defaults with 500 matches queued.  The checks after the run are :mod:`chaos_parts.checks`'s.
 
-Run: ``.venv/bin/python bench/chaos.py [--matches 300] [--bots 6] [--workers 3]
-[--interval 8] [--seed 1] [--time-limit 1200] [--json]``; ``--kinds worker,bot,referee,redis``
-fixes the order of the kills instead, and the run then lasts until each of them has happened
-(the short test uses it: on a loaded machine its matches could all end before the last kill).  A text report goes to
-stderr, the JSON report (``--json``) to stdout.
+Run: ``.venv/bin/python bench/chaos.py [--matches 300] [--queued 0] [--faults 30]
+[--interval 8] [--referees 3] [--bots 6] [--single-stream-bots 2] [--workers 3] [--seed 1]
+[--kinds worker,redis,...] [--fast-recovery] [--time-limit 3600] [--json]``.  A text report
+goes to stderr, the JSON report (``--json``) to stdout; exit status 1 when a check failed.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
 import random
-import re
-import secrets
 import signal
 import statistics
 import sys
 import tempfile
 import time
-from collections import Counter, defaultdict
-from collections.abc import Iterator
-from dataclasses import dataclass, field
-from datetime import datetime
+from collections import Counter
 from pathlib import Path
 from types import FrameType
 from typing import Any
 
 import grpc
 import redis
+from chaos_parts import checks, faults, logs
+from chaos_parts.arena import Fleet
+from chaos_parts.faults import KINDS, Fault, Injector
+from chaos_parts.watch import Snapshot, Watch
 
-from cli.local_arena import LocalArena, Service, wait_for
-from competitions.config import WorkerConfig
+from cli.local_arena import LocalArena, wait_for
 from competitions.queue import make_app
-from competitions.ratings.leaderboard import Leaderboard
-from competitions.referee_client import RefereeClient
 from competitions.tournaments import control as tournament
 from competitions.tournaments.schedule import Schedule
 from competitions.tournaments.store import TournamentStore
-from competitions.tournaments.table import PLAYED
-from store.redis_store import Store
 
-KINDS = ("worker", "bot", "referee", "redis")
-#: Relative frequency of each kind of kill in a seeded schedule: workers most often.
-WEIGHTS = (4, 2, 1, 1)
-#: The round robins launched in turn until enough matches are scheduled (partnership to 11
-#: points: half the hands of its default 21, so its matches are about as short as cutthroat's).
+#: The round robins launched in turn (partnership to 11: about as short as a cutthroat match).
 PLANS: tuple[tuple[str, dict[str, Any]], ...] = (("cutthroat", {}), ("partnership", {"target": 11}))
-#: Worker settings: short lease and sweep (recovery in seconds), quick retries, and enough of
-#: them that a referee restart does not turn matches into "not played"; the visibility
-#: timeout exceeds a match plus the longest retry delay, as WorkerConfig requires.
-WORKER_SETTINGS: dict[str, Any] = {"lease_s": 3.0, "requeue_interval_s": 2.0, "match_timeout_s": 120.0,
-                                   "match_retries": 8, "retry_backoff_s": 1.0, "retry_backoff_max_s": 8.0,
-                                   "visibility_timeout_s": 300.0, "restore_interval_s": 5.0}
-#: A referee log line saying a match began (``referee/service.py``), with its time stamp.
-STARTED = re.compile(r"^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3}) \S+ \S+: match (\S+) started:")
-POLL_S = 0.25
+#: Entrants of each round robin (a seeded choice among the bots, a kit bot among them if any):
+#: 60 or 90 matches each, so ``--matches`` is met closely.
+ENTRANTS = 6
+POLL_S = 0.3
 #: How long a worker may stay up after Celery logged "Unrecoverable error" before it counts as wedged.
 WEDGED_AFTER_S = 5.0
-#: The ways a match can show it was recorded (or played) twice; see the module docstring.
-CHECKS = ("outcome_result_differs_from_record", "played_without_its_record", "rated_twice",
-          "conduct_counts_differ_from_records", "table_does_not_add_up", "referee_started_twice_in_one_run",
-          "referee_played_again_after_recording")
+#: Kinds whose in-flight matches count as recovered when a worker starts them again.
+WORKER_KINDS = ("worker", "pool-child")
 
 
 class Interrupted(Exception):
     """SIGTERM, turned into an exception so the arena is stopped on the way out."""
 
 
-@dataclass
-class Kill:
-    """One executed kill: what, when (``time.time()``), and how the arena recovered."""
-
-    kind: str
-    target: str
-    at: float
-    restarted: float | None = None
-    bot_id: str = ""
-    """Bot kills: the bot's id."""
-    held: list[str] = field(default_factory=list)
-    """Worker kills: the matches (tournament:index) the worker held a lease on."""
-    lost_writes: dict[str, int] = field(default_factory=dict)
-    """Redis kills: records present just before the kill and missing after the restart."""
-    recovery_s: float | None = None
-    reconnected_s: float | None = None
-    """Bot kills: until the referee lists the bot connected again."""
-    note: str = ""
-
-    def to_dict(self, began: float) -> dict[str, Any]:
-        """The JSON form, times relative to the start of the chaos."""
-        return {"kind": self.kind, "target": self.target, "at_s": round(self.at - began, 2),
-                "down_s": None if self.restarted is None else round(self.restarted - self.at, 2),
-                "held": self.held, "lost_writes": self.lost_writes,
-                "recovery_s": None if self.recovery_s is None else round(self.recovery_s, 3),
-                "reconnected_s": None if self.reconnected_s is None else round(self.reconnected_s, 3),
-                "note": self.note}
-
-
 def spread(values: list[float]) -> dict[str, float | int | None]:
-    """Median and range (the project's way of reporting figures)."""
+    """Count, median, p95 (nearest rank) and max."""
     if not values:
-        return {"n": 0, "median": None, "min": None, "max": None}
-    return {"n": len(values), "median": round(statistics.median(values), 3), "min": round(min(values), 3),
-            "max": round(max(values), 3)}
-
-
-def plan_tournaments(tournaments: TournamentStore, bots: list[str], matches: int, seed: int) -> list[Schedule]:
-    """Round robins of every bot, in turn from :data:`PLANS`, until ``matches`` are scheduled."""
-    schedules: list[Schedule] = []
-    while sum(len(s.matches) for s in schedules) < matches:
-        preset, options = PLANS[len(schedules) % len(PLANS)]
-        schedules.append(tournament.create(tournaments, preset, bots, games=1, seed=seed + len(schedules),
-                                           options=options, tournament_id=f"chaos{len(schedules)}-{preset}"))
-    return schedules
-
-
-def kill_schedule(rng: random.Random, kinds: list[str] | None, interval: float, count: int) -> Iterator[
-        tuple[float, str]]:
-    """Offsets (from the start of the chaos) and kinds of the kills: ``kinds`` in order, or
-    drawn with :data:`WEIGHTS`; ``interval`` apart, each jittered by up to a quarter of it."""
-    for number in range(count if kinds is None else len(kinds)):
-        kind = rng.choices(KINDS, WEIGHTS)[0] if kinds is None else kinds[number]
-        yield interval * (number + 1) + rng.uniform(-0.25, 0.25) * interval, kind
+        return {"n": 0, "median": None, "p95": None, "max": None}
+    ordered = sorted(values)
+    return {"n": len(values), "median": round(statistics.median(ordered), 2),
+            "p95": round(ordered[max(0, math.ceil(0.95 * len(ordered)) - 1)], 2), "max": round(ordered[-1], 2)}
 
 
 class Chaos:
-    """The running arena, its kills, and the measurements taken while it runs."""
+    """The running fleet, its tournaments and faults, and the measurements taken meanwhile."""
 
     def __init__(self, arena: LocalArena, args: argparse.Namespace, log_dir: Path) -> None:
-        self.arena = arena
-        self.args = args
-        self.log_dir = log_dir
+        self.args, self.log_dir = args, log_dir
         self.rng = random.Random(args.seed)
-        self.prefix, self.admin = "chaos:", secrets.token_urlsafe(16)
-        self.redis_url = arena.start_persistent_redis(log_dir / "redis-data")
-        self.referee_env = {"REDIS_URL": self.redis_url, "PITCH_STORE_PREFIX": self.prefix,
-                            "PITCH_ADMIN_TOKEN": self.admin, "PITCH_SHUTDOWN_GRACE_S": "1",
-                            "PITCH_RECONNECT_GRACE_S": str(args.reconnect_grace)}
-        self.address = arena.start_referee(self.redis_url, self.prefix, self.admin, self.referee_env)
-        self.referee = next(s for s in arena.services if s.name == "referee")
-        self.client = RefereeClient(self.address, self.admin, match_timeout_s=60)
-        self.bots: dict[str, Service] = {}
-        self.bot_env: dict[str, dict[str, str]] = {}
-        self.bot_names: dict[str, str] = {}
-        for number in range(args.bots):
-            registered = self.client.register(f"heuristic-{number + 1}", owner="chaos")
-            self.bot_names[registered.bot_id] = f"heuristic-{number + 1}"
-            self.bot_env[registered.bot_id] = {"PITCH_BOT_TOKEN": registered.token}
-            self.bots[registered.bot_id] = arena.start_bot(f"heuristic-{number + 1}", "heuristic", self.address,
-                                                           registered.token, args.seed + number)
-        arena.wait_connected(self.client, list(self.bots))
-        self.config = WorkerConfig(redis_url=self.redis_url, store_prefix=self.prefix, referee=self.address,
-                                   admin_token=self.admin, **WORKER_SETTINGS)
-        self.workers = [arena.start_worker(self.config, f"worker-{n + 1}", args.concurrency)
-                        for n in range(args.workers)]
-        self.beat = arena.start_beat(self.config)
-        self.store = Store.from_url(self.redis_url, self.prefix)
+        self.fleet = Fleet(arena, log_dir, referees=args.referees, bots=args.bots,
+                           kit_bots=args.single_stream_bots, workers=args.workers, concurrency=args.concurrency,
+                           fast=args.fast_recovery, seed=args.seed)
+        self.store = self.fleet.store
         self.tournaments = TournamentStore(self.store)
-        self.kills: list[Kill] = []
+        self.watch = Watch(self.store, self.fleet.config.fleet_ttl_s, self.fleet.bot_ids)
+        self.injector = Injector(self.fleet, self.rng, args.down, self.counts)
+        self.app = make_app(self.fleet.config)
+        self.faults: list[Fault] = []
         self.exits: list[dict[str, Any]] = []
-        self.down: set[str] = set()
         self.unrecoverable: dict[int, float] = {}
         self.began = 0.0
+        self.planned_left = 0
 
-    # ----------------------------------------------------------------- keys read directly
-    def _key(self, *parts: str) -> str:
-        """A key of the store's documented layout (``store/redis_store.py``), read with
-        cheap commands (HKEYS, MGET) so polling several times a second does not parse every
-        outcome."""
-        return self.prefix + ":".join(parts)
+    # ----------------------------------------------------------------- tournaments
+    @property
+    def schedules(self) -> list[Schedule]:
+        return self.watch.schedules
 
-    def open_matches(self, schedules: list[Schedule]) -> dict[str, list[int]]:
-        """Per tournament, the indices without an outcome."""
-        pipe = self.store.client.pipeline(transaction=False)
-        for schedule in schedules:
-            pipe.hkeys(self._key("tournament", schedule.tournament_id, "outcomes"))
-        done = pipe.execute()
-        return {s.tournament_id: [m.index for m in s.matches if str(m.index) not in set(d)]
-                for s, d in zip(schedules, done, strict=True)}
+    def scheduled(self) -> int:
+        return sum(len(s.matches) for s in self.schedules)
 
-    def holders(self, schedules: list[Schedule]) -> dict[str, str]:
-        """``tournament:index`` -> the lease holder (``worker-1@host#attempt``) of every open match."""
-        keys = [(tid, i) for tid, indices in self.open_matches(schedules).items() for i in indices]
-        if not keys:
-            return {}
-        values = self.store.client.mget([self._key("tournament", tid, "lease", str(i)) for tid, i in keys])
-        return {f"{tid}:{i}": str(v) for (tid, i), v in zip(keys, values, strict=True) if v is not None}
+    def launch_next(self) -> None:
+        """Create and launch the next round robin."""
+        number = len(self.schedules)
+        preset, options = PLANS[number % len(PLANS)]
+        bots = sorted(self.fleet.bot_ids.values())
+        kits = sorted(self.fleet.bot_ids[n] for n in self.fleet.kit_bots)
+        entrants = bots if len(bots) <= ENTRANTS else self.rng.sample(bots, ENTRANTS)
+        if kits and not set(kits) & set(entrants):
+            entrants[0] = self.rng.choice(kits)
+        schedule = tournament.create(self.tournaments, preset, entrants, games=self.args.games,
+                                     seed=self.args.seed + number, options=options,
+                                     tournament_id=f"chaos{number + 1}-{preset}")
+        self.watch.add(schedule)
+        tournament.launch(self.app, self.tournaments, schedule.tournament_id)
 
+    def top_up(self, shot: Snapshot | None) -> None:
+        """Launch round robins until ``--matches`` are scheduled, keeping ``--queued`` waiting."""
+        while self.scheduled() < self.args.matches and (
+                not self.args.queued or (shot.queued() if shot else self.scheduled()) < self.args.queued
+                or not self.schedules):
+            self.launch_next()
+            shot = None if shot is None else Snapshot(open=shot.open | {
+                f"{self.schedules[-1].tournament_id}:{m.index}" for m in self.schedules[-1].matches})
+
+    # ----------------------------------------------------------------- upkeep
     def counts(self) -> dict[str, int]:
-        """Records that a Redis restart could lose: match results in the index, outcomes,
-        rating updates."""
-        pipe = self.store.client.pipeline(transaction=False)
-        pipe.zcard(self._key("matches"))
-        tournament_ids = self.tournaments.tournament_ids()
-        for tid in tournament_ids:
-            pipe.hlen(self._key("tournament", tid, "outcomes"))
+        """Records a Redis restart could lose: results in the index, outcomes, rating updates."""
+        client, key = self.store.client, self.store._key
+        pipe = client.pipeline(transaction=False)
+        pipe.zcard(key("matches"))
+        for schedule in self.schedules:
+            pipe.hlen(key("tournament", schedule.tournament_id, "outcomes"))
         for preset, _ in PLANS:
-            pipe.scard(self._key("elo", preset, "applied"))
-        found = pipe.execute()
-        return {"match_records": int(found[0]), "outcomes": sum(int(n) for n in found[1:1 + len(tournament_ids)]),
-                "rating_updates": sum(int(n) for n in found[1 + len(tournament_ids):])}
+            pipe.scard(key("elo", preset, "applied"))
+        found = [int(n) for n in pipe.execute()]
+        return {"match_records": found[0], "outcomes": sum(found[1:1 + len(self.schedules)]),
+                "rating_updates": sum(found[1 + len(self.schedules):])}
 
-    def first_record_after(self, moment: float, bot: str | None = None) -> float | None:
-        """When the first match recorded after ``moment`` was recorded (one with ``bot`` in a
-        seat, if given)."""
-        key = self._key("matches") if bot is None else self._key("bot-matches", bot)
-        first = self.store.client.zrangebyscore(key, moment, "+inf", start=0, num=1, withscores=True)
-        return float(first[0][1]) if first else None
-
-    # ----------------------------------------------------------------- kills
-    def kill(self, kind: str, schedules: list[Schedule]) -> Kill:
-        """SIGKILL one process of ``kind`` (a seeded choice among its kind)."""
-        if kind == "worker":  # one holding a match if any does, else any: a kill of an idle worker tests little
-            holders = self.holders(schedules)
-            busy = [w for w in self.workers if any(h.startswith(f"{w.name}@") for h in holders.values())]
-            service = self.rng.choice(busy or self.workers)
-            held = sorted(m for m, holder in holders.items() if holder.startswith(f"{service.name}@"))
-            event = Kill(kind, service.name, time.time(), held=held)
-            service.kill()
-        elif kind == "bot":
-            bot_id = self.rng.choice(sorted(self.bots))
-            event = Kill(kind, self.bots[bot_id].name, time.time(), bot_id=bot_id)
-            self.bots[bot_id].kill()
-        elif kind == "referee":
-            event = Kill(kind, "referee", time.time())
-            self.referee.kill()
-        else:
-            before = self.counts()
-            event = Kill(kind, "redis", time.time(), lost_writes=before)  # replaced by the loss after the restart
-            self.arena.kill_redis()
-        self.down.add(event.target)
-        return event
-
-    def restart(self, event: Kill) -> None:
-        """Start the killed process again (same command, same environment)."""
-        if event.kind == "worker":
-            index = next(i for i, w in enumerate(self.workers) if w.name == event.target)
-            self.workers[index] = self.arena.restart(self.workers[index], self.config.to_env())
-        elif event.kind == "bot":
-            self.bots[event.bot_id] = self.arena.restart(self.bots[event.bot_id], self.bot_env[event.bot_id])
-        elif event.kind == "referee":
-            self.referee = self.arena.restart(self.referee, self.referee_env)
-        else:
-            self.arena.restart_redis()
-            after = self.counts()
-            event.lost_writes = {name: max(0, count - after[name]) for name, count in event.lost_writes.items()}
-        event.restarted = time.time()
-        self.down.discard(event.target)
-
-    def wedged(self, service: Service) -> bool:
-        """A worker whose log says "Unrecoverable error" and that is still running
-        :data:`WEDGED_AFTER_S` later: Celery stopped consuming but the process did not exit
-        (seen after Redis restarts), so it only holds its matches until a supervisor kills it."""
-        if service not in self.workers or "Unrecoverable error" not in service.log_path.read_text(errors="replace"):
+    def wedged(self, name: str) -> bool:
+        """A worker whose log says "Unrecoverable error" and that still runs :data:`WEDGED_AFTER_S`
+        later: Celery stopped consuming but did not exit, so it only holds its matches."""
+        service = self.fleet.service(name)
+        if name not in self.fleet.workers or "Unrecoverable error" not in service.log_path.read_text(errors="replace"):
             return False
-        first = self.unrecoverable.setdefault(id(service), time.time())
+        first = self.unrecoverable.setdefault(service.process.pid, time.time())
         return time.time() - first > WEDGED_AFTER_S
 
     def restart_exited(self) -> None:
-        """A process that exited without being killed, or a wedged worker, is a finding:
-        note it and start it again (what a supervisor with a liveness check would do)."""
-        services = [*self.workers, *self.bots.values(), self.referee, self.beat]
-        for service in services:
-            if service.name in self.down:
+        """A process that exited without a fault, or a wedged worker, is a finding: note it and
+        start it again (what a supervisor with a liveness check would do)."""
+        for name in self.fleet.names():
+            if name in self.injector.down:
                 continue
-            code = service.process.poll()
-            if code is None and not self.wedged(service):
+            code = self.fleet.service(name).process.poll()
+            if code is None and not self.wedged(name):
                 continue
             status = code if code is not None else f"wedged: alive {WEDGED_AFTER_S:.0f}s after 'Unrecoverable error'"
-            self.exits.append({"service": service.name, "status": status, "at_s": round(time.time() - self.began, 2),
-                               "log_tail": service.tail(8)})
-            env = (self.config.to_env() if service in self.workers or service is self.beat else
-                   self.referee_env if service is self.referee else
-                   self.bot_env[next(b for b, s in self.bots.items() if s is service)])
-            fresh = self.arena.restart(service, env)
-            kept = max(self.log_dir.glob(f"{service.name}.*.log"), key=lambda p: int(p.name.split(".")[-2]))
-            self.exits[-1]["log"] = str(kept)  # the old incarnation's log, kept by the restart
-            if service is self.referee:
-                self.referee = fresh
-            elif service is self.beat:
-                self.beat = fresh
-            elif service in self.workers:
-                self.workers[self.workers.index(service)] = fresh
-            else:
-                self.bots[next(b for b, s in self.bots.items() if s is service)] = fresh
+            self.exits.append({"service": name, "status": status, "at_s": round(time.time() - self.began, 2),
+                               "redis_down": "redis" in self.injector.down,
+                               "log_tail": self.fleet.service(name).tail(8)})
+            self.fleet.restart(name)
+            self.exits[-1]["log"] = str(logs.incarnations(self.log_dir, name)[-2])
 
-    def measure(self, event: Kill, schedules: list[Schedule]) -> None:
-        """Fill in ``event``'s recovery once the arena has recovered from it."""
-        if event.restarted is None or event.recovery_s is not None:
-            return
-        if event.kind == "worker":
-            if not event.held:
-                event.note = "held no match"
-                return
-            times = [self._resumed(match, event.at) for match in event.held]
-            if all(t is not None for t in times):
-                event.recovery_s = max(t for t in times if t is not None) - event.at
-        elif event.kind == "bot":
-            if event.reconnected_s is None and event.bot_id in self.client.connected_bots():
-                event.reconnected_s = time.time() - event.at
-            if event.reconnected_s is not None:  # a match it finished after coming back
-                recorded = self.first_record_after(event.at + event.reconnected_s, event.bot_id)
-                if recorded is not None:
-                    event.recovery_s = recorded - event.at
-        else:
-            recorded = self.first_record_after(event.restarted)
-            if recorded is not None:
-                event.recovery_s = recorded - event.at
-
-    def _resumed(self, match: str, moment: float) -> float | None:
-        """When match ``tournament:index`` got an outcome or was started again after ``moment``;
-        ``moment`` itself when it was recorded before (its lease had not been released yet at the
-        kill: nothing was left to recover, and waiting for a later event would wait for ever)."""
-        tid, index = match.rsplit(":", 1)
-        outcome = self.tournaments.outcome(tid, int(index))
-        if outcome and float(outcome["recorded"]) <= moment:
-            return moment
-        started = self.tournaments.started(tid).get(int(index), 0.0)
-        times = [t for t in (float(outcome["recorded"]) if outcome else None, started) if t is not None and t > moment]
-        return min(times) if times else None
+    def track(self, shot: Snapshot) -> None:
+        """Fill in the recovery of the in-flight matches of every fault so far."""
+        pending = {key for fault in self.faults for key, value in fault.in_flight.items() if value is None}
+        times = self.watch.outcome_times(sorted(key for key in pending if key not in shot.open))
+        for fault in self.faults:
+            for key, value in fault.in_flight.items():
+                if value is not None:
+                    continue
+                if key in times:
+                    fault.in_flight[key] = max(0.0, times[key] - fault.at)
+                elif fault.kind in WORKER_KINDS and shot.started.get(key, 0.0) > fault.at:
+                    fault.in_flight[key] = shot.started[key] - fault.at
 
     # ----------------------------------------------------------------- the run
-    def run(self, schedules: list[Schedule]) -> float:
-        """Launch the tournaments and kill on schedule until every table is written or the
-        time limit; the wall time."""
-        app = make_app(self.config)
+    def run(self) -> float:
+        """Launch, inject the faults and restart what they stopped until every table is written
+        (and every ``--kinds`` fault happened) or the time limit; the wall time."""
         self.began = time.time()
-        for schedule in schedules:
-            tournament.launch(app, self.tournaments, schedule.tournament_id)
-        # the kill clock starts at the first recorded match: killing a worker still importing
-        # Celery, or a bot before its first match, would test only the start-up
-        wait_for(lambda: self.store.client.zcard(self._key("matches")) > 0, 120, "the first recorded match",
-                 self.arena.services)
+        self.top_up(None)
+        wait_for(lambda: self.store.client.zcard(self.store._key("matches")) > 0, 180, "the first recorded match",
+                 self.fleet.arena.services)
         chaos_began = time.time()
         kinds = self.args.kinds.split(",") if self.args.kinds else None
-        planned = list(kill_schedule(self.rng, kinds, self.args.interval, self.args.max_kills))
-        restarts: list[Kill] = []
+        planned = faults.schedule(random.Random(self.args.seed), kinds, self.args.faults, self.args.interval,
+                                  self.args.down, self.args.overlap)  # its own generator: the same for any fleet
         deadline = self.began + self.args.time_limit
         while time.time() < deadline:
             now = time.time()
+            finished = False
             try:
-                for event in [e for e in restarts if now >= e.at + self.args.down]:
-                    restarts.remove(event)
-                    self.restart(event)
-                if planned and now >= chaos_began + planned[0][0] and not restarts:
-                    _, kind = planned.pop(0)
-                    event = self.kill(kind, schedules)
-                    self.kills.append(event)
-                    restarts.append(event)
-                    print(f"[{now - self.began:6.1f}s] killed {event.target}", file=sys.stderr)
+                shot = self.watch.poll()
+                fresh = True
+            except redis.RedisError:
+                shot, fresh = self.watch.last, False
+            try:
+                self.injector.note_exits()
+                for fault in self.injector.restore_due(now):
+                    print(f"[{time.time() - self.began:7.1f}s] restarted {fault.target}", file=sys.stderr)
+                while planned and now >= chaos_began + planned[0][0]:
+                    late = now > chaos_began + planned[0][0] + self.args.interval
+                    fired = self.injector.inject(planned[0][1], shot, late)
+                    if fired is None:
+                        break
+                    planned.pop(0)
+                    self.faults.append(fired)
+                    print(f"[{now - self.began:7.1f}s] {fired.kind} {fired.target} pid {fired.pid}: "
+                          f"{len(fired.in_flight)} in flight, {fired.queued} queued"
+                          f"{' (overlapping)' if fired.overlapped else ''}", file=sys.stderr)
                 self.restart_exited()
-                for event in self.kills:
-                    self.measure(event, schedules)
-                kills_owed = kinds is not None and bool(planned)
-                finished = not restarts and not kills_owed and all(
-                    self.tournaments.table(s.tournament_id) is not None for s in schedules)
-            except (redis.RedisError, grpc.RpcError):  # Redis or the referee is down: that is the point
+                if fresh:
+                    self.track(shot)
+                    self.top_up(shot)
+                    finished = (not self.injector.down and not (kinds and planned)
+                                and self.scheduled() >= self.args.matches and not shot.open)
+            except (redis.RedisError, grpc.RpcError):  # Redis went down meanwhile: that is the point
                 finished = False
             if finished:
                 break
             time.sleep(POLL_S)
-        for event in restarts:  # the time limit came first: leave nothing killed for the report
-            self.restart(event)
+        self.injector.restore_due(time.time(), force=True)  # the time limit came first: nothing left down
         wall = time.time() - self.began
-        wait_for(lambda: _answers(self.store), 30, "Redis", [])
-        last = self.store.client.zrevrange(self._key("matches"), 0, 0, withscores=True)
-        for event in self.kills:
-            if event.recovery_s is not None:
-                continue
-            if not last or float(last[0][1]) < (event.restarted or event.at):
-                event.note = "no match was left to record after it"
-            elif event.kind == "bot" and self.first_record_after(event.restarted or event.at, event.bot_id) is None:
-                event.note = "none of the bot's matches was left to record after it came back"
+        wait_for(lambda: _answers(self.store.client), 60, "Redis", [])
+        self.track(self.watch.poll())
+        self.planned_left = len(planned)
         return wall
 
     # ----------------------------------------------------------------- the report
-    def report(self, schedules: list[Schedule], wall: float) -> dict[str, Any]:
-        """Every figure of the run, from Redis and the referee's logs."""
-        store = self.store
-        starts = self.referee_starts()
-        kills_of_referee = sorted(k.at for k in self.kills if k.kind == "referee")
-        played: dict[str, dict[str, Any]] = {}
-        not_played: Counter[str] = Counter()
-        examples: dict[str, str] = {}
-        lost: list[str] = []
-        tables_ok, tables = 0, 0
-        doubles: dict[str, list[str]] = {check: [] for check in CHECKS}
-        for schedule in schedules:
-            outcomes = self.tournaments.outcomes(schedule.tournament_id)
-            for match in schedule.matches:
-                outcome = outcomes.get(match.index)
-                if outcome is None:
-                    lost.append(match.match_id)
-                elif outcome["status"] == PLAYED:
-                    played[match.match_id] = {"board": schedule.preset, "outcome": outcome}
-                else:
-                    reason = str(outcome.get("reason", ""))
-                    code = reason.split(":", 1)[0] or "no reason"
-                    not_played[code] += 1
-                    examples.setdefault(code, reason)
-            table = self.tournaments.table(schedule.tournament_id)
-            if table is not None:
-                tables += 1
-                count = sum(1 for o in outcomes.values() if o["status"] == PLAYED)
-                seats = len(schedule.matches[0].seats)
-                games = sum(r["games"] for r in table["rows"])
-                if table["played"] == count and games == seats * schedule.games * count:
-                    tables_ok += 1
-                else:
-                    doubles["table_does_not_add_up"].append(schedule.tournament_id)
-        ids = list(played)
-        records = dict(zip(ids, [store.match_result(m) for m in ids], strict=True))
-        pipe = store.client.pipeline(transaction=False)
-        for match_id in ids:
-            pipe.zscore(self._key("matches"), match_id)
-        indexed = dict(zip(ids, pipe.execute(), strict=True))
-        for match_id, entry in played.items():
-            if records[match_id] is None or indexed[match_id] is None:
-                doubles["played_without_its_record"].append(match_id)
-            elif entry["outcome"]["result"] != records[match_id]:
-                doubles["outcome_result_differs_from_record"].append(match_id)
-        replays = self.classify_starts(starts, kills_of_referee, indexed)
-        doubles["referee_started_twice_in_one_run"] = replays["same_run"]
-        doubles["referee_played_again_after_recording"] = replays["after_recorded"]
-        boards: dict[str, Any] = {}
-        for preset in sorted({entry["board"] for entry in played.values()}):
-            board = Leaderboard(store, preset, self.config.elo)
-            mine = [m for m, e in played.items() if e["board"] == preset]
-            applied = [m for m in mine if board.applied(m)]
-            rows = board.top(len(self.bots))
-            rated: Counter[str] = Counter()
-            for bot in self.bots:
-                for match_id, times in Counter(p.match_id for p in board.history(bot)).items():
-                    rated[match_id] = max(rated[match_id], times)
-            doubles["rated_twice"] += sorted(m for m, times in rated.items() if times > 1)
-            boards[preset] = {"played": len(mine), "rating_updates": len(applied),
-                              "applied_total": int(store.client.scard(self._key("elo", preset, "applied"))),
-                              "elo_sum": round(sum(r.rating - board.config.initial for r in rows), 9),
-                              "bots": len(rows)}
-        for bot in self.bots:
-            conduct, recorded = store.bot_conduct(bot).matches, store.bot_match_count(bot)
-            if conduct != recorded:
-                doubles["conduct_counts_differ_from_records"].append(f"{self.bot_names[bot]}: {conduct} vs {recorded}")
-        incomplete = sorted(set(doubles["played_without_its_record"]))  # a record cut short, not a double
-        twice = sorted({m for kind, found in doubles.items()
-                        if kind not in ("conduct_counts_differ_from_records", "played_without_its_record")
-                        for m in found if m in played} - set(incomplete))
-        recovery = {kind: spread([k.recovery_s for k in self.kills if k.kind == kind and k.recovery_s is not None])
-                    for kind in KINDS}
+    def report(self, wall: float) -> dict[str, Any]:
+        """Every figure of the run, from Redis and the logs."""
+        fleet = self.fleet
+        runs = logs.read_referee_runs(self.log_dir, fleet.referees, fleet.lives.ends())
+        self.finish_recovery(runs)
+        outcome = checks.outcome_checks(self.store, self.tournaments, self.schedules)
+        found: dict[str, list[str]] = outcome["found"]
+        boards = checks.rating_checks(self.store, fleet.config, outcome["played"], fleet.bot_ids, found)
+        match_ids = [m.match_id for s in self.schedules for m in s.matches]
+        checks.run_checks(runs, self.store, match_ids, found)
+        capacity = self.watch.capacity
+        names = {bot: name for name, bot in fleet.bot_ids.items()}
+        found["over_capacity"] = [f"{names.get(o['bot'], o['bot'])}: {o['seats']} seats > {o['capacity']} at "
+                                  f"{o['at'] - self.began:.1f}s {o['ledger']}" for o in capacity.over]
+        recovery: dict[str, Any] = {}
         for kind in KINDS:
-            recovery[kind]["unrecovered"] = sum(1 for k in self.kills if k.kind == kind and k.recovery_s is None
-                                                and not k.note)
-        recovery["bot_reconnect"] = spread([k.reconnected_s for k in self.kills if k.reconnected_s is not None])
+            mine = [f for f in self.faults if f.kind == kind]
+            values = [v for f in mine for v in f.in_flight.values() if v is not None]
+            recovery[kind] = {"faults": len(mine), "overlapped": sum(f.overlapped for f in mine),
+                              "in_flight": sum(len(f.in_flight) for f in mine),
+                              "unrecovered": sum(v is None for f in mine for v in f.in_flight.values()),
+                              "queued_median": statistics.median([f.queued for f in mine]) if mine else None,
+                              **spread(values)}
         lost_writes: Counter[str] = Counter()
-        for event in self.kills:
-            if event.kind == "redis":
-                lost_writes.update(event.lost_writes)
-        scheduled = sum(len(s.matches) for s in schedules)
+        for fault in self.faults:
+            lost_writes.update(fault.lost_writes if fault.kind == "redis" else {})
+        played = outcome["played"]
+        failures = {name: found.get(name, []) for name in checks.FAILURES}
         return {
-            "scheduled": scheduled, "tournaments": len(schedules), "tables": tables, "tables_add_up": tables_ok,
-            "played": len(played), "recorded_once": len(played) - len(twice) - len(incomplete),
-            "recorded_twice": len(twice), "recorded_incomplete": len(incomplete),
-            "recorded_twice_by_check": {k: v for k, v in sorted(doubles.items())},
-            "lost": len(lost), "lost_ids": lost[:50],
-            "not_played": sum(not_played.values()),
-            "not_played_by_reason": {code: {"count": n, "example": examples[code]} for code, n in not_played.items()},
-            "referee_restarted_after_kill": len(replays["after_kill"]),
-            "aborted_attempts": sum(len(store.aborted_matches(m.match_id)) for s in schedules for m in s.matches),
+            "scheduled": self.scheduled(), "tournaments": len(self.schedules), "tables": outcome["tables"],
+            "played": len(played), "not_played": sum(v["count"] for v in outcome["not_played"].values()),
+            "not_played_by_reason": outcome["not_played"], "lost": len(found.get("lost", [])),
+            "checks": {name: {"count": len(items), "examples": items[:5]} for name, items in failures.items()},
+            "checks_pass": not any(failures.values()),
             "boards": boards,
-            "rating_updates": sum(b["rating_updates"] for b in boards.values()),
             "rating_updates_equal_played": all(b["rating_updates"] == b["played"] == b["applied_total"]
                                                for b in boards.values()),
+            "relayed_starts": logs.relayed_starts(runs, fleet.homes),
+            "referee_starts": sum(len(v) for run in runs for v in run.starts.values()),
+            "replayed_results": outcome["replayed"],
+            "mostly_fallback": checks.fallback_check(self.store, runs, list(played)),
+            "unrecoverable_logs": logs.unrecoverable(self.log_dir, fleet.workers),
+            "capacity": {"samples": capacity.samples, "declared": {names[b]: c for b, c in capacity.declared.items()},
+                         "peak": {names[b]: p for b, p in capacity.peak.items()}},
             "recovery_s": recovery, "redis_lost_writes": dict(lost_writes),
-            "kills": [k.to_dict(self.began) for k in self.kills],
-            "kills_by_kind": dict(Counter(k.kind for k in self.kills)),
+            "faults": [f.to_dict(self.began) for f in self.faults], "faults_not_fired": self.planned_left,
             "unexpected_exits": self.exits,
             "wall_s": round(wall, 1), "matches_per_min": round(len(played) / wall * 60, 1),
-            "settings": {"bots": self.args.bots, "workers": self.args.workers, "concurrency": self.args.concurrency,
-                         "interval_s": self.args.interval, "down_s": self.args.down, "seed": self.args.seed,
-                         "time_limit_s": self.args.time_limit, "reconnect_grace_s": self.args.reconnect_grace,
-                         **WORKER_SETTINGS},
+            "settings": {"referees": self.args.referees, "bots": self.args.bots,
+                         "single_stream_bots": self.args.single_stream_bots, "workers": self.args.workers,
+                         "concurrency": self.args.concurrency, "games": self.args.games, "queued": self.args.queued,
+                         "interval_s": self.args.interval, "down_s": self.args.down, "overlap": self.args.overlap,
+                         "seed": self.args.seed, "fast_recovery": self.args.fast_recovery, **fleet.settings()},
             "logs": str(self.log_dir),
         }
 
-    def referee_starts(self) -> dict[str, list[tuple[int, float]]]:
-        """Per match id, each start the referee logged: (incarnation, time).  Incarnation n is
-        ``referee.n.log`` (the current one, ``referee.log``, comes last)."""
-        logs = sorted(self.log_dir.glob("referee.*.log"), key=lambda p: int(p.name.split(".")[1]))
-        starts: dict[str, list[tuple[int, float]]] = defaultdict(list)
-        for incarnation, path in enumerate([*logs, self.log_dir / "referee.log"]):
-            for line in path.read_text(errors="replace").splitlines():
-                found = STARTED.match(line)
-                if found:
-                    stamp = datetime.strptime(found.group(1), "%Y-%m-%d %H:%M:%S,%f").timestamp()
-                    starts[found.group(2)].append((incarnation, stamp))
-        return starts
-
-    @staticmethod
-    def classify_starts(starts: dict[str, list[tuple[int, float]]], referee_kills: list[float],
-                        recorded: dict[str, float | None]) -> dict[str, list[str]]:
-        """Match ids the referee started more than once: twice in one run (a fault), again in a
-        later run after it had been recorded (played twice: a fault), or again after the
-        referee was killed while it ran (a restart: the first run died with the referee)."""
-        found: dict[str, list[str]] = {"same_run": [], "after_recorded": [], "after_kill": []}
-        for match_id, runs in starts.items():
-            if len(runs) < 2:
-                continue
-            incarnations = [run for run, _ in runs]
-            if len(set(incarnations)) < len(incarnations):
-                found["same_run"].append(match_id)
-                continue
-            record = recorded.get(match_id)
-            earlier_ended = [referee_kills[run] for run, _ in runs[:-1] if run < len(referee_kills)]
-            if record is not None and any(record < end for end in earlier_ended):
-                found["after_recorded"].append(match_id)
-            else:
-                found["after_kill"].append(match_id)
-        return found
+    def finish_recovery(self, runs: list[logs.RefereeRun]) -> None:
+        """A match restarted by a referee after a fault (its log line) recovered then, if that
+        is earlier than what the polls saw."""
+        for fault in self.faults:
+            for key in fault.in_flight:
+                match_id = self.watch.match_ids[key]
+                restarts = [t for run in runs for t in run.starts.get(match_id, []) if t > fault.at]
+                if restarts:
+                    seen = fault.in_flight[key]
+                    first = min(restarts) - fault.at
+                    fault.in_flight[key] = first if seen is None else min(seen, first)
 
 
-def _answers(store: Store) -> bool:
-    """Whether Redis answers now."""
+def _answers(client: redis.Redis) -> bool:
     try:
-        return bool(store.client.ping())
+        return bool(client.ping())
     except redis.RedisError:
         return False
 
 
 def text_report(report: dict[str, Any]) -> str:
-    """The report for people."""
-    lines = [f"chaos: {report['scheduled']} matches scheduled in {report['tournaments']} round robins, "
-             f"{report['tables']} tables written ({report['tables_add_up']} add up), {report['wall_s']}s, "
-             f"{report['matches_per_min']} matches/min",
-             f"  recorded once {report['recorded_once']}, recorded twice {report['recorded_twice']}, "
-             f"recorded incomplete (result without its index entries) {report['recorded_incomplete']}, "
-             f"lost {report['lost']}, not played {report['not_played']} {report['not_played_by_reason'] or ''}",
-             f"  referee restarts of a match it was killed in: {report['referee_restarted_after_kill']}; "
-             f"aborted attempts {report['aborted_attempts']}"]
-    for check, found in report["recorded_twice_by_check"].items():
-        lines.append(f"  check {check}: {len(found)} {found[:5] if found else ''}")
+    """The report for people: the recovery table, then the checks."""
+    lines = [f"chaos: {report['scheduled']} matches in {report['tournaments']} round robins, {report['played']} "
+             f"played, {report['not_played']} not played {report['not_played_by_reason'] or ''}, lost "
+             f"{report['lost']}; {report['wall_s']}s, {report['matches_per_min']} matches/min",
+             f"  {'kind':13} {'faults':>6} {'overlap':>7} {'queued':>6} {'in flight':>9} {'unrec':>5} "
+             f"{'median s':>8} {'p95 s':>7} {'max s':>7}"]
+    for kind, row in report["recovery_s"].items():
+        if row["faults"]:
+            lines.append(f"  {kind:13} {row['faults']:>6} {row['overlapped']:>7} {row['queued_median']!s:>6} "
+                         f"{row['in_flight']:>9} {row['unrecovered']:>5} {row['median']!s:>8} {row['p95']!s:>7} "
+                         f"{row['max']!s:>7}")
+    for name, found in report["checks"].items():
+        lines.append(f"  check {name}: {found['count']}{' ' + str(found['examples']) if found['count'] else ''}")
     for board, figures in report["boards"].items():
         lines.append(f"  board {board}: {figures['rating_updates']} rating updates for {figures['played']} played "
-                     f"(applied set {figures['applied_total']}), Elo sum {figures['elo_sum']:+.6f} over "
-                     f"{figures['bots']} bots")
-    lines.append(f"  kills: {report['kills_by_kind']}; Redis writes lost: {report['redis_lost_writes']}")
-    for kind, figures in report["recovery_s"].items():
-        measured = (f"median {figures['median']}s, range {figures['min']}-{figures['max']}s" if figures["n"]
-                    else "none measured")
-        unrecovered = f", unrecovered {figures['unrecovered']}" if figures.get("unrecovered") else ""
-        lines.append(f"  recovery {kind}: n={figures['n']} {measured}{unrecovered}")
+                     f"(applied set {figures['applied_total']}), Elo sum {figures['elo_sum']:+.6f}")
+    fallback = report["mostly_fallback"]
+    lines.append(f"  matches with a seat mostly played by fallback: {fallback['count']} (from {fallback['source']}) "
+                 f"{fallback['examples'][:3] or ''}")
+    lines.append(f"  referee starts {report['referee_starts']}, of which with a relayed seat "
+                 f"{report['relayed_starts']}; stored results replayed {report['replayed_results']}")
+    lines.append(f"  worker logs with 'Unrecoverable error': {len(report['unrecoverable_logs'])}; Redis writes lost: "
+                 f"{report['redis_lost_writes']}; capacity peaks {report['capacity']['peak']}")
     for exit_ in report["unexpected_exits"]:
         lines.append(f"  UNEXPECTED EXIT {exit_['service']} status {exit_['status']} at {exit_['at_s']}s "
-                     f"(log {exit_['log']})")
+                     f"(log {exit_.get('log')})")
     lines.append(f"  logs: {report['logs']}")
     return "\n".join(lines)
 
@@ -594,22 +355,32 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     """The command line."""
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--matches", type=int, default=300, help="at least this many matches are scheduled")
-    parser.add_argument("--bots", type=int, default=6, help="heuristic bot processes (at least 4)")
+    parser.add_argument("--queued", type=int, default=0,
+                        help="keep this many matches waiting while faults happen (0: launch everything at once)")
+    parser.add_argument("--games", type=int, default=4,
+                        help="games per match (longer matches: more of them in flight at each fault)")
+    parser.add_argument("--faults", type=int, default=30, help="faults in a seeded schedule")
+    parser.add_argument("--interval", type=float, default=8.0, help="seconds between faults (jittered)")
+    parser.add_argument("--down", type=float, default=3.0, help="seconds a killed process stays down")
+    parser.add_argument("--overlap", type=float, default=0.3,
+                        help="share of faults fired while the previous one's process is still down")
+    parser.add_argument("--kinds", default="", help="comma-separated kinds in this order, instead of a seeded "
+                        f"draw from {','.join(KINDS)}; the run lasts until each has happened")
+    parser.add_argument("--referees", type=int, default=3)
+    parser.add_argument("--bots", type=int, default=6, help="SDK heuristic bots (a stream to every referee)")
+    parser.add_argument("--single-stream-bots", type=int, default=2, help="Node kit bots (one stream each)")
     parser.add_argument("--workers", type=int, default=3, help="Celery worker processes")
     parser.add_argument("--concurrency", type=int, default=1, help="pool processes per worker")
-    parser.add_argument("--interval", type=float, default=8.0, help="seconds between kills (jittered)")
-    parser.add_argument("--down", type=float, default=1.0, help="seconds a killed process stays down")
-    parser.add_argument("--max-kills", type=int, default=200, help="kills at most (a seeded schedule)")
-    parser.add_argument("--kinds", default="", help="comma-separated kinds to kill in this order, instead of "
-                        f"a seeded draw from {','.join(KINDS)}")
+    parser.add_argument("--fast-recovery", action="store_true",
+                        help="short lease, sweep, visibility, fleet TTL and graces (the short test), not the defaults")
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--reconnect-grace", type=float, default=10.0,
-                        help="the referee's PITCH_RECONNECT_GRACE_S: how long a killed bot's seats wait for it")
-    parser.add_argument("--time-limit", type=float, default=1200.0, help="seconds of chaos at most")
+    parser.add_argument("--time-limit", type=float, default=3600.0, help="seconds of run at most")
     parser.add_argument("--json", action="store_true", help="print the JSON report on stdout")
     args = parser.parse_args(argv)
-    if args.bots < 4:
-        parser.error("--bots must be at least 4 (partnership seats four)")
+    if args.bots + args.single_stream_bots < 4:
+        parser.error("at least 4 bots in all (partnership seats four)")
+    if args.referees < 1 or args.workers < 1:
+        parser.error("at least one referee and one worker")
     unknown = set(filter(None, args.kinds.split(","))) - set(KINDS)
     if unknown:
         parser.error(f"unknown kinds {sorted(unknown)}; use {','.join(KINDS)}")
@@ -621,8 +392,8 @@ def _interrupt(signum: int, frame: FrameType | None) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run the chaos; exit status 1 when an invariant broke (a match recorded twice, incompletely or lost,
-    rating updates differing from played matches, an Elo sum off zero)."""
+    """Run the chaos; exit status 1 when a check failed (see :mod:`chaos_parts.checks`), a
+    board's rating updates differ from its played matches or its Elo sum is off zero."""
     args = parse(argv)
     signal.signal(signal.SIGTERM, _interrupt)
     log_dir = Path(tempfile.mkdtemp(prefix="pitch-chaos-"))
@@ -630,11 +401,10 @@ def main(argv: list[str] | None = None) -> int:
     try:
         with LocalArena(log_dir) as arena:
             chaos = Chaos(arena, args, log_dir)
-            schedules = plan_tournaments(chaos.tournaments, list(chaos.bots), args.matches, args.seed)
-            print(f"chaos: {sum(len(s.matches) for s in schedules)} matches in {len(schedules)} round robins, "
-                  f"{args.bots} bots, {args.workers} workers", file=sys.stderr)
-            wall = chaos.run(schedules)
-            report = chaos.report(schedules, wall)
+            print(f"chaos: {args.referees} referees, {args.bots} SDK bots, {args.single_stream_bots} single-stream "
+                  f"bots, {args.workers} workers up", file=sys.stderr)
+            wall = chaos.run()
+            report = chaos.report(wall)
             print("chaos: stopping every process", file=sys.stderr)
     except (KeyboardInterrupt, Interrupted):
         print(f"chaos: interrupted; every process stopped; logs in {log_dir}", file=sys.stderr)
@@ -642,7 +412,7 @@ def main(argv: list[str] | None = None) -> int:
     print(text_report(report), file=sys.stderr)
     if args.json:
         print(json.dumps(report, indent=2))
-    broken = (report["recorded_twice"] or report["recorded_incomplete"] or report["lost"]
+    broken = (not report["checks_pass"] or (args.kinds and report["faults_not_fired"])
               or not report["rating_updates_equal_played"]
               or any(abs(b["elo_sum"]) > 1e-6 for b in report["boards"].values()))
     return 1 if broken else 0
