@@ -22,9 +22,11 @@ from cli.local_arena import free_port
 from competitions.referee_client import FleetReferees
 from competitions.tournaments.schedule import round_robin
 from pitch_sdk.proto.pitch.v1 import bot_pb2, game_pb2, relay_pb2
-from referee.match import MatchSpec
+from pitch_sdk.rules import preset
+from referee.match import Match, MatchSpec
 from referee.relay import RELAY_METHOD, RelayRefused, Relays, unbatched
 from referee.relay_failures import HostFailures
+from referee.sessions import HousePresence
 from store.redis_store import BotRecord
 from store.seats import SeatLedger
 from tests.referee.bots import GatedBot
@@ -463,3 +465,39 @@ def test_relay_calls_to_a_downed_host_back_off_and_are_logged_in_summaries(
     refused = sum(int(m.group(2)) for m in counts if m)
     assert 2 <= failed <= 15 and refused >= 30, lines  # backed off: most attempts never made a call
 
+
+class LateHouse(HousePresence):
+    """A house seat that answers on the next turn of the event loop (a bot's answer comes
+    later than its request), so that two runs' requests can both be pending at once."""
+
+    def send_encoded(self, encoded: bytes) -> bool:
+        asyncio.get_running_loop().call_soon(super().send_encoded, encoded)
+        return True
+
+
+def test_a_match_id_run_twice_on_one_bot_is_said_and_does_not_crash_the_match(
+        caplog: pytest.LogCaptureFixture) -> None:
+    """Should a match id still run twice at once on one bot's stream (the claim is there to
+    prevent it), its decision ids clash in the bot's pending decisions: the other run takes
+    or drops this one's.  The runs go on (a lost answer is a timeout), and the double run is
+    logged as an error.  Before, the run whose pending decision was gone crashed with a
+    ``KeyError`` and its RunMatch failed with INTERNAL."""
+    rules = preset("cutthroat", {"target": 5})
+    shared = LateHouse(BotRecord("shared", "shared", "someone", "", 0.0))
+
+    def run_of_match() -> Match:
+        seats = [shared, *(LateHouse(BotRecord(f"b{seat}", f"b{seat}", "someone", "", 0.0))
+                           for seat in range(1, rules.players))]
+        return Match(MatchSpec(match_id="twice", ruleset=rules, seats=tuple(seats), seed=3, games=1,
+                               per_decision_ms=20, bank_ms=0, max_strikes=0, reconnect_grace_s=1.0))
+
+    async def both() -> list[bot_pb2.MatchResult]:
+        return list(await asyncio.gather(run_of_match().run(), run_of_match().run()))
+
+    with caplog.at_level(logging.ERROR, logger="pitch.referee.match"):
+        results = asyncio.run(both())
+    assert all(result.completed for result in results)
+    assert sum(seat.timeouts for result in results for seat in result.seats) >= 1  # one run's answer went missing
+    said = [r.getMessage() for r in caplog.records if "runs twice at once" in r.getMessage()]
+    assert 1 <= len(said) <= 2 and all(line.startswith("match twice:") for line in said), said
+    assert shared.pending == {}
