@@ -94,7 +94,7 @@ class MatchGates:
         lock, users = self._gates.setdefault(match_id, (asyncio.Lock(), [0]))
         users[0] += 1
         try:
-            waited = lock.locked()
+            waited = users[0] > 1  # another call holds the lock or is queued before this one
             async with lock:
                 yield waited
         finally:
