@@ -12,7 +12,8 @@ import logging
 import time
 import uuid
 from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 
 import grpc
@@ -68,6 +69,44 @@ class Unrecorded:
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
 
 
+class MatchGates:
+    """One lock per match id that some ``RunMatch`` of this referee is claiming, validating
+    or starting, so that the calls for one match id take those steps one at a time.
+
+    Workers deliver a ``RunMatch`` more than once (a retry, a resend after a lost task, a
+    message restored after a Redis restart), and two calls for one match id may reach a
+    referee at once.  The fleet-wide claim cannot tell them apart (both are this referee's),
+    so without the gate both validated at once: the second one's relay was refused (the
+    first one's held the bot), its failure released the claim the first one still needed,
+    and another referee took it and ran the same match (the chaos benchmark's
+    ``chaos3-cutthroat.3``).  Through the gate, the later call finds the first one's match
+    running and joins it, or finds the claim released by the first one's failure and claims
+    it anew.  A lock is dropped once no call holds or waits for it."""
+
+    def __init__(self) -> None:
+        self._gates: dict[str, tuple[asyncio.Lock, list[int]]] = {}
+        """Per match id: its lock and how many calls hold or wait for it (a one-item list)."""
+
+    @asynccontextmanager
+    async def gate(self, match_id: str) -> AsyncIterator[bool]:
+        """Hold ``match_id``'s lock for the block; yields whether another call held it first
+        (then the match may have started, or even ended, meanwhile)."""
+        lock, users = self._gates.setdefault(match_id, (asyncio.Lock(), [0]))
+        users[0] += 1
+        try:
+            waited = users[0] > 1  # another call holds the lock or is queued before this one
+            async with lock:
+                yield waited
+        finally:
+            users[0] -= 1
+            if users[0] == 0:
+                del self._gates[match_id]
+
+    def __len__(self) -> int:
+        """How many match ids have a gate now (for tests: none is kept once unused)."""
+        return len(self._gates)
+
+
 class Arena:
     """The referee's shared state: store, connected bots, matches in progress."""
 
@@ -85,6 +124,8 @@ class Arena:
         self._finished_at: dict[str, float] = {}
         """When each of :attr:`finished` ended (monotonic clock)."""
         self.tasks: dict[str, asyncio.Task[bot_pb2.MatchResult]] = {}
+        self.gates = MatchGates()
+        """Serializes the ``RunMatch`` calls of one match id from its claim to its start."""
         self.unrecorded: dict[str, Unrecorded] = {}
         """Played matches not recorded yet, by match id (see :meth:`record`)."""
         self.recorders: set[asyncio.Task[None]] = set()
@@ -275,7 +316,12 @@ class Arena:
             if (known := await self.known_result(match_id)) is not None:
                 return known
             self._check_room()
-        if (known := await self.known_result(match_id)) is not None:  # recorded just before its claim lapsed
+        try:
+            known = await self.known_result(match_id)
+        except BaseException:  # e.g. Redis unreachable: a claim nobody uses would be renewed for ever
+            await fleet.release(match_id)
+            raise
+        if known is not None:  # recorded just before its claim lapsed
             await fleet.release(match_id)
             return known
         return None

@@ -122,13 +122,19 @@ class SeatRunner:
         request, listed = self._request(state, decision, decision_id, game)
         loop = asyncio.get_running_loop()
         pending = PendingDecision(request, loop.create_future())
-        self.presence.pending[decision_id] = pending
+        presence = self.presence
+        if decision_id in presence.pending:
+            self.match.ran_twice(decision_id, presence)
+        presence.pending[decision_id] = pending
         self.answer_ms = None
         try:
-            self.presence.send_encoded(request)
+            presence.send_encoded(request)
             answer = await self._await_answer(pending)
         finally:
-            del self.presence.pending[decision_id]
+            if presence.pending.get(decision_id) is pending:
+                del presence.pending[decision_id]
+            else:  # dropped or replaced by the other run of this match id (it used to crash: KeyError)
+                self.match.ran_twice(decision_id, presence)
         if answer is None:
             return self._fallback(state, decision_id, bot_pb2.STRIKE_REASON_TIMEOUT, "no answer in time")
         if answer is _DISCONNECTED:
@@ -321,6 +327,8 @@ class Match:
     started_unix: float = field(default_factory=time.time)
     game: int = 0
     """The game being played, from 1 (0 before the first deal)."""
+    _ran_twice: bool = False
+    """Whether :meth:`ran_twice` has been said."""
 
     def __post_init__(self) -> None:
         self.seats = [SeatRunner(self, seat, presence, float(self.spec.bank_ms))
@@ -331,6 +339,17 @@ class Match:
         """A new decision number (decision ids are unique within the referee)."""
         self._decisions += 1
         return self._decisions
+
+    def ran_twice(self, decision_id: str, presence: Presence) -> None:
+        """Another pending decision of a bot has this match's decision id: the match id runs
+        twice at once on that bot's stream (here and on another referee, whose seat this
+        referee relays), which the fleet-wide claim is there to prevent.  Said once per
+        match, as an error: the seat goes on (its own answer may have been taken by the
+        other run: then it times out), and the store keeps the first record of the match."""
+        if not self._ran_twice:
+            self._ran_twice = True
+            log.error("match %s: decision %s of bot %r clashes with a pending decision of another run of the "
+                      "same match id: it runs twice at once", self.spec.match_id, decision_id, presence.bot.name)
 
     # ------------------------------------------------------------------ running
     async def run(self) -> bot_pb2.MatchResult:

@@ -89,7 +89,9 @@ class HostedRelay:
     def _answer_ready(self, answer: asyncio.Future[bot_pb2.Decision | None]) -> None:
         decision = answer.result()
         if decision is not None:
-            self.presence.pending.pop(decision.decision_id, None)
+            mine = self.presence.pending.get(decision.decision_id)
+            if mine is not None and mine.answer is answer:  # not a local run's of the same decision id
+                del self.presence.pending[decision.decision_id]
             self._answered(decision)
 
     def _answered(self, decision: bot_pb2.Decision) -> None:

@@ -303,30 +303,42 @@ class ArenaServicer(arena_pb2_grpc.ArenaServiceServicer):
         known = await arena.known_result(match_id)
         if known is not None:
             return await self._response(match_id, known)
-        task = arena.tasks.get(match_id)
-        if task is None:
-            if (known := await arena.claim(match_id)) is not None:  # another referee played it meanwhile
-                return arena_pb2.RunMatchResponse(result=known)
-            seats: list[Presence] = []
-            try:
-                seats = await arena.seats_for(request.seat_bot_ids, match_id)
-                spec = await arena.match_spec(
-                    match_id, request.preset, request.options_json, seats, request.seed, request.games,
-                    request.time_control if request.HasField("time_control") else None,
-                    request.fault_policy.max_strikes if request.HasField("fault_policy") else None)
-            except BaseException:
-                close_relays(seats)
-                if match_id not in arena.tasks and arena.fleet is not None:  # refused: free the match id
-                    await arena.fleet.release(match_id)
-                raise
+        async with arena.gates.gate(match_id) as waited:  # one call of this referee at a time from claim to start
             task = arena.tasks.get(match_id)
             if task is None:
-                task = arena.start(spec, record=True)
-            else:  # joined while validating: this call's relays are not needed
-                close_relays(seats)
+                started = await self._claim_and_start(request, match_id, waited)
+                if isinstance(started, bot_pb2.MatchResult):  # played meanwhile, here or by another referee
+                    return await self._response(match_id, started)
+                task = started
         result = await asyncio.shield(task)
         await arena.record_now(match_id)
         return await self._response(match_id, result)
+
+    async def _claim_and_start(self, request: arena_pb2.RunMatchRequest, match_id: str, waited: bool
+                               ) -> asyncio.Task[bot_pb2.MatchResult] | bot_pb2.MatchResult:
+        """Claim, validate and start a match that no call of this referee runs, or return its
+        result if it was played meanwhile (``waited``: the call that held the match id's gate
+        before this one may have played it).  The caller holds the match id's gate (see
+        :class:`referee.arena.MatchGates`), so when validation fails no other call of this
+        referee needs the claim, and it is released: another referee may run the match."""
+        arena = self.arena
+        if waited and (known := await arena.known_result(match_id)) is not None:
+            return known
+        seats: list[Presence] = []
+        try:
+            if (known := await arena.claim(match_id)) is not None:  # another referee played it meanwhile
+                return known
+            seats = await arena.seats_for(request.seat_bot_ids, match_id)
+            spec = await arena.match_spec(
+                match_id, request.preset, request.options_json, seats, request.seed, request.games,
+                request.time_control if request.HasField("time_control") else None,
+                request.fault_policy.max_strikes if request.HasField("fault_policy") else None)
+        except BaseException:
+            close_relays(seats)
+            if match_id not in arena.tasks and arena.fleet is not None:  # refused: free the match id
+                await arena.fleet.release(match_id)
+            raise
+        return arena.start(spec, record=True)
 
     async def _response(self, match_id: str, result: bot_pb2.MatchResult) -> arena_pb2.RunMatchResponse:
         """A recorded match's response, with the versions that played it (from its record)."""

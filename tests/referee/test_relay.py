@@ -13,6 +13,7 @@ import threading
 import time
 import uuid
 from collections import Counter
+from typing import Any
 
 import grpc
 import pytest
@@ -21,8 +22,11 @@ from cli.local_arena import free_port
 from competitions.referee_client import FleetReferees
 from competitions.tournaments.schedule import round_robin
 from pitch_sdk.proto.pitch.v1 import bot_pb2, game_pb2, relay_pb2
+from pitch_sdk.rules import preset
+from referee.match import Match, MatchSpec
 from referee.relay import RELAY_METHOD, RelayRefused, Relays, unbatched
 from referee.relay_failures import HostFailures
+from referee.sessions import HousePresence
 from store.redis_store import BotRecord
 from store.seats import SeatLedger
 from tests.referee.bots import GatedBot
@@ -134,6 +138,59 @@ def test_two_single_stream_bots_on_different_referees_play_a_match_placed_by_the
             await eventually(lambda: host.seats_in_use == 0 and not host.pending and not host.relayed)
 
     run(scenario())
+
+
+def test_a_match_id_sent_twice_to_one_referee_runs_once_holding_its_claim(
+        redis_url: str, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
+    """Workers deliver a RunMatch twice (a retry, a resend, a message restored after a Redis
+    restart): two calls for one match id reach the same referee at once, and a third its
+    fleet peer.  The match is started once, on the first referee, which holds the match's
+    fleet-wide claim for as long as it runs; all three calls answer with its result.
+
+    Before, both calls on the first referee passed the claim (a claim already held is
+    granted again); the second one's relay for the far bot was refused by the host ("is
+    relayed for this bot already": the first call's relay held it), and its failure
+    released the claim while the first call was still validating; the peer, waiting on
+    the claim, took it and started the match as well, and the first call started it
+    without a claim (the chaos benchmark's ``chaos3-cutthroat.3``).  The first call's
+    validation is slowed here so that the peer has time to take a released claim."""
+    prefix = f"relay-{uuid.uuid4().hex[:8]}:"
+    fleet = directory(redis_url, prefix)
+    match_id = f"dup-{uuid.uuid4().hex[:8]}"
+
+    async def scenario() -> None:
+        async with running_arena(redis_url, prefix, **FAST) as runner, \
+                running_arena(redis_url, prefix, **FAST) as host:
+            ids, _ = await single_stream_bots(runner, host, far_delay_s=0.01)  # the far bot's seat: from the host
+            await eventually(lambda: [e.address for e in fleet.hosting([ids[1]])] == [host.address])
+            arena = runner.server.arena
+            assert arena.fleet is not None
+            validate = arena.match_spec
+            claimed = asyncio.Event()
+
+            async def slow_validation(*args: Any, **kwargs: Any) -> MatchSpec:
+                claimed.set()  # the first call claimed the match and opened its relay
+                await asyncio.sleep(1.0)  # longer than the peer's claim poll (0.25 s)
+                return await validate(*args, **kwargs)
+
+            monkeypatch.setattr(arena, "match_spec", slow_validation)
+            calls = [asyncio.create_task(runner.run_match("cutthroat", ids, match_id=match_id, seed=4))
+                     for _ in range(2)]
+            await asyncio.wait_for(claimed.wait(), 10)
+            calls.append(asyncio.create_task(host.run_match("cutthroat", ids, match_id=match_id, seed=4)))
+            await eventually(lambda: match_id in arena.matches or all(call.done() for call in calls))
+            while match_id in arena.tasks:  # the claim is the runner's for as long as the match runs
+                assert await asyncio.to_thread(fleet.holder, match_id) == arena.fleet.referee_id
+                await asyncio.sleep(0.02)
+            answers = [await asyncio.wait_for(call, 30) for call in calls]
+            assert answers[0].result.completed and answers[1] == answers[0] and answers[2] == answers[0]
+            assert played_here(arena, match_id) and not played_here(host.server.arena, match_id)
+            assert len(arena.gates) == 0 and await asyncio.to_thread(fleet.holder, match_id) == ""
+
+    with caplog.at_level(logging.INFO, logger="pitch.referee"):
+        run(scenario())
+    started = [r for r in caplog.records if r.getMessage().startswith(f"match {match_id} started")]
+    assert len(started) == 1, [r.getMessage() for r in started]
 
 
 def test_a_relayed_seat_counts_against_the_capacity_the_bot_declared_to_its_host(redis_url: str) -> None:
@@ -407,3 +464,40 @@ def test_relay_calls_to_a_downed_host_back_off_and_are_logged_in_summaries(
     failed = sum(int(m.group(1)) for m in counts if m)
     refused = sum(int(m.group(2)) for m in counts if m)
     assert 2 <= failed <= 15 and refused >= 30, lines  # backed off: most attempts never made a call
+
+
+class LateHouse(HousePresence):
+    """A house seat that answers on the next turn of the event loop (a bot's answer comes
+    later than its request), so that two runs' requests can both be pending at once."""
+
+    def send_encoded(self, encoded: bytes) -> bool:
+        asyncio.get_running_loop().call_soon(super().send_encoded, encoded)
+        return True
+
+
+def test_a_match_id_run_twice_on_one_bot_is_said_and_does_not_crash_the_match(
+        caplog: pytest.LogCaptureFixture) -> None:
+    """Should a match id still run twice at once on one bot's stream (the claim is there to
+    prevent it), its decision ids clash in the bot's pending decisions: the other run takes
+    or drops this one's.  The runs go on (a lost answer is a timeout), and the double run is
+    logged as an error.  Before, the run whose pending decision was gone crashed with a
+    ``KeyError`` and its RunMatch failed with INTERNAL."""
+    rules = preset("cutthroat", {"target": 5})
+    shared = LateHouse(BotRecord("shared", "shared", "someone", "", 0.0))
+
+    def run_of_match() -> Match:
+        seats = [shared, *(LateHouse(BotRecord(f"b{seat}", f"b{seat}", "someone", "", 0.0))
+                           for seat in range(1, rules.players))]
+        return Match(MatchSpec(match_id="twice", ruleset=rules, seats=tuple(seats), seed=3, games=1,
+                               per_decision_ms=20, bank_ms=0, max_strikes=0, reconnect_grace_s=1.0))
+
+    async def both() -> list[bot_pb2.MatchResult]:
+        return list(await asyncio.gather(run_of_match().run(), run_of_match().run()))
+
+    with caplog.at_level(logging.ERROR, logger="pitch.referee.match"):
+        results = asyncio.run(both())
+    assert all(result.completed for result in results)
+    assert sum(seat.timeouts for result in results for seat in result.seats) >= 1  # one run's answer went missing
+    said = [r.getMessage() for r in caplog.records if "runs twice at once" in r.getMessage()]
+    assert 1 <= len(said) <= 2 and all(line.startswith("match twice:") for line in said), said
+    assert shared.pending == {}
