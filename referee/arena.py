@@ -13,7 +13,7 @@ import time
 import uuid
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable, Sequence
-from contextlib import asynccontextmanager
+from contextlib import asynccontextmanager, suppress
 from dataclasses import dataclass, field
 
 import grpc
@@ -51,6 +51,10 @@ FINISHED_MATCH_TTL_S = 600.0
 
 RECORD_RETRY_MAX_S = 10.0
 """Longest pause between two attempts to record a played match while the store is down."""
+
+SHUTDOWN_RECORD_RETRY_S = 0.25
+"""How often a stopping referee tries again to record a played match while the store is
+down: its grace is short, so it retries far more often than the background recorder."""
 
 CLAIM_POLL_S = 0.25
 """How often a RunMatch whose match another referee runs looks again (see :meth:`Arena.claim`)."""
@@ -424,7 +428,8 @@ class Arena:
         """Stop taking matches; let running ones, and the seats this referee relays for other
         referees' matches (``relayed`` counts them), finish by ``deadline`` (the event
         loop's clock; default: the shutdown grace from now), then abort the matches left;
-        make a last attempt to record what is still unrecorded (and log what is lost)."""
+        keep trying to record the played matches the store did not take until the same
+        deadline (a Redis restart during a stop loses no result), and log what is lost."""
         self.accepting = False
         loop = asyncio.get_running_loop()
         if deadline is None:
@@ -442,6 +447,7 @@ class Arena:
                 log.warning("shutdown: aborted %d match(es)", len(late))
         for recorder in list(self.recorders):
             recorder.cancel()
+        await self._record_by(deadline)
         for match_id in list(self.unrecorded):
             try:
                 await self.flush(match_id)
@@ -449,3 +455,15 @@ class Arena:
                 log.error("shutdown: match %s is lost, the store cannot be reached (%s); its result: %s", match_id,
                           store_unreachable(exc), json.dumps(result_to_dict(self.unrecorded[match_id].result)))
 
+    async def _record_by(self, deadline: float) -> None:
+        """Retry every unrecorded result until the store takes it or ``deadline`` passes."""
+        loop = asyncio.get_running_loop()
+        if self.unrecorded:
+            log.info("shutdown: waiting up to %.1fs for the store to take %d played match(es)",
+                     max(0.0, deadline - loop.time()), len(self.unrecorded))
+        while self.unrecorded and loop.time() < deadline:
+            for match_id in list(self.unrecorded):
+                with suppress(redis.RedisError):
+                    await self.flush(match_id)
+            if self.unrecorded:
+                await asyncio.sleep(max(0.0, min(SHUTDOWN_RECORD_RETRY_S, deadline - loop.time())))

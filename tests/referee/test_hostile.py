@@ -375,3 +375,29 @@ def test_a_replaced_stream_and_a_duplicate_hello_are_told_why(redis_url: str) ->
             new.close()
 
     run(scenario())
+
+
+def test_a_referee_stopped_while_its_store_is_down_records_the_played_match_when_the_store_returns() -> None:
+    """A referee told to stop while Redis is down keeps the result of a match it played and
+    records it when the store comes back within its shutdown grace, instead of logging it
+    as lost at once (the match would be played again from its seed)."""
+
+    async def scenario() -> None:
+        with RedisServer() as first, RedisServer() as second:
+            async with running_arena(first.url, shutdown_grace_s=8.0) as arena:
+                seats = [(await arena.connect(SteadyBot))[0] for _ in range(3)]
+                match = asyncio.create_task(arena.run_match("cutthroat", seats, seed=3, match_id="kept",
+                                                            options_json='{"target": 3}'))
+                while not arena.server.arena.matches:
+                    await asyncio.sleep(0.01)
+                first.stop()
+                assert (await refused(match)).code() == grpc.StatusCode.UNAVAILABLE
+                stopping = asyncio.create_task(arena.server.stop())
+                await asyncio.sleep(1.0)
+                assert not stopping.done(), "the referee stopped without waiting for its store"
+                arena.server.arena.store.client = second.client()  # the store is back within the grace
+                await asyncio.wait_for(stopping, 8.0)
+                recorded = arena.server.arena.store.match_result("kept")
+                assert recorded is not None and recorded["completed"]
+
+    run(scenario())
