@@ -271,6 +271,7 @@ class Chaos:
         for fault in self.faults:
             lost_writes.update(fault.lost_writes if fault.kind == "redis" else {})
         played = outcome["played"]
+        unrated = checks.fallback_check(self.store, list(played), found)
         failures = {name: found.get(name, []) for name in checks.FAILURES}
         return {
             "scheduled": self.scheduled(), "tournaments": len(self.schedules), "tables": outcome["tables"],
@@ -284,7 +285,7 @@ class Chaos:
             "relayed_starts": logs.relayed_starts(runs, fleet.homes),
             "referee_starts": sum(len(v) for run in runs for v in run.starts.values()),
             "replayed_results": outcome["replayed"],
-            "mostly_fallback": checks.fallback_check(self.store, runs, list(played)),
+            "unrated": unrated,
             "unrecoverable_logs": logs.unrecoverable(self.log_dir, fleet.workers),
             "capacity": {"samples": capacity.samples, "declared": {names[b]: c for b, c in capacity.declared.items()},
                          "peak": {names[b]: p for b, p in capacity.peak.items()}},
@@ -337,9 +338,9 @@ def text_report(report: dict[str, Any]) -> str:
     for board, figures in report["boards"].items():
         lines.append(f"  board {board}: {figures['rating_updates']} rating updates for {figures['played']} played "
                      f"(applied set {figures['applied_total']}), Elo sum {figures['elo_sum']:+.6f}")
-    fallback = report["mostly_fallback"]
-    lines.append(f"  matches with a seat mostly played by fallback: {fallback['count']} (from {fallback['source']}) "
-                 f"{fallback['examples'][:3] or ''}")
+    unrated = report["unrated"]
+    lines.append(f"  played matches kept off the ratings (a fallback-heavy seat): {unrated['count']} "
+                 f"{unrated['examples'][:3] or ''}")
     lines.append(f"  referee starts {report['referee_starts']}, of which with a relayed seat "
                  f"{report['relayed_starts']}; stored results replayed {report['replayed_results']}")
     lines.append(f"  worker logs with 'Unrecoverable error': {len(report['unrecoverable_logs'])}; Redis writes lost: "

@@ -18,9 +18,9 @@ of the matches (or bots, or tournaments) it found wrong, so the report can show 
   process's run of it had not ended (it ended when its process died or stopped, when it
   logged the match aborted, or when the match was recorded); ``started_twice_in_one_process``;
   ``started_after_recorded``;
-* ``mostly_fallback`` (reported, not a failure) - played matches with a seat more than half of
-  whose decisions were the referee's fallback: the result's per-seat ``fallback`` count when
-  it has one, else the strike lines ("...; fallback ...") of the run that finished it;
+* ``rated_with_fallback_heavy_seat`` - a rated match (not forfeited) with a seat that played
+  more of its decisions by fallback than :mod:`referee.fallback_rule` allows, from the
+  result's per-seat counts; the matches kept off the ratings for it are reported (``unrated``);
 * ``unrecoverable_logs`` (reported) - worker logs with Celery's "Unrecoverable error"."""
 
 from __future__ import annotations
@@ -38,6 +38,7 @@ from competitions.tournaments.store import TournamentStore
 from competitions.tournaments.table import PLAYED
 from pitch_sdk.proto.pitch.v1 import bot_pb2
 from pitch_sdk.rules import GameLog, replay
+from referee.fallback_rule import fallback_heavy
 from store.redis_store import Store
 from store.results import result_from_dict
 
@@ -45,7 +46,8 @@ from store.results import result_from_dict
 SLACK_S = 0.01
 FAILURES = ("lost", "not_played_with_result", "played_without_its_record", "outcome_result_differs_from_record",
             "replay_differs", "rated_twice", "conduct_counts_differ", "table_does_not_add_up", "over_capacity",
-            "ran_on_two_referees_at_once", "started_twice_in_one_process", "started_after_recorded")
+            "ran_on_two_referees_at_once", "started_twice_in_one_process", "started_after_recorded",
+            "rated_with_fallback_heavy_seat")
 
 
 def outcome_checks(store: Store, tournaments: TournamentStore, schedules: list[Schedule]) -> dict[str, Any]:
@@ -173,25 +175,19 @@ def run_checks(runs: list[RefereeRun], store: Store, match_ids: list[str], found
             found["started_after_recorded"].append(match_id)
 
 
-def fallback_check(store: Store, runs: list[RefereeRun], played: list[str]) -> dict[str, Any]:
-    """Played matches with a seat decided mostly (more than half) by the referee's fallback."""
-    mostly: list[str] = []
-    source = "strike log lines"
+def fallback_check(store: Store, played: list[str], found: dict[str, list[str]]) -> dict[str, Any]:
+    """Played matches kept off the ratings for a fallback-heavy seat (reported); a rated,
+    unforfeited match with a seat the arena's own rule calls fallback-heavy is a failure
+    (``rated_with_fallback_heavy_seat``)."""
+    unrated: list[str] = []
     for match_id in played:
         result = store.match_result(match_id) or {}
-        seats = result.get("seats", [])
-        if any("fallback" in key for seat in seats for key in seat):
-            source = "result per-seat fallback counts"
-            counts = {int(seat.get("seat", 0)): int(next(v for k, v in seat.items() if "fallback" in k))
-                      for seat in seats}
-        else:
-            last = max(((t, run) for run in runs for t in run.starts.get(match_id, [])), default=None,
-                       key=lambda pair: pair[0])
-            counts = {} if last is None else {seat: n for (m, seat), n in last[1].fallbacks.items() if m == match_id}
-        for seat in seats:
-            number, decisions = int(seat.get("seat", 0)), int(seat.get("decisions", 0))
-            if decisions and counts.get(number, 0) * 2 > decisions:
-                mostly.append(f"{match_id} seat {number} ({seat.get('bot_id', '?')}): "
-                              f"{counts[number]} of {decisions} by fallback")
-                break
-    return {"count": len(mostly), "examples": mostly[:10], "source": source}
+        heavy = [f"seat {int(seat.get('seat', 0)) + 1} {int(seat.get('fallbacks', 0))} of "
+                 f"{int(seat.get('decisions', 0)) + int(seat.get('fallbacks', 0))} by fallback"
+                 for seat in result.get("seats", [])
+                 if fallback_heavy(int(seat.get("decisions", 0)), int(seat.get("fallbacks", 0)))]
+        if result.get("unrated"):
+            unrated.append(f"{match_id}: {result.get('unrated_reason', '')}")
+        elif heavy and not result.get("forfeited"):
+            found["rated_with_fallback_heavy_seat"].append(f"{match_id}: {', '.join(heavy)}")
+    return {"count": len(unrated), "examples": unrated[:10]}

@@ -23,7 +23,6 @@ from pathlib import Path
 
 STAMP = r"^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3}) \S+ \S+: "
 STARTED = re.compile(STAMP + r"match (\S+) started: .* seats \[(.*)\]$")
-FALLBACK = re.compile(STAMP + r"match (\S+) seat (\d+): .*; fallback ")
 ABORTED = re.compile(STAMP + r"match (\S+) aborted")
 IN_FLEET = re.compile(STAMP + r"referee (\S+) in the fleet at ")
 UNRECOVERABLE = "Unrecoverable error"
@@ -52,13 +51,12 @@ class RefereeRun:
     seated: dict[str, list[str]] = field(default_factory=dict)
     """Match id -> the names of the bots in its seats."""
     aborted: dict[str, float] = field(default_factory=dict)
-    fallbacks: dict[tuple[str, int], int] = field(default_factory=lambda: defaultdict(int))
     ended: float | None = None
     """When the process died or exited (set by the benchmark, which killed or stopped it)."""
 
 
 def read_referee_runs(log_dir: Path, names: list[str], ends: dict[str, list[float | None]]) -> list[RefereeRun]:
-    """Every referee incarnation's starts, aborts and fallback strikes; ``ends[name][i]`` is
+    """Every referee incarnation's starts and aborts; ``ends[name][i]`` is
     when incarnation ``i`` stopped (``None``: it still ran at the end)."""
     runs = []
     for name in names:
@@ -70,8 +68,6 @@ def read_referee_runs(log_dir: Path, names: list[str], ends: dict[str, list[floa
                 if (found := STARTED.match(line)) is not None:
                     run.starts[found.group(2)].append(stamp(found.group(1)))
                     run.seated[found.group(2)] = [n.strip(" '\"") for n in found.group(3).split(",")]
-                elif (found := FALLBACK.match(line)) is not None:
-                    run.fallbacks[(found.group(2), int(found.group(3)))] += 1
                 elif (found := ABORTED.match(line)) is not None:
                     run.aborted[found.group(2)] = stamp(found.group(1))
                 elif (found := IN_FLEET.match(line)) is not None:

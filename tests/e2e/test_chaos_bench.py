@@ -14,26 +14,60 @@ applied once and zero-sum, no bot over its capacity in the seat ledger, no match
 referees at once), seats were relayed, every fault fired, some while another was still
 down, and every match in flight at a fault recovered.  Recovery times depend on the
 machine and are not asserted.  Slow (a whole fleet starts), so marked ``slow``; the run
-stops within its time limit and leaves no process behind."""
+stops within its time limit and leaves no process behind.  The report's checks are also
+tried on their own against results written to a real Redis."""
 
 from __future__ import annotations
 
 import json
 import subprocess
 import sys
+import uuid
+from collections import defaultdict
 from pathlib import Path
 
 import pytest
 
-pytestmark = pytest.mark.slow
+from store.redis_store import Store
 
 ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "bench"))
+from chaos_parts import checks  # noqa: E402  (bench/ is not a package)
+
 KINDS = ["worker", "pool-child", "bot", "kit-bot", "referee", "referee-term", "redis", "beat"]
 CHECKS = {"lost", "not_played_with_result", "played_without_its_record", "outcome_result_differs_from_record",
           "replay_differs", "rated_twice", "conduct_counts_differ", "table_does_not_add_up", "over_capacity",
-          "ran_on_two_referees_at_once", "started_twice_in_one_process", "started_after_recorded"}
+          "ran_on_two_referees_at_once", "started_twice_in_one_process", "started_after_recorded",
+          "rated_with_fallback_heavy_seat"}
 
 
+def test_the_fallback_check_reads_seats_stored_without_a_count_and_fails_a_rated_fallback_heavy_match(
+        redis_url: str) -> None:
+    """A stored result leaves out a seat's ``fallbacks`` when it is zero (proto3 JSON), which
+    the 1,000-match run's report once crashed on; a rated match with a seat over the arena's
+    fallback bound is a failure, an unrated one is reported, one within the bound is neither."""
+    store = Store.from_url(redis_url, prefix=f"test-{uuid.uuid4().hex[:8]}:")
+    results = {"rated": ([{"bot_id": "a", "decisions": 40, "fallbacks": 10},
+                          {"seat": 1, "bot_id": "b", "decisions": 50}], {}),
+               "kept-off": ([{"bot_id": "a", "decisions": 40, "fallbacks": 10}, {"seat": 1, "bot_id": "b"}],
+                            {"unrated": True, "unrated_reason": "fallback-heavy: seat 1 10 of 50"}),
+               "forfeited": ([{"bot_id": "a", "decisions": 4, "fallbacks": 30}, {"seat": 1, "bot_id": "b"}],
+                             {"forfeited": True}),
+               "within": ([{"bot_id": "a", "decisions": 48, "fallbacks": 2}, {"seat": 1, "bot_id": "b", "decisions": 9,
+                                                                               "fallbacks": 1}], {})}
+    try:
+        for match_id, (seats, marks) in results.items():
+            store.record_match(match_id, {"match_id": match_id, "seats": seats, "completed": True, **marks}, [])
+        found: dict[str, list[str]] = defaultdict(list)
+        unrated = checks.fallback_check(store, list(results), found)
+        assert dict(found) == {"rated_with_fallback_heavy_seat": ["rated: seat 1 10 of 50 by fallback"]}
+        assert unrated == {"count": 1, "examples": ["kept-off: fallback-heavy: seat 1 10 of 50"]}
+    finally:
+        for key in store.client.scan_iter(f"{store.prefix}*"):
+            store.client.delete(key)
+
+
+@pytest.mark.slow
 def test_a_tiny_chaos_run_on_a_fleet_passes_every_check() -> None:
     run = subprocess.run([sys.executable, "bench/chaos.py", "--matches", "18", "--games", "2", "--referees", "2",
                           "--bots", "2", "--single-stream-bots", "2", "--workers", "2", "--kinds", ",".join(KINDS),
@@ -53,7 +87,7 @@ def test_a_tiny_chaos_run_on_a_fleet_passes_every_check() -> None:
     capacity = report["capacity"]
     assert capacity["samples"] > 0 and len(capacity["declared"]) == 4
     assert all(capacity["peak"][bot] <= capacity["declared"][bot] for bot in capacity["declared"])
-    assert isinstance(report["mostly_fallback"]["count"], int)
+    assert isinstance(report["unrated"]["count"], int)
     faults = report["faults"]
     assert [fault["kind"] for fault in faults] == KINDS and report["faults_not_fired"] == 0
     assert all(fault["down_s"] is not None for fault in faults)
