@@ -29,6 +29,11 @@ from celery import Celery
 NEW_MATCH_PRIORITY = 9
 #: Priority of a match sent again by the sweep: the queue's front.
 RESENT_MATCH_PRIORITY = 0
+#: Priority of a match's retry after the referee turned it away (a bot absent, the fleet
+#: busy): ahead of the new matches, so its countdown, not the backlog, decides when it runs
+#: (behind a backlog of 500 the retry of a 5 s deferral waited minutes and held up its
+#: tournament), and behind the matches the sweep sends again.
+RETRIED_MATCH_PRIORITY = 3
 
 
 @dataclass

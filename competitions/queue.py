@@ -18,8 +18,9 @@ to send tasks by name, without importing the workers.
   task.  Every key lives under ``{PITCH_STORE_PREFIX}celery:`` (the transport's
   ``global_keyprefix``), so a monitor must be given that prefix, or run with this app:
   ``celery -A workers.app flower`` (see the README), where the workers run.
-* priorities: a new match is queued behind every other task, and a match sent again after
-  a loss ahead of every queued one (:mod:`competitions.broker`); the sweep that finds lost
+* priorities: a new match is queued behind every other task, a match sent again after a
+  loss ahead of every queued one, and a retry after a deferral between the two
+  (:mod:`competitions.broker`); the sweep that finds lost
   matches is not a task at all but runs in the workers' main processes
   (:mod:`workers.supervisor`), so no backlog delays it.
 * beat: one entry per preset of ``PITCH_AUTO_PRESETS``, every ``PITCH_AUTO_INTERVAL_S``,

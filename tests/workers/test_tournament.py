@@ -430,6 +430,31 @@ def test_offline_bot_is_retried_then_not_played_then_played(arena: ArenaThread, 
 
 
 @pytest.mark.slow
+def test_a_deferred_match_is_retried_ahead_of_the_queued_matches(arena: ArenaThread, rig: Rig,
+                                                                   tmp_path: Path) -> None:
+    """A match the referee turned away (a bot not connected yet) is retried when its
+    countdown ends, not behind the matches queued after it: once the bot connects, both
+    deferred matches are played while the 24-match backlog queued behind them still waits
+    (their retries went to the back of the queue before, and ran after the backlog)."""
+    config, tournaments, app, workers = rig.config, rig.tournaments, rig.app, rig.workers
+    config = replace(config, match_retries=50)  # the absent bot's budget outlasts the backlog either way
+    a, b, c = (arena.connect(spec) for spec in SPECS[:3])
+    late, token = arena.register()
+    first = tournament.create(tournaments, "partnership", [a, b, c, late], teams=[(a, b), (c, late)])
+    tournament.launch(app, tournaments, first.tournament_id)
+    backlog = tournament.create(tournaments, "cutthroat", [a, b, c, arena.connect("heuristic")], games=1, seed=13)
+    tournament.launch(app, tournaments, backlog.tournament_id)
+    workers.append(WorkerProcess(config, "one-at-a-time", tmp_path, concurrency=1))
+    wait_until(lambda: workers[0].log().count(" deferred ") >= 2, 30, "both matches turned away")
+    arena.connect_registered(token, "heuristic")
+    wait_until(lambda: len(tournaments.outcomes(first.tournament_id)) == 2, 60, "the deferred matches")
+    started = tournaments.started(first.tournament_id)
+    overtaking = [i for i, at in tournaments.started(backlog.tournament_id).items() if at < max(started.values())]
+    assert len(overtaking) <= 4, f"{len(overtaking)} queued matches were started before the retried ones"
+    assert [o["status"] for o in tournaments.outcomes(first.tournament_id).values()] == [PLAYED, PLAYED]
+
+
+@pytest.mark.slow
 def test_a_busy_bot_does_not_spend_an_absent_bots_retries(arena: ArenaThread, rig: Rig, tmp_path: Path) -> None:
     """A bot of capacity 1 busy in one match turns the tournament's next matches away
     (RESOURCE_EXHAUSTED, "plays 1 of its 1 seats") for longer than the retries of an absent
