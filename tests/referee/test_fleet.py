@@ -342,6 +342,30 @@ def test_the_seat_ledger_counts_live_referees_only(redis_url: str) -> None:
     assert ledger.entries("x") == {} and ledger.entries("z") == {}
 
 
+def test_a_bot_refused_by_a_stopping_referee_connects_again_once_it_takes_bots(redis_url: str) -> None:
+    """A referee that is shutting down answers a hello with REFUSAL_REASON_SHUTTING_DOWN
+    (bot.proto: the bot should connect to another referee or later).  The SDK's client
+    keeps dialling with backoff and is welcomed once the referee (restarted, in production)
+    takes bots again; it exited with "referee refused the bot" before, so a bot restarted
+    while its referee drained died again at once (seven times in a row in a chaos run)."""
+
+    async def scenario() -> None:
+        async with running_arena(redis_url) as arena:
+            arena.server.arena.accepting = False
+            registered = await arena.register()
+            client = BotClient(FirstLegalBot, arena.address, registered.token)
+            task = asyncio.create_task(client.run(arena.stop))
+            await asyncio.sleep(1.0)  # several hellos refused meanwhile
+            assert not task.done(), task.exception() if task.done() else None
+            assert not client.connected.is_set()
+            arena.server.arena.accepting = True
+            await asyncio.wait_for(client.connected.wait(), timeout=10)
+            arena.stop.set()
+            await asyncio.wait_for(task, timeout=10)
+
+    run(scenario())
+
+
 def test_a_draining_referee_is_offered_no_work_but_holds_its_seats_and_claims(redis_url: str) -> None:
     """The directory's side of a drain: a referee whose heartbeat says it drains stays in
     ``fleet:live`` for the ledger (its seats count, for takes and for the pages) and for its
