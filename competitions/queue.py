@@ -6,8 +6,9 @@ The workers' own app (:mod:`workers.app`) is this one with the tasks included; a
 to send tasks by name, without importing the workers.
 
 * ``acks_late`` + ``task_reject_on_worker_lost``: a task is acknowledged only after it
-  ran, so the match of a worker that dies is handed out again (a lost pool process at once,
-  a lost worker after the visibility timeout); the match id makes the retry harmless.
+  ran, so the match of a worker that dies is handed out again (a lost pool process's at
+  once, though at the queue's end, until the sweep moves it to the front; a lost worker's
+  by the sweep, see :mod:`workers.supervisor`); the match id makes the retry harmless.
 * ``worker_prefetch_multiplier=1``: a worker holds only the tasks it runs, so the others
   are free for other workers and no message waits in a dead worker's buffer.
 * the visibility timeout exceeds a match plus the longest retry delay, so Redis does not

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+import psutil
 import pytest
 from celery import Celery
 
@@ -427,6 +428,32 @@ def test_offline_bot_is_retried_then_not_played_then_played(arena: ArenaThread, 
     assert tournament.launch(app, tournaments, tid, retry_not_played=True) == 2
     wait_until(lambda: tournament.progress(tournaments, tid).finished, 30, "the matches to be played")
     assert_each_match_once(arena, tournaments, schedule)
+
+
+@pytest.mark.slow
+def test_a_match_whose_pool_process_died_goes_back_to_the_front_of_the_queue(arena: ArenaThread, rig: Rig,
+                                                                              tmp_path: Path) -> None:
+    """A pool process killed while it plays a match makes Celery put the message back on
+    the queue, where kombu pushes it behind every queued match; the sweep moves it to the
+    front, so it is played again while most of a 24-match backlog still waits (it waited
+    for the whole backlog before)."""
+    tournaments, app, workers = rig.tournaments, rig.app, rig.workers
+    bots = [arena.connect(spec) for spec in SPECS]
+    first = tournament.create(tournaments, "cutthroat", bots[:3], games=30, seed=14)
+    tournament.launch(app, tournaments, first.tournament_id)
+    backlog = tournament.create(tournaments, "cutthroat", bots, games=1, seed=15)
+    tournament.launch(app, tournaments, backlog.tournament_id)
+    workers.append(WorkerProcess(rig.config, "one-at-a-time", tmp_path, concurrency=1))
+    wait_until(lambda: 0 in tournaments.leased(first.tournament_id, [0]), 30, "the first match to start")
+    killed = time.time()
+    (pool,) = psutil.Process(workers[0].process.pid).children()
+    pool.kill()
+    wait_until(lambda: 0 in tournaments.outcomes(first.tournament_id), 90, "the match of the killed pool process")
+    restarted = tournaments.started(first.tournament_id)[0]
+    assert restarted > killed
+    overtaking = [i for i, at in tournaments.started(backlog.tournament_id).items() if at < restarted]
+    assert len(overtaking) <= 4, f"{len(overtaking)} queued matches were started before the match put back"
+    assert "moved to its front" in workers[0].log()
 
 
 @pytest.mark.slow
