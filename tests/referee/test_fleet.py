@@ -559,6 +559,29 @@ def test_a_take_while_redis_is_unreachable_is_refused_unavailable() -> None:
     assert refused.value.code == grpc.StatusCode.UNAVAILABLE and seats.held == {}
 
 
+def test_a_heartbeat_late_by_more_than_the_ttl_writes_back_the_expired_bots_and_capacities(
+        redis_url: str) -> None:
+    """A referee whose heartbeat came later than the directory's TTL (a stalled machine),
+    but inside the live set's twice the TTL, finds its bots' set and their capacities
+    expired while it still counts as live: its next heartbeats write them back.  Before,
+    they were only renewed, so the bot's seats elsewhere were refused for good ("has no
+    stream open to a live referee": 36 matches of a chaos run not played)."""
+    prefix = f"fleet-{uuid.uuid4().hex[:8]}:"
+    fleet = directory(redis_url, prefix)
+
+    async def scenario() -> None:
+        async with running_arena(redis_url, prefix, **FAST) as arena:
+            bot_id, _ = await arena.connect(FirstLegalBot, capacity=3)
+            referee_id = arena.server.fleet.referee_id
+            declared, bots = fleet.key("capacity", referee_id), fleet.key("bots", referee_id)
+            await eventually(lambda: fleet.client.hget(declared, bot_id) == "3")
+            fleet.client.delete(declared, bots)  # what the TTL does to a late heartbeat's keys
+            await eventually(lambda: fleet.client.hget(declared, bot_id) == "3", timeout=5)
+            assert fleet.client.sismember(bots, bot_id)
+
+    run(scenario())
+
+
 def test_a_referee_writes_back_its_seats_a_take_deleted_while_it_looked_dead(redis_url: str) -> None:
     """A referee whose heartbeat came late looked dead to a take, which deleted its seats;
     its next heartbeat writes back those of the matches it still runs, and only those."""
