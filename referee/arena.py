@@ -231,9 +231,11 @@ class Arena:
             raise RequestRefused(grpc.StatusCode.RESOURCE_EXHAUSTED,
                                  f"the referee already runs {self.config.max_matches} matches")
 
-    def start(self, spec: MatchSpec, record: bool) -> asyncio.Task[bot_pb2.MatchResult]:
+    def start(self, spec: MatchSpec, record: bool,
+              ended: Callable[[], None] = lambda: None) -> asyncio.Task[bot_pb2.MatchResult]:
         """Run a validated match in the background; ``record`` stores its result once (see
-        :meth:`record`)."""
+        :meth:`record`).  ``ended`` is called as soon as the match ends, before the bots
+        can have read its end (a practice slot is free by the time a bot asks again)."""
         match = Match(spec, practice=not record)
         for presence in spec.seats:
             presence.seats_in_use += 1
@@ -243,6 +245,7 @@ class Arena:
                 try:
                     result = await match.run()
                 finally:
+                    ended()
                     for presence in spec.seats:
                         presence.seats_in_use -= 1
                     close_relays(spec.seats)
@@ -439,7 +442,7 @@ class Arena:
                 message=f"practice refused: {refused}")))
             return
         if presence.connected:
-            self.start(spec, record=False).add_done_callback(lambda _: slots.give_back(bot_id))
+            self.start(spec, record=False, ended=lambda: slots.give_back(bot_id))
         else:
             slots.give_back(bot_id)
             if self.fleet is not None:
