@@ -9,7 +9,6 @@ presences; the service moves answers from the stream to the pending decisions he
 from __future__ import annotations
 
 import asyncio
-import logging
 import uuid
 from collections import deque
 from collections.abc import Callable
@@ -22,8 +21,6 @@ from pitch_sdk.protocol import wire
 from referee.protowire import field_tag, join_batch
 from store.redis_store import BotRecord
 from store.seats import SeatNeed
-
-log = logging.getLogger("pitch.referee.sessions")
 
 
 class Session:
@@ -232,9 +229,7 @@ class Registry:
         Matches in progress and pending decisions are re-sent on the new stream."""
         presence = self.presence(bot)
         session = Session(hello)
-        if presence.session is not None:
-            log.info("bot %r opened a new stream (session %s); ending the previous one (session %s)",
-                     bot.name, session.session_id, presence.session.session_id)
+        if presence.session is not None:  # the service's log line says so
             presence.session.end(grpc.StatusCode.ABORTED, "replaced by a newer connection of the same bot "
                                  f"(session {session.session_id})")
         presence.session = session

@@ -45,6 +45,9 @@ class _Observed:
     report: ComplianceReport
     practice: list[bot_pb2.PracticeRequest]
     capacity: int = 1
+    at_once: int = 1024
+    """Practice matches the referee runs for the bot at once (its welcome says; a referee
+    that does not say has no such bound)."""
     in_flight: int = 0
     asked_at: dict[str, tuple[float, DecisionKind]] = field(default_factory=dict)
     results: list[bot_pb2.MatchResult] = field(default_factory=list)
@@ -67,13 +70,16 @@ class _Observed:
         elif kind == "match_ended":
             self.results.append(message.match_ended.result)
             self.in_flight -= 1
+        elif kind == "welcome" and message.welcome.practice_matches_at_once:
+            self.at_once = message.welcome.practice_matches_at_once
         if kind in ("welcome", "error", "match_ended"):
             return self._next_practice()
         return []
 
     def _next_practice(self) -> list[bot_pb2.BotMessage]:
-        """Practice requests up to the bot's capacity (a reconnection resumes those in flight)."""
-        count = max(0, min(len(self.practice), self.capacity - self.in_flight))
+        """Practice requests up to the bot's capacity and the referee's bound on practice
+        matches at once (a reconnection resumes those in flight)."""
+        count = max(0, min(len(self.practice), min(self.capacity, self.at_once) - self.in_flight))
         sent, self.practice = self.practice[:count], self.practice[count:]
         self.in_flight += count
         return [bot_pb2.BotMessage(practice=request) for request in sent]

@@ -480,6 +480,8 @@ class Welcome(_message.Message):
     RECONNECT_GRACE_SECONDS_FIELD_NUMBER: _builtins.int
     FLEET_FIELD_NUMBER: _builtins.int
     REFEREE_ADDRESS_FIELD_NUMBER: _builtins.int
+    PRACTICE_MATCHES_AT_ONCE_FIELD_NUMBER: _builtins.int
+    PRACTICE_REQUESTS_PER_MINUTE_FIELD_NUMBER: _builtins.int
     protocol_version: _builtins.str
     """The protocol version both sides will use."""
     session_id: _builtins.str
@@ -491,6 +493,16 @@ class Welcome(_message.Message):
     referee_address: _builtins.str
     """The address this referee is reached at, as it appears in `fleet` (the bot may have
     dialled a shared name that resolves to any referee of the fleet).
+    """
+    practice_matches_at_once: _builtins.int
+    """Practice matches this bot may have running at once on this referee; a practice
+    request past it is answered with a `RequestError` naming the limit. 0: no practice
+    matches here (or a referee that predates the limit).
+    """
+    practice_requests_per_minute: _builtins.int
+    """Practice requests this bot token may send a minute (a burst of that many, then one
+    every 60/n seconds); more are answered with a `RequestError` naming the limit. 0: not
+    limited (or a referee that predates the limit).
     """
     @_builtins.property
     def fleet(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
@@ -509,10 +521,12 @@ class Welcome(_message.Message):
         reconnect_grace_seconds: _builtins.int = ...,
         fleet: _abc.Iterable[_builtins.str] | None = ...,
         referee_address: _builtins.str = ...,
+        practice_matches_at_once: _builtins.int = ...,
+        practice_requests_per_minute: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot_id", b"bot_id", "fleet", b"fleet", "protocol_version", b"protocol_version", "reconnect_grace_seconds", b"reconnect_grace_seconds", "referee_address", b"referee_address", "session_id", b"session_id"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot_id", b"bot_id", "fleet", b"fleet", "practice_matches_at_once", b"practice_matches_at_once", "practice_requests_per_minute", b"practice_requests_per_minute", "protocol_version", b"protocol_version", "reconnect_grace_seconds", b"reconnect_grace_seconds", "referee_address", b"referee_address", "session_id", b"session_id"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
