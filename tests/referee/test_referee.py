@@ -15,6 +15,7 @@ import logging
 import socket
 import time
 import weakref
+from collections.abc import AsyncIterator
 
 import grpc
 import pytest
@@ -176,6 +177,31 @@ def test_missing_and_wrong_tokens_are_unauthenticated(redis_url: str) -> None:
             with pytest.raises(grpc.aio.AioRpcError) as admin:
                 await arena.admin.ListBots(arena_pb2.ListBotsRequest())
             assert admin.value.code() == grpc.StatusCode.UNAUTHENTICATED
+
+    run(scenario())
+
+
+def test_the_bearer_scheme_is_read_in_any_case(redis_url: str) -> None:
+    """RFC 7235, section 2.1: "It uses a case-insensitive token as a means to identify the
+    authentication scheme": a bot token and the admin token are taken after `bearer` and
+    `BEARER` as after `Bearer`."""
+
+    async def hello_then_wait() -> AsyncIterator[bot_pb2.BotMessage]:
+        yield bot_pb2.BotMessage(hello=bot_pb2.Hello(bot_name="any-case", protocol_versions=["pitch.v1"]))
+        await asyncio.Event().wait()  # the stream stays open until the call is cancelled
+
+    async def scenario() -> None:
+        async with running_arena(redis_url) as arena:
+            for scheme in ("bearer", "BEARER", "bEaReR"):
+                listed = await arena.admin.ListBots(arena_pb2.ListBotsRequest(),
+                                                    metadata=(("authorization", f"{scheme} test-admin"),))
+                assert listed is not None, scheme
+                token = (await arena.register()).token
+                call = bot_pb2_grpc.BotServiceStub(arena.channel).Connect(
+                    hello_then_wait(), metadata=(("authorization", f"{scheme}  {token}"),))
+                first = await call.read()
+                assert first.HasField("welcome"), (scheme, first)
+                call.cancel()
 
     run(scenario())
 
