@@ -7,6 +7,7 @@ import uuid
 
 import pytest
 
+from cli.local_arena import free_port
 from store.redis_store import Store
 from tests.cli.test_cli import invoke
 from tests.workers.celery_harness import ArenaThread
@@ -76,3 +77,21 @@ def test_offline_bot_or_unreachable_referee_exits_1(arena: ArenaThread, env: dic
     code, _, err = invoke({**env, "PITCH_REFEREE": "127.0.0.1:9", "PITCH_MATCH_TIMEOUT_S": "5"},
                           "match", "cutthroat", "a", "b", "c")
     assert code == 1 and "PITCH_REFEREE" in err and "UNAVAILABLE" in err
+
+
+def test_ready_waits_for_the_referee_and_a_connected_bot(env: dict[str, str], players: tuple[str, str]) -> None:
+    """`pitch-arena ready` exits 0 once the referee serves (and the bot --bot names is
+    connected); a bot that is only registered, or a referee that does not answer, is not
+    ready: exit 1 after --timeout, saying what was missing."""
+    names = _names(env)
+    code, out, err = invoke(env, "ready", "--bot", names[players[0]], "--timeout", "20")
+    assert code == 0 and "serving" in out and f"bot {names[players[0]]} connected" in out, err
+    idle = f"idle-{uuid.uuid4().hex[:6]}"
+    assert invoke(env, "register", idle)[0] == 0
+    code, _, err = invoke(env, "ready", "--bot", idle, "--timeout", "0.5")
+    assert code == 1 and "not ready after 0.5 s" in err and "registered but not connected" in err
+    down = {**env, "PITCH_REFEREE": f"127.0.0.1:{free_port()}"}
+    code, _, err = invoke(down, "ready", "--timeout", "0.5")
+    assert code == 1 and "not ready after 0.5 s" in err and "UNAVAILABLE" in err
+    code, _, err = invoke({**env, "PITCH_ADMIN_TOKEN": "wrong"}, "ready", "--bot", idle, "--timeout", "20")
+    assert code == 1 and "refused the admin token" in err
