@@ -116,6 +116,14 @@ def encode_batch(encoded: list[bytes]) -> bytes:
     return join_batch(_BATCH, _MEMBER, encoded)
 
 
+def named_seat(decision_id: str) -> tuple[str, int] | None:
+    """The (match id, seat) a well-formed decision id, ``{match id}:{seat}:{number}`` (see
+    :class:`referee.match.SeatRunner`), names; ``None`` for a malformed one."""
+    seat_of, _, number = decision_id.rpartition(":")
+    match_id, _, seat = seat_of.rpartition(":")
+    return (match_id, int(seat)) if seat.isdecimal() and len(seat) < 4 and number.isdecimal() else None
+
+
 @dataclass
 class PendingDecision:
     """A decision request waiting for the bot's answer."""
@@ -180,11 +188,14 @@ class Presence:
         return SeatNeed(seats, self.capacity)
 
     def resolve(self, decision: bot_pb2.Decision) -> bool:
-        """Hand an answer to its pending decision, or to the relay of the match it names (see
-        :attr:`relayed`); ``False`` (and counted) if neither takes it."""
+        """Hand an answer to its pending decision, or to the relay of the match it names (by
+        its ``match_id`` or its decision id, see :attr:`relayed`); ``False`` (and counted)
+        if neither takes it."""
         pending = self.pending.get(decision.decision_id)
         if pending is None or pending.answer.done():
-            if (relay := self.relayed.get(decision.match_id)) is not None:
+            named = named_seat(decision.decision_id)
+            relay = self.relayed.get(decision.match_id) or (self.relayed.get(named[0]) if named else None)
+            if relay is not None:
                 relay(decision)  # late or unknown: the referee running the match counts it
                 return True
             self.ignore(decision)
@@ -203,13 +214,11 @@ class Presence:
         when it plays several. An answer naming no match this bot plays counts in no
         result (only in the logs)."""
         decision_id = decision.decision_id
-        seat_of, _, number = decision_id.rpartition(":")
-        match_id, _, seat = seat_of.rpartition(":")
-        named = (match_id, int(seat)) if seat.isdecimal() and len(seat) < 4 and number.isdecimal() else None
+        named = named_seat(decision_id)
         if named is not None and named in self.resume_messages:
             self.ignored[named] = self.ignored.get(named, 0) + 1
             return
-        sender = self._seat_in(match_id if named is not None else "", decision.match_id, decision_id)
+        sender = self._seat_in(named[0] if named is not None else "", decision.match_id, decision_id)
         if sender is None:
             self.ignored_messages += 1
             return
