@@ -4,7 +4,8 @@ Each test states the user-visible outcome: a store outage is UNAVAILABLE and a p
 match's result survives it; undecodable or oversized input gets INVALID_ARGUMENT with a
 short message (admin calls are authenticated before anything is parsed) and a rate-limited
 log; every session the referee ends, ends with a status and a reason; echoes of client
-input are truncated; ignored answers count per seat and match; a replaced stream and a
+input are truncated; ignored answers count per seat and match, against the seat that
+sent them, impersonation attempts apart; a replaced stream and a
 duplicate hello are told so.
 """
 
@@ -336,6 +337,50 @@ def test_ignored_answers_count_per_seat_and_match(redis_url: str) -> None:
             assert first.seats[0].decisions - 1 <= first.seats[0].ignored_answers <= first.seats[0].decisions
             assert first.seats[0].ignored_answers > 0 and first.seats[1].ignored_answers == 0
             assert [s.ignored_answers for s in second.seats] == [0, 0, 0]
+
+    run(scenario())
+
+
+def test_every_stray_answer_counts_against_the_seat_that_sent_it(redis_url: str) -> None:
+    """"Count every answer the referee ignored against the seat that sent it, and count
+    impersonation attempts apart": a bot in seat 0 sends, before each real answer, one
+    naming seat 1's decision, one with a malformed decision id of its match, one with a
+    garbage decision id and its match's id, and one naming a match it does not play. Seat 0
+    counts the first three as ignored, the first also as an impersonation attempt; the
+    opponents' seats count nothing, and the fourth is in no result."""
+
+    async def scenario() -> None:
+        async with running_arena(redis_url) as arena:
+            registered = await arena.register()
+            other = (await arena.connect(FirstLegalBot))[0]
+            requests = {"count": 0}
+
+            def answer(bot: RawBot, message: bot_pb2.RefereeMessage) -> bool | None:
+                if message.HasField("decision_request"):
+                    request = message.decision_request
+                    match_id = request.match_id
+                    number = int(request.decision_id.rsplit(":", 1)[1])
+                    requests["count"] += 1
+                    for stray_match, stray_id in ((match_id, f"{match_id}:1:{number + 1}"),
+                                                  (match_id, f"{match_id}:not-a-number"),
+                                                  (match_id, "garbage"),
+                                                  ("elsewhere", "elsewhere:0:1")):
+                        bot.send(bot_pb2.BotMessage(decision=bot_pb2.Decision(
+                            match_id=stray_match, decision_id=stray_id, legal_action_index=0)))
+                    bot.send(bot_pb2.BotMessage(decision=bot_pb2.Decision(
+                        match_id=match_id, decision_id=request.decision_id, legal_action_index=0)))
+                return None
+
+            raw = await RawBot(arena, registered.token, bot_pb2.Hello(
+                bot_name="stray", protocol_versions=["pitch.v1"]), answer).started()
+            result = (await arena.run_match("cutthroat", [registered.bot_id, other, other], seed=5,
+                                            options_json='{"target": 3}')).result
+            raw.close()
+            mine = result.seats[0]
+            assert mine.decisions == requests["count"] > 0 and mine.strikes == 0
+            assert mine.ignored_answers == 3 * requests["count"]
+            assert mine.impersonation_attempts == requests["count"]
+            assert [(s.ignored_answers, s.impersonation_attempts) for s in result.seats[1:]] == [(0, 0), (0, 0)]
 
     run(scenario())
 
