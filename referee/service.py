@@ -331,6 +331,10 @@ class ArenaServicer(arena_pb2_grpc.ArenaServiceServicer):
                     return await self._response(match_id, started)
                 task = started
         result = await asyncio.shield(task)
+        if not result.completed:  # aborted at shutdown: kept apart, never the match's result
+            raise RequestRefused(grpc.StatusCode.UNAVAILABLE,
+                                 f"match {echo(match_id)!r} was aborted: the referee is shutting down; run the "
+                                 "same match id again on another referee of the arena")
         await arena.record_now(match_id)
         return await self._response(match_id, result)
 

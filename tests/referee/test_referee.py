@@ -422,18 +422,22 @@ def test_health_reflection_and_garbage_bytes(redis_url: str) -> None:
 def test_shutdown_aborts_running_matches_explicitly_and_records_them(redis_url: str) -> None:
     """Stopping the referee mid-match waits the shutdown grace, then aborts the match: the
     attempt is kept (completed=false, with its logs) but not recorded as the match's
-    result, so a tournament's retry of the same match id plays it again; nothing is lost
-    or counted twice."""
+    result, and the RunMatch call is answered UNAVAILABLE, so a tournament's retry of the
+    same match id plays it again; nothing is lost or counted twice.  (The call was answered
+    with the aborted result, which a worker recorded as the match played: one game of six,
+    no game log, in a chaos run.)"""
 
     async def scenario() -> None:
         async with running_arena(redis_url, shutdown_grace_s=0.3) as arena:
             seats = [(await arena.connect(SteadyBot))[0] for _ in range(4)]
             match = asyncio.create_task(arena.run_match("partnership", seats, games=50, match_id="long-one"))
-            match.add_done_callback(lambda task: task.exception())  # the call ends with the server
             while not arena.server.arena.matches:
                 await asyncio.sleep(0.01)
             await asyncio.sleep(0.3)
             await arena.server.stop()
+            with pytest.raises(grpc.aio.AioRpcError) as ended:
+                await match
+            assert ended.value.code() == grpc.StatusCode.UNAVAILABLE, ended.value.details()
             store = arena.server.arena.store
             assert store.match_result("long-one") is None  # not counted as played: a retry replays it
             [aborted] = store.aborted_matches("long-one")
