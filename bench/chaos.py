@@ -186,13 +186,7 @@ class Chaos:
         pending = {key for fault in self.faults for key, value in fault.in_flight.items() if value is None}
         times = self.watch.outcome_times(sorted(key for key in pending if key not in shot.open))
         for fault in self.faults:
-            for key, value in fault.in_flight.items():
-                if value is not None:
-                    continue
-                if key in times:
-                    fault.in_flight[key] = max(0.0, times[key] - fault.at)
-                elif fault.kind in WORKER_KINDS and shot.started.get(key, 0.0) > fault.at:
-                    fault.in_flight[key] = shot.started[key] - fault.at
+            fault.track(shot, times, fault.kind in WORKER_KINDS)
 
     # ----------------------------------------------------------------- the run
     def run(self) -> float:
@@ -225,6 +219,7 @@ class Chaos:
                     if fired is None:
                         break
                     planned.pop(0)
+                    fired.note_leases(shot)
                     self.faults.append(fired)
                     print(f"[{now - self.began:7.1f}s] {fired.kind} {fired.target} pid {fired.pid}: "
                           f"{len(fired.in_flight)} in flight, {fired.queued} queued"
@@ -271,11 +266,13 @@ class Chaos:
         for kind in KINDS:
             mine = [f for f in self.faults if f.kind == kind]
             values = [v for f in mine for v in f.in_flight.values() if v is not None]
+            back = [v for f in mine for v in f.back_in_play.values() if v is not None]
             recovery[kind] = {"faults": len(mine), "overlapped": sum(f.overlapped for f in mine),
                               "in_flight": sum(len(f.in_flight) for f in mine),
                               "unrecovered": sum(v is None for f in mine for v in f.in_flight.values()),
                               "queued_median": statistics.median([f.queued for f in mine]) if mine else None,
-                              **spread(values)}
+                              **spread(values),
+                              "back_in_play": spread(back)}
         lost_writes: Counter[str] = Counter()
         for fault in self.faults:
             lost_writes.update(fault.lost_writes if fault.kind == "redis" else {})
@@ -318,9 +315,10 @@ class Chaos:
                 match_id = self.watch.match_ids[key]
                 restarts = [t for run in runs for t in run.starts.get(match_id, []) if t > fault.at]
                 if restarts:
-                    seen = fault.in_flight[key]
                     first = min(restarts) - fault.at
-                    fault.in_flight[key] = first if seen is None else min(seen, first)
+                    for measure in (fault.in_flight, fault.back_in_play):
+                        seen = measure.get(key)
+                        measure[key] = first if seen is None else min(seen, first)
 
 
 def _answers(client: redis.Redis) -> bool:
@@ -336,12 +334,13 @@ def text_report(report: dict[str, Any]) -> str:
              f"played, {report['not_played']} not played {report['not_played_by_reason'] or ''}, lost "
              f"{report['lost']}; {report['wall_s']}s, {report['matches_per_min']} matches/min",
              f"  {'kind':13} {'faults':>6} {'overlap':>7} {'queued':>6} {'in flight':>9} {'unrec':>5} "
-             f"{'median s':>8} {'p95 s':>7} {'max s':>7}"]
+             f"{'median s':>8} {'p95 s':>7} {'max s':>7} {'back p50':>8} {'back p95':>8}"]
     for kind, row in report["recovery_s"].items():
         if row["faults"]:
+            back = row["back_in_play"]
             lines.append(f"  {kind:13} {row['faults']:>6} {row['overlapped']:>7} {row['queued_median']!s:>6} "
                          f"{row['in_flight']:>9} {row['unrecovered']:>5} {row['median']!s:>8} {row['p95']!s:>7} "
-                         f"{row['max']!s:>7}")
+                         f"{row['max']!s:>7} {back['median']!s:>8} {back['p95']!s:>8}")
     for name, found in report["checks"].items():
         lines.append(f"  check {name}: {found['count']}{' ' + str(found['examples']) if found['count'] else ''}")
     for board, figures in report["boards"].items():

@@ -56,11 +56,38 @@ class Fault:
     in_flight: dict[str, float | None] = field(default_factory=dict)
     """Match key -> seconds from the fault until it had an outcome or was started again
     (``None``: not yet); see :mod:`chaos_parts.watch`."""
+    back_in_play: dict[str, float | None] = field(default_factory=dict)
+    """Match key -> seconds from the fault until a live process held it again (an outcome, a
+    lease other than the one it had at the fault, or a start), whatever its bots' absence
+    then made it wait: what the fault itself cost."""
+    leases: dict[str, str | None] = field(default_factory=dict)
+    """Match key -> its lease holder at the fault."""
     restarted: float | None = None
     stopped: float | None = None
     """``referee-term``: when the SIGTERMed referee had exited."""
     lost_writes: dict[str, int] = field(default_factory=dict)
     note: str = ""
+
+    def note_leases(self, shot: Snapshot) -> None:
+        """Remember each in-flight match's lease at the fault (see :attr:`back_in_play`)."""
+        self.leases = {key: shot.leases.get(key) for key in self.in_flight}
+        self.back_in_play = dict.fromkeys(self.in_flight)
+
+    def track(self, shot: Snapshot, outcomes: dict[str, float], worker_kind: bool) -> None:
+        """Fill in the recovery of this fault's in-flight matches from a poll and the times
+        of the outcomes recorded since (see :attr:`in_flight` and :attr:`back_in_play`)."""
+        for key, value in self.in_flight.items():
+            if value is None:
+                if key in outcomes:
+                    self.in_flight[key] = max(0.0, outcomes[key] - self.at)
+                elif worker_kind and shot.started.get(key, 0.0) > self.at:
+                    self.in_flight[key] = shot.started[key] - self.at
+            if self.back_in_play.get(key, 0.0) is None:
+                lease = shot.leases.get(key)
+                if self.in_flight[key] is not None:
+                    self.back_in_play[key] = self.in_flight[key]
+                elif lease is not None and lease != self.leases.get(key):
+                    self.back_in_play[key] = max(0.0, shot.at - self.at)
 
     def to_dict(self, began: float) -> dict[str, Any]:
         return {"kind": self.kind, "target": self.target, "at_s": round(self.at - began, 2), "pid": self.pid,
@@ -68,6 +95,7 @@ class Fault:
                 "down_s": None if self.restarted is None else round(self.restarted - self.at, 2),
                 "stopped_after_s": None if self.stopped is None else round(self.stopped - self.at, 2),
                 "in_flight": {k: None if v is None else round(v, 2) for k, v in sorted(self.in_flight.items())},
+                "back_in_play": {k: None if v is None else round(v, 2) for k, v in sorted(self.back_in_play.items())},
                 "lost_writes": self.lost_writes, "note": self.note}
 
 

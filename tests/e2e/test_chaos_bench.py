@@ -35,6 +35,8 @@ from store.redis_store import Store
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "bench"))
 from chaos_parts import checks, flood  # noqa: E402  (bench/ is not a package)
+from chaos_parts.faults import Fault  # noqa: E402
+from chaos_parts.watch import Snapshot  # noqa: E402
 
 KINDS = ["worker", "pool-child", "bot", "kit-bot", "referee", "referee-term", "redis", "beat"]
 CHECKS = {"lost", "not_played_with_result", "played_without_its_record", "outcome_result_differs_from_record",
@@ -111,6 +113,8 @@ def test_a_tiny_chaos_run_on_a_fleet_passes_every_check() -> None:
     assert any(fault["overlapped"] for fault in faults)
     assert sum(len(fault["in_flight"]) for fault in faults) > 0
     assert all(row["unrecovered"] == 0 for row in report["recovery_s"].values()), report["recovery_s"]
+    for row in report["recovery_s"].values():  # back in play never later than recovered
+        assert row["back_in_play"]["n"] == row["n"] and (row["n"] == 0 or row["back_in_play"]["max"] <= row["max"])
     assert set(report["redis_lost_writes"]) == {"match_records", "outcomes", "rating_updates"}
     # A Redis restart can make a Celery worker log "Unrecoverable error" (kombu's Redis transport,
     # restoring unacknowledged messages on a closed connection) and exit or hang; the bench restarts it
@@ -121,3 +125,20 @@ def test_a_tiny_chaos_run_on_a_fleet_passes_every_check() -> None:
     flood = report["practice_flood"]  # a referee's own bound: checked by practice_over_bound
     assert flood["bound"] == 2 and flood["started"] > 0 and flood["refused"]["PITCH_PRACTICE_PER_MINUTE"] > 0, flood
     assert Path(report["logs"], "referee-1.1.log").exists() or Path(report["logs"], "referee-2.1.log").exists()
+
+
+def test_a_match_is_back_in_play_when_a_live_process_holds_it_and_recovered_when_it_starts() -> None:
+    """A worker killed while it held one match running and another waiting for a retry:
+    the running one is back in play when its lease changes hands (the sweep sent it again
+    and a worker took it) and recovered when it starts; the waiting one is back in play
+    when a live worker holds its retry, however long its absent bot then keeps it from
+    starting; a match that kept the killed worker's lease is neither."""
+    fault = Fault("worker", "worker-1", at=100.0, in_flight=dict.fromkeys(["t:0", "t:1", "t:2"]))
+    fault.note_leases(Snapshot(leases={"t:0": "worker-1@h#1", "t:1": "worker-1@h#retry", "t:2": "worker-1@h#1"}))
+    fault.track(Snapshot(at=120.0, leases={"t:0": "worker-2@h#2", "t:1": "worker-2@h#retry",
+                                           "t:2": "worker-1@h#1"}), {}, worker_kind=True)
+    assert fault.back_in_play == {"t:0": 20.0, "t:1": 20.0, "t:2": None}
+    assert fault.in_flight == {"t:0": None, "t:1": None, "t:2": None}
+    fault.track(Snapshot(at=125.0, started={"t:0": 121.0}), {"t:2": 130.0}, worker_kind=True)
+    assert fault.in_flight == {"t:0": 21.0, "t:1": None, "t:2": 30.0}
+    assert fault.back_in_play == {"t:0": 20.0, "t:1": 20.0, "t:2": 30.0}
