@@ -58,8 +58,8 @@ class Arena:
 async def running_arena(redis_url: str, prefix: str | None = None, **config: object) -> AsyncIterator[Arena]:
     """Start a referee (its own key prefix in the shared test Redis, unless ``prefix`` makes
     it one of a fleet) and stop it afterwards."""
-    settings = {"address": "127.0.0.1:0", "admin_token": "test-admin", "per_decision_ms": 1000,
-                "bank_ms": 2000, "reconnect_grace_s": 2.0, **config}
+    settings = {"address": "127.0.0.1:0", "admin_token": "test-admin", "relay_token": "test-relay",
+                "per_decision_ms": 1000, "bank_ms": 2000, "reconnect_grace_s": 2.0, **config}
     store = Store.from_url(redis_url, prefix=prefix or f"test-{uuid.uuid4().hex[:8]}:")
     server = RefereeServer(RefereeConfig(**settings), store)  # type: ignore[arg-type]
     await server.start()
