@@ -19,6 +19,7 @@ from pitch_sdk.proto.pitch.v1 import arena_pb2, arena_pb2_grpc, bot_pb2
 from store.fleet import FleetDirectory
 from store.results import result_to_dict
 from store.seats import SeatLedger
+from store.tls import channel as tls_channel
 from store.versions import stamp_fields
 
 
@@ -84,7 +85,7 @@ class RefereeClient:
     def stub(self) -> arena_pb2_grpc.ArenaServiceStub:
         """The ArenaService stub, connected on first use."""
         if self._stub is None:
-            self._stub = arena_pb2_grpc.ArenaServiceStub(grpc.insecure_channel(self.address))
+            self._stub = arena_pb2_grpc.ArenaServiceStub(tls_channel(self.address))
         return self._stub
 
     def run_match(self, schedule: Schedule, match: ScheduledMatch) -> dict[str, Any]:

@@ -20,6 +20,7 @@ from referee.config import RefereeConfig
 from referee.server import RefereeServer
 from store.fleet import FleetDirectory
 from store.redis_store import Store
+from store.tls import Tls, aio_channel
 
 ADMIN = (("authorization", "Bearer test-admin"),)
 
@@ -64,7 +65,7 @@ async def running_arena(redis_url: str, prefix: str | None = None, **config: obj
     server = RefereeServer(RefereeConfig(**settings), store)  # type: ignore[arg-type]
     await server.start()
     address = f"127.0.0.1:{server.port}"
-    channel = grpc.aio.insecure_channel(address)
+    channel = aio_channel(address, Tls(ca=str(settings.get("tls_ca", ""))) if settings.get("tls_cert") else Tls())
     arena = Arena(server, address, arena_pb2_grpc.ArenaServiceStub(channel), channel)
     try:
         yield arena
