@@ -36,7 +36,8 @@ class RelayIdentity:
     """How this referee dials a relay port (its CA, its identity certificate, the name on
     the host's certificate); ``None``: relays go to referees' main listeners."""
     listener_tls: Tls | None = None
-    """How it dials a referee's main listener when there is no relay port (the CA only)."""
+    """How it dials a referee's main listener when there is no relay port: TLS trusting the
+    CA when its own listener speaks TLS (a fleet's referees are configured alike)."""
 
     @classmethod
     def of(cls, config: RefereeConfig) -> RelayIdentity:
@@ -47,7 +48,7 @@ class RelayIdentity:
             peer_name=config.relay_peer_name if mutual else "",
             client_tls=Tls(config.tls_ca, config.relay_cert, config.relay_key, config.relay_peer_name)
             if mutual else None,
-            listener_tls=Tls(config.tls_ca, server_name=config.tls_server_name))
+            listener_tls=Tls(config.tls_ca, server_name=config.tls_server_name) if config.tls_cert else Tls())
 
     @property
     def metadata(self) -> tuple[tuple[str, str], ...]:
