@@ -48,24 +48,29 @@ def certs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     yield folder
 
 
-def tls_settings(certs: Path) -> dict[str, object]:
-    """A referee's settings with TLS on its listener and a mutual-TLS relay port."""
-    return {"tls_ca": str(certs / "ca.pem"), "tls_cert": str(certs / "server.pem"),
-            "tls_key": str(certs / "server-key.pem"), "relay_address": "127.0.0.1:0",
-            "relay_cert": str(certs / "referee.pem"), "relay_key": str(certs / "referee-key.pem"), **FAST}
+def tls_settings(certs: Path, relay_port: bool = True) -> dict[str, object]:
+    """A referee's settings with TLS on its listener and (``relay_port``) a mutual-TLS
+    relay port; without one, relays go to the TLS listener with the relay token."""
+    listener = {"tls_ca": str(certs / "ca.pem"), "tls_cert": str(certs / "server.pem"),
+                "tls_key": str(certs / "server-key.pem"), **FAST}
+    if not relay_port:
+        return listener
+    return {**listener, "relay_address": "127.0.0.1:0", "relay_cert": str(certs / "referee.pem"),
+            "relay_key": str(certs / "referee-key.pem")}
 
 
-def test_a_match_with_a_relayed_seat_is_played_over_tls(redis_url: str, certs: Path) -> None:
-    """Two referees with server certificates and a mutual-TLS relay port: two bots on the
-    first over TLS, the third (the SDK's client, trusting the arena's CA) on the second
-    only; the match runs on the first, the far seat is relayed over mutual TLS and every
-    seat plays to the end.  A plaintext client gets no answer from a TLS listener."""
+@pytest.mark.parametrize("relay_port", [True, False], ids=["mutual-TLS relay port", "relay on the TLS listener"])
+def test_a_match_with_a_relayed_seat_is_played_over_tls(redis_url: str, certs: Path, relay_port: bool) -> None:
+    """Two referees with server certificates (and a mutual-TLS relay port, or none): two
+    bots on the first over TLS, the third (the SDK's client, trusting the arena's CA) on
+    the second only; the match runs on the first, the far seat is relayed over TLS and
+    every seat plays to the end.  A plaintext client gets no answer from a TLS listener."""
     prefix = f"tls-{uuid.uuid4().hex[:8]}:"
     fleet = directory(redis_url, prefix)
 
     async def scenario() -> None:
-        async with running_arena(redis_url, prefix, **tls_settings(certs)) as first, \
-                running_arena(redis_url, prefix, **tls_settings(certs)) as second:
+        async with running_arena(redis_url, prefix, **tls_settings(certs, relay_port)) as first, \
+                running_arena(redis_url, prefix, **tls_settings(certs, relay_port)) as second:
             near, other = [await first.register() for _ in range(2)]
             bots = [SingleStreamBot(first, near.token), SingleStreamBot(first, other.token)]
             for bot in bots:
@@ -73,8 +78,9 @@ def test_a_match_with_a_relayed_seat_is_played_over_tls(redis_url: str, certs: P
             far, client = await second.connect(FirstLegalBot, capacity=1,
                                                security=ChannelSecurity(ca=str(certs / "ca.pem")))
             entries = fleet.live()
-            assert {entry.relay_address for entry in entries} == {
-                f"127.0.0.1:{first.server.relay_port}", f"127.0.0.1:{second.server.relay_port}"}
+            assert {entry.relay_address for entry in entries} == ({
+                f"127.0.0.1:{first.server.relay_port}", f"127.0.0.1:{second.server.relay_port}"} if relay_port
+                else {""})
             await eventually(lambda: [e.address for e in fleet.hosting([far])] == [second.address])
             seats = [near.bot_id, far, other.bot_id]
             result = (await first.run_match("cutthroat", seats, seed=5, options_json='{"target": 3}')).result
