@@ -22,6 +22,7 @@ from pathlib import Path
 import grpc
 import pytest
 
+from competitions.referee_client import RefereeClient
 from pitch_sdk.proto.pitch.v1 import arena_pb2, arena_pb2_grpc, game_pb2, relay_pb2
 from pitch_sdk.remote.tls import ChannelSecurity
 from referee.config import RefereeConfig
@@ -164,3 +165,23 @@ def test_settings_that_cannot_work_are_refused_at_start() -> None:
                            ({"relay_cert": "r.pem", "relay_key": "r-key.pem"}, "needs relay_address and tls_ca")):
         with pytest.raises(ValueError, match=says):
             RefereeConfig(**settings)  # type: ignore[arg-type]
+
+
+def test_the_workers_and_the_clis_client_reaches_a_tls_referee_through_the_environment(
+        redis_url: str, certs: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The workers' and the CLI's admin client (``RefereeClient``, on ``store/tls.py``)
+    speaks TLS to a referee whose listener does when ``PITCH_TLS_CA`` is set, and fails with
+    UNAVAILABLE (no traceback of its own) in plaintext."""
+
+    async def scenario() -> None:
+        async with running_arena(redis_url, **tls_settings(certs, relay_port=False)) as arena:
+            registered = await arena.register()
+            monkeypatch.setenv("PITCH_TLS_CA", str(certs / "ca.pem"))
+            bots = await asyncio.to_thread(RefereeClient(arena.address, "test-admin", 30).bots, 10)
+            assert registered.bot_id in {bot.bot_id for bot in bots}
+            monkeypatch.delenv("PITCH_TLS_CA")
+            with pytest.raises(grpc.RpcError) as refused:
+                await asyncio.to_thread(RefereeClient(arena.address, "test-admin", 30).bots, 5)
+            assert refused.value.code() in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED)
+
+    run(scenario())
