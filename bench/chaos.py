@@ -27,9 +27,13 @@ live process (a worker's new attempt for worker kinds; a referee's log line for 
 count, median, p95, max.  Target: p95 under 60 s for every kind of kill at the
 defaults with 500 matches queued.  The checks after the run are :mod:`chaos_parts.checks`'s.
 
+With ``--practice-flood`` one bot token of its own floods a referee with practice requests
+all along (:mod:`chaos_parts.flood`): the tournaments' matches must still be played, and no
+more practice matches may run at once than the referee's bound (``practice_over_bound``).
+
 Run: ``.venv/bin/python bench/chaos.py [--matches 300] [--queued 0] [--faults 30]
 [--interval 8] [--referees 3] [--bots 6] [--single-stream-bots 2] [--workers 3] [--seed 1]
-[--kinds worker,redis,...] [--fast-recovery] [--time-limit 3600] [--json]``.  A text report
+[--kinds worker,redis,...] [--fast-recovery] [--practice-flood] [--time-limit 3600] [--json]``.  A text report
 goes to stderr, the JSON report (``--json``) to stdout; exit status 1 when a check failed.
 """
 
@@ -51,7 +55,7 @@ from typing import Any
 
 import grpc
 import redis
-from chaos_parts import checks, faults, logs
+from chaos_parts import checks, faults, flood, logs
 from chaos_parts.arena import Fleet
 from chaos_parts.faults import KINDS, Fault, Injector
 from chaos_parts.watch import Snapshot, Watch
@@ -95,7 +99,7 @@ class Chaos:
         self.rng = random.Random(args.seed)
         self.fleet = Fleet(arena, log_dir, referees=args.referees, bots=args.bots,
                            kit_bots=args.single_stream_bots, workers=args.workers, concurrency=args.concurrency,
-                           fast=args.fast_recovery, seed=args.seed)
+                           fast=args.fast_recovery, seed=args.seed, practice_flood=args.practice_flood)
         self.store = self.fleet.store
         self.tournaments = TournamentStore(self.store)
         self.watch = Watch(self.store, self.fleet.config.fleet_ttl_s, self.fleet.bot_ids)
@@ -255,6 +259,11 @@ class Chaos:
         boards = checks.rating_checks(self.store, fleet.config, outcome["played"], fleet.bot_ids, found)
         match_ids = [m.match_id for s in self.schedules for m in s.matches]
         checks.run_checks(runs, self.store, match_ids, found)
+        flooded = None
+        if fleet.flood:  # every incarnation of the flood process is checked; the last one reported
+            for path in logs.incarnations(self.log_dir, fleet.flood):
+                flooded = flood.summary(path)
+                found["practice_over_bound"] += flood.over_bound(flooded)
         capacity = self.watch.capacity
         names = {bot: name for name, bot in fleet.bot_ids.items()}
         found["forged_relay_admitted"] = [admitted for fault in self.faults for admitted in fault.admitted]
@@ -293,7 +302,7 @@ class Chaos:
                          "peak": {names[b]: p for b, p in capacity.peak.items()}},
             "recovery_s": recovery, "redis_lost_writes": dict(lost_writes),
             "faults": [f.to_dict(self.began) for f in self.faults], "faults_not_fired": self.planned_left,
-            "unexpected_exits": self.exits,
+            "unexpected_exits": self.exits, "practice_flood": flooded,
             "wall_s": round(wall, 1), "matches_per_min": round(len(played) / wall * 60, 1),
             "settings": {"referees": self.args.referees, "bots": self.args.bots,
                          "single_stream_bots": self.args.single_stream_bots, "workers": self.args.workers,
@@ -350,6 +359,8 @@ def text_report(report: dict[str, Any]) -> str:
     for exit_ in report["unexpected_exits"]:
         lines.append(f"  UNEXPECTED EXIT {exit_['service']} status {exit_['status']} at {exit_['at_s']}s "
                      f"(log {exit_.get('log')})")
+    if report["practice_flood"] is not None:
+        lines.append(f"  practice flood: {report['practice_flood']}")
     lines.append(f"  logs: {report['logs']}")
     return "\n".join(lines)
 
@@ -376,6 +387,8 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--concurrency", type=int, default=1, help="pool processes per worker")
     parser.add_argument("--fast-recovery", action="store_true",
                         help="short lease, sweep, visibility, fleet TTL and graces (the short test), not the defaults")
+    parser.add_argument("--practice-flood", action="store_true",
+                        help="a bot of its own floods the first referee with practice requests during the run")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--time-limit", type=float, default=3600.0, help="seconds of run at most")
     parser.add_argument("--json", action="store_true", help="print the JSON report on stdout")

@@ -27,6 +27,7 @@ from cli.demo import DEFAULT_LINEUP, DEFAULT_PRESET, lineup, run_demo
 from cli.ladder import ladder as ladder_command
 from cli.local_arena import ServiceError
 from cli.match import match as match_command
+from cli.ready import ready as ready_command
 from cli.sprt import sprt as sprt_command
 from cli.switches import account_app, bot_app
 from cli.watch import follow
@@ -51,6 +52,7 @@ app.command("web")(web_main)
 app.command("match")(match_command)
 app.command("sprt")(sprt_command)
 app.command("ladder")(ladder_command)
+app.command("ready")(ready_command)
 app.add_typer(account_app, name="account")
 app.add_typer(bot_app, name="bot")
 app.command("bot-host")(bot_host)

@@ -198,8 +198,11 @@ def _match_summary(record: bot_pb2.MatchResult, seats: Sequence[str]) -> Panel:
     lines = [f"{record.ruleset.name}, seed {record.seed}, {len(record.games)} game(s)"]
     for seat in sorted(record.seats, key=lambda s: s.seat):
         status = game_pb2.SeatStatus.Name(seat.status).removeprefix("SEAT_STATUS_").lower()
+        strays = f", {seat.ignored_answers} ignored answers" if seat.ignored_answers else ""
+        if seat.impersonation_attempts:
+            strays += f" ({seat.impersonation_attempts} naming another seat's decision)"
         lines.append(f"seat {seat.seat}: {seats[seat.seat]} ({status}, {seat.decisions} decisions, "
-                     f"{seat.strikes} strikes)")
+                     f"{seat.strikes} strikes{strays})")
     parties = party_labels(wire.ruleset_from_pb(record.ruleset))
     for number, outcome in enumerate(record.games, 1):
         scores = " – ".join(str(s) for s in outcome.scores)

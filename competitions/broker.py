@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import base64
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -29,6 +30,11 @@ from celery import Celery
 NEW_MATCH_PRIORITY = 9
 #: Priority of a match sent again by the sweep: the queue's front.
 RESENT_MATCH_PRIORITY = 0
+#: Priority of a match's retry after the referee turned it away (a bot absent, the fleet
+#: busy): ahead of the new matches, so its countdown, not the backlog, decides when it runs
+#: (behind a backlog of 500 the retry of a 5 s deferral waited minutes and held up its
+#: tournament), and behind the matches the sweep sends again.
+RETRIED_MATCH_PRIORITY = 3
 
 
 @dataclass
@@ -81,6 +87,46 @@ def held_tasks(app: Celery, task_name: str) -> HeldTasks:
             at = taken_at.get(_text(tag), 0.0)
             held.taken[args] = max(at, held.taken.get(args, at))
     return held
+
+
+#: Moves each given message from the list ``KEYS[1]`` to the consumer's end of ``KEYS[2]``
+#: (workers take from the right), skipping one a worker took meanwhile; the count moved.
+_MOVE_TO_FRONT = """
+local moved = 0
+for i = 1, #ARGV do
+  if redis.call('LREM', KEYS[1], -1, ARGV[i]) == 1 then
+    redis.call('RPUSH', KEYS[2], ARGV[i])
+    moved = moved + 1
+  end
+end
+return moved
+"""
+
+
+def promote_redelivered(app: Celery, task_names: Sequence[str]) -> int:
+    """Move the ``task_names`` messages that were put back on the queue (a pool process died
+    running them: Celery rejects the message and kombu pushes it at the back of its
+    priority's list, behind every new match) to the front of the queue; the number moved.
+
+    The move is one Lua script per list, so a message a worker takes meanwhile is not
+    copied, and a restored message keeps its body and delivery tag."""
+    queue = app.conf.task_default_queue
+    moved = 0
+    with app.connection_for_write() as connection:
+        channel: Any = connection.default_channel
+        prefix = channel.global_keyprefix
+        plain = redis.Redis(connection_pool=channel.client.connection_pool)
+        front = prefix + queue
+        for key in (prefix + f"{queue}{channel.sep}{step}" for step in channel.priority_steps if step):
+            back = [raw for raw in plain.lrange(key, 0, -1) if _redelivered(json.loads(raw), task_names)]
+            if back:
+                moved += int(plain.eval(_MOVE_TO_FRONT, 2, key, front, *back))
+    return moved
+
+
+def _redelivered(message: dict[str, Any], task_names: Sequence[str]) -> bool:
+    headers = message.get("headers", {})
+    return bool(headers.get("redelivered")) and headers.get("task") in task_names
 
 
 def _text(value: bytes | str) -> str:

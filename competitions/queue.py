@@ -6,8 +6,9 @@ The workers' own app (:mod:`workers.app`) is this one with the tasks included; a
 to send tasks by name, without importing the workers.
 
 * ``acks_late`` + ``task_reject_on_worker_lost``: a task is acknowledged only after it
-  ran, so the match of a worker that dies is handed out again (a lost pool process at once,
-  a lost worker after the visibility timeout); the match id makes the retry harmless.
+  ran, so the match of a worker that dies is handed out again (a lost pool process's at
+  once, though at the queue's end, until the sweep moves it to the front; a lost worker's
+  by the sweep, see :mod:`workers.supervisor`); the match id makes the retry harmless.
 * ``worker_prefetch_multiplier=1``: a worker holds only the tasks it runs, so the others
   are free for other workers and no message waits in a dead worker's buffer.
 * the visibility timeout exceeds a match plus the longest retry delay, so Redis does not
@@ -18,8 +19,9 @@ to send tasks by name, without importing the workers.
   task.  Every key lives under ``{PITCH_STORE_PREFIX}celery:`` (the transport's
   ``global_keyprefix``), so a monitor must be given that prefix, or run with this app:
   ``celery -A workers.app flower`` (see the README), where the workers run.
-* priorities: a new match is queued behind every other task, and a match sent again after
-  a loss ahead of every queued one (:mod:`competitions.broker`); the sweep that finds lost
+* priorities: a new match is queued behind every other task, a match sent again after a
+  loss ahead of every queued one, and a retry after a deferral between the two
+  (:mod:`competitions.broker`); the sweep that finds lost
   matches is not a task at all but runs in the workers' main processes
   (:mod:`workers.supervisor`), so no backlog delays it.
 * beat: one entry per preset of ``PITCH_AUTO_PRESETS``, every ``PITCH_AUTO_INTERVAL_S``,

@@ -1,5 +1,5 @@
 """The workers' and the CLI's side of the referee's ArenaService: run a scheduled match,
-register and list bots.
+register and list bots, ask whether it serves.
 
 Synchronous gRPC (a Celery task runs one match at a time); the channel is opened on first
 use, so a client built before the prefork pool forks is never shared across processes.
@@ -13,6 +13,7 @@ from typing import Any
 
 import grpc
 import redis
+from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from competitions.tournaments.schedule import Schedule, ScheduledMatch
 from pitch_sdk.proto.pitch.v1 import arena_pb2, arena_pb2_grpc, bot_pb2
@@ -79,14 +80,29 @@ class RefereeClient:
         self.address = address
         self.metadata = (("authorization", f"Bearer {admin_token}"),)
         self.match_timeout_s = match_timeout_s
+        self._channel: grpc.Channel | None = None
         self._stub: arena_pb2_grpc.ArenaServiceStub | None = None
+
+    @property
+    def channel(self) -> grpc.Channel:
+        """The channel to the referee, opened on first use."""
+        if self._channel is None:
+            self._channel = tls_channel(self.address)
+        return self._channel
 
     @property
     def stub(self) -> arena_pb2_grpc.ArenaServiceStub:
         """The ArenaService stub, connected on first use."""
         if self._stub is None:
-            self._stub = arena_pb2_grpc.ArenaServiceStub(tls_channel(self.address))
+            self._stub = arena_pb2_grpc.ArenaServiceStub(self.channel)
         return self._stub
+
+    def serving(self, timeout_s: float) -> bool:
+        """Whether the referee's health service says it serves (``SERVING`` for the whole
+        server); raises :class:`grpc.RpcError` when it does not answer in ``timeout_s``."""
+        answer = health_pb2_grpc.HealthStub(self.channel).Check(health_pb2.HealthCheckRequest(service=""),
+                                                                 timeout=timeout_s)
+        return bool(answer.status == health_pb2.HealthCheckResponse.SERVING)
 
     def run_match(self, schedule: Schedule, match: ScheduledMatch) -> dict[str, Any]:
         """Run (or join, or fetch the record of) a scheduled match; its result as stored.

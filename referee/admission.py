@@ -22,6 +22,7 @@ from pitch_sdk.protocol import wire
 from pitch_sdk.rules import Ruleset, preset
 from referee import config as bounds
 from referee.config import echo
+from store.bearer import bearer_token as parse_bearer
 
 Context = grpc.aio.ServicerContext[Any, Any]
 M = TypeVar("M", bound=Message)
@@ -32,10 +33,12 @@ DISABLED = "this bot is disabled by the arena's operator (the bot or its owner's
 
 
 def bearer_token(context: Context) -> str | None:
-    """The token from ``authorization: Bearer <token>`` call metadata, if any."""
+    """The token from ``authorization: Bearer <token>`` call metadata (the scheme in any
+    case, see :mod:`store.bearer`), if any."""
     for key, value in context.invocation_metadata() or ():
-        if key.lower() == "authorization" and isinstance(value, str) and value.startswith("Bearer "):
-            return value[len("Bearer "):].strip()
+        if key.lower() == "authorization" and isinstance(value, str) \
+                and (token := parse_bearer(value)) is not None:
+            return token
     return None
 
 

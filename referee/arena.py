@@ -29,6 +29,7 @@ from referee.admission import (
     invalid,
     store_unreachable,
 )
+from referee.client_limits import ClientLimits, bot_client
 from referee.config import RefereeConfig, echo
 from referee.drain import drained
 from referee.fleet import FleetMember
@@ -133,8 +134,14 @@ class Arena:
         self.unrecorded: dict[str, Unrecorded] = {}
         """Played matches not recorded yet, by match id (see :meth:`record`)."""
         self.recorders: set[asyncio.Task[None]] = set()
+        self.limits = ClientLimits.from_config(config)
+        """What one client may ask: actions a minute per token, practice matches at once."""
         self.client_faults = LogLimiter(log)
         """Undecodable requests, protocol violations: one client can cause any number of them."""
+        self.client_events = LogLimiter(log)
+        """A bot's streams opening and ending: one token can open any number of them."""
+        self.refusals = LogLimiter(log, burst=1, what="refusal(s)")
+        """Refused requests: the first of a client's each minute, then how many followed."""
         self.internal_faults = LogLimiter(log)
         """Unexpected exceptions (logged with their traceback)."""
         self.accepting = True
@@ -224,9 +231,11 @@ class Arena:
             raise RequestRefused(grpc.StatusCode.RESOURCE_EXHAUSTED,
                                  f"the referee already runs {self.config.max_matches} matches")
 
-    def start(self, spec: MatchSpec, record: bool) -> asyncio.Task[bot_pb2.MatchResult]:
+    def start(self, spec: MatchSpec, record: bool,
+              ended: Callable[[], None] = lambda: None) -> asyncio.Task[bot_pb2.MatchResult]:
         """Run a validated match in the background; ``record`` stores its result once (see
-        :meth:`record`)."""
+        :meth:`record`).  ``ended`` is called as soon as the match ends, before the bots
+        can have read its end (a practice slot is free by the time a bot asks again)."""
         match = Match(spec, practice=not record)
         for presence in spec.seats:
             presence.seats_in_use += 1
@@ -236,6 +245,7 @@ class Arena:
                 try:
                     result = await match.run()
                 finally:
+                    ended()
                     for presence in spec.seats:
                         presence.seats_in_use -= 1
                     close_relays(spec.seats)
@@ -402,27 +412,41 @@ class Arena:
 
     async def start_practice(self, presence: Presence, request: bot_pb2.PracticeRequest) -> None:
         """Start a practice match for a connected bot against house bots (not recorded); a
-        request that cannot be honoured is answered with a ``RequestError``."""
+        request that cannot be honoured is answered with a ``RequestError``.  The bot's
+        request rate is checked before any work, and its practice slot (see
+        :class:`referee.client_limits.PracticeSlots`) taken before the request is validated."""
+        bot_id = presence.bot.bot_id
+        slots = self.limits.practice
         try:
+            self.limits.practice_requests.check(bot_id)
             if request.games > MAX_PRACTICE_GAMES:
                 raise invalid(f"practice matches have at most {MAX_PRACTICE_GAMES} games")
             if not request.preset:
                 raise invalid("a practice request needs a preset")
-            players = (await asyncio.to_thread(build_ruleset, request.preset, "")).players
-            if request.seat >= players:
-                raise invalid(f"seat {request.seat} does not exist in {echo(request.preset)} ({players} seats)")
-            seats: list[Presence] = [HousePresence(self.house) for _ in range(players)]
-            seats[request.seat] = presence
-            spec = await self.match_spec(f"practice-{uuid.uuid4().hex}", request.preset, request.options_json,
-                                         seats, request.seed, request.games, None, None)
+            slots.take(bot_id)
+            try:
+                players = (await asyncio.to_thread(build_ruleset, request.preset, "")).players
+                if request.seat >= players:
+                    raise invalid(f"seat {request.seat} does not exist in {echo(request.preset)} ({players} seats)")
+                seats: list[Presence] = [HousePresence(self.house) for _ in range(players)]
+                seats[request.seat] = presence
+                spec = await self.match_spec(f"practice-{uuid.uuid4().hex}", request.preset, request.options_json,
+                                             seats, request.seed, request.games, None, None)
+            except BaseException:
+                slots.give_back(bot_id)
+                raise
         except RequestRefused as refused:
+            self.refusals.log(logging.WARNING, "bot %r: practice request refused: %s", presence.bot.name, refused,
+                              client=bot_client(bot_id))
             presence.send(bot_pb2.RefereeMessage(error=bot_pb2.RequestError(
                 message=f"practice refused: {refused}")))
             return
         if presence.connected:
-            self.start(spec, record=False)
-        elif self.fleet is not None:
-            await self.fleet.seats.release(spec.match_id)
+            self.start(spec, record=False, ended=lambda: slots.give_back(bot_id))
+        else:
+            slots.give_back(bot_id)
+            if self.fleet is not None:
+                await self.fleet.seats.release(spec.match_id)
 
     async def shutdown(self, deadline: float | None = None, relayed: Callable[[], int] = lambda: 0) -> None:
         """Stop taking matches; let running ones, and the seats this referee relays for other

@@ -32,6 +32,10 @@ ENVIRONMENT = {
     "max_bot_versions": "PITCH_MAX_BOT_VERSIONS",
     "advertise_address": "PITCH_REFEREE_ADVERTISE",
     "fleet_ttl_s": "PITCH_FLEET_TTL_S",
+    "practice_share": "PITCH_PRACTICE_SHARE",
+    "practice_per_bot": "PITCH_PRACTICE_PER_BOT",
+    "practice_per_minute": "PITCH_PRACTICE_PER_MINUTE",
+    "connects_per_minute": "PITCH_CONNECTS_PER_MINUTE",
     "relay_token": "PITCH_RELAY_TOKEN",
     "relay_address": "PITCH_RELAY_ADDRESS",
     "relay_advertise_address": "PITCH_RELAY_ADVERTISE",
@@ -90,6 +94,17 @@ class RefereeConfig:
     """How long the fleet directory keeps this referee (and its match claims) after its last
     heartbeat; it beats every third of it.  A SIGKILLed referee's matches may start again
     elsewhere after this long."""
+    practice_share: float = 0.25
+    """Share of ``max_matches`` practice matches may hold at once (at least one while it is
+    above zero): the rest is always left to the arena's own matches.  0: no practice."""
+    practice_per_bot: int = 2
+    """Practice matches one bot may have running at once on this referee.  0: no practice."""
+    practice_per_minute: int = 20
+    """Practice requests one bot token may send a minute (a bucket refilled evenly, as full
+    as this at first); more are refused before any work.  0: no limit."""
+    connects_per_minute: int = 30
+    """Streams one bot token may open a minute (each a hello: first connections and
+    reconnections count alike); more are refused with RESOURCE_EXHAUSTED.  0: no limit."""
     relay_token: str = ""
     """The referees' own credential for ``RelayService``, given to referees only (never the
     admin token: whoever opens a relay writes to bots and reads their answers); empty: this
@@ -123,11 +138,13 @@ class RefereeConfig:
 
     def __post_init__(self) -> None:
         for name in ("per_decision_ms", "bank_ms", "max_strikes", "max_matches", "finished_matches_kept",
-                     "max_bot_versions"):
+                     "max_bot_versions", "practice_per_bot", "practice_per_minute", "connects_per_minute"):
             if getattr(self, name) < 0:
                 raise ValueError(f"{name} must not be negative, got {getattr(self, name)}")
         if self.per_decision_ms == 0:
             raise ValueError("per_decision_ms must be positive")
+        if not 0.0 <= self.practice_share <= 1.0:
+            raise ValueError(f"practice_share must be between 0 and 1, got {self.practice_share}")
         if self.fleet_ttl_s <= 0:
             raise ValueError(f"fleet_ttl_s must be positive, got {self.fleet_ttl_s}")
         if ":" not in self.address:

@@ -474,6 +474,8 @@ class Match:
             seats=[bot_pb2.SeatOutcome(seat=r.seat, bot_id=r.presence.bot.bot_id, status=r.status,  # type: ignore[arg-type]
                                        strikes=r.strikes, decisions=r.decisions,
                                        ignored_answers=r.presence.ignored.pop((self.spec.match_id, r.seat), 0),
+                                       impersonation_attempts=r.presence.impersonations.pop(
+                                           (self.spec.match_id, r.seat), 0),
                                        timeouts=r.timeouts,
                                        time_used_ms=round(r.time_used_ms),
                                        decision_time_histogram=r.decision_times, fallbacks=r.fallbacks,

@@ -124,6 +124,7 @@ class HostedRelay:
         for seat in self.seats:
             presence.resume_messages.pop((self.match_id, seat), None)
             presence.ignored.pop((self.match_id, seat), None)
+            presence.impersonations.pop((self.match_id, seat), None)
 
 
 class HostedCall:

@@ -46,6 +46,7 @@ from referee.admission import (
     store_unreachable,
 )
 from referee.arena import Arena
+from referee.client_limits import bot_client, peer_client
 from referee.config import echo
 from referee.relay import close_relays
 from referee.sessions import Presence, Session
@@ -76,42 +77,53 @@ class BotServicer(bot_pb2_grpc.BotServiceServicer):
     async def Connect(self, request_iterator: Any, context: Context) -> None:  # type: ignore[override]
         """Authenticate, read the hello, then pump decisions in and messages out; a stream
         the referee ends for a reason ends with a status that says it."""
+        arena = self.arena
         try:
-            bot = await self.arena.bot_for_token(bearer_token(context))
+            bot = await arena.bot_for_token(bearer_token(context))
         except redis.RedisError as exc:
             await context.abort(grpc.StatusCode.UNAVAILABLE, store_unreachable(exc))
         if bot is None:
-            await context.abort(grpc.StatusCode.UNAUTHENTICATED,
-                                "missing or unknown bot token: send metadata 'authorization: Bearer <token>'")
+            await self._abort(context, peer_client(context.peer()), grpc.StatusCode.UNAUTHENTICATED,
+                              "missing or unknown bot token: send metadata 'authorization: Bearer <token>'")
+        client = bot_client(bot.bot_id)
+        if not arena.limits.connects.allow(client):  # before any other work for the stream
+            await self._abort(context, client, grpc.StatusCode.RESOURCE_EXHAUSTED,
+                              f"too many streams opened: {arena.limits.connects.describe()}; reconnect later")
         try:
-            playable = await asyncio.to_thread(self.arena.accounts.playable, [bot.bot_id])
+            playable = await asyncio.to_thread(arena.accounts.playable, [bot.bot_id])
         except redis.RedisError as exc:
             await context.abort(grpc.StatusCode.UNAVAILABLE, store_unreachable(exc))
         if not playable[bot.bot_id]:
-            await context.abort(grpc.StatusCode.PERMISSION_DENIED, DISABLED)
+            await self._abort(context, client, grpc.StatusCode.PERMISSION_DENIED, DISABLED)
         try:
-            hello = await self._read_hello(context)
+            hello = await self._read_hello(context, client)
         except RequestRefused as refused:
-            self.arena.client_faults.log(logging.WARNING, "bot %r: bad first message: %s", bot.name, refused)
+            arena.client_faults.log(logging.WARNING, "bot %r: bad first message: %s", bot.name, refused, client=client)
             await context.abort(refused.code, str(refused))
         if hello is None:
             return
         try:  # this version becomes the bot's current one, rated apart from its others
-            await asyncio.to_thread(self.arena.versions.connected, bot.bot_id, hello.bot_version)
+            await asyncio.to_thread(arena.versions.connected, bot.bot_id, hello.bot_version)
         except redis.RedisError as exc:
             await context.abort(grpc.StatusCode.UNAVAILABLE, store_unreachable(exc))
         except VersionLimitError as exc:
-            self.arena.client_faults.log(logging.WARNING, "bot %r: %s", bot.name, exc)
-            await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, str(exc))
-        presence, session = self.arena.registry.attach(bot, hello)
-        log.info("bot %r connected (session %s, capacity %d)", bot.name, session.session_id, presence.capacity)
-        fleet = self.arena.fleet
+            await self._abort(context, client, grpc.StatusCode.RESOURCE_EXHAUSTED, str(exc))
+        previous = arena.registry.get(bot.bot_id)
+        replaced = previous.session if previous is not None else None
+        presence, session = arena.registry.attach(bot, hello)
+        arena.client_events.log(logging.INFO, "bot %r connected (session %s, capacity %d%s)", bot.name,
+                                session.session_id, presence.capacity,
+                                f"; ends its previous stream, session {replaced.session_id}" if replaced else "",
+                                client=client)
+        fleet = arena.fleet
         if fleet is not None:
             fleet.bot_connected(bot.bot_id)
         await context.write(bot_pb2.RefereeMessage(welcome=bot_pb2.Welcome(
             protocol_version=PROTOCOL_VERSION, session_id=session.session_id, bot_id=bot.bot_id,
-            reconnect_grace_seconds=int(self.arena.config.reconnect_grace_s),
-            fleet=fleet.addresses if fleet else [], referee_address=fleet.address if fleet else "")))
+            reconnect_grace_seconds=int(arena.config.reconnect_grace_s),
+            fleet=fleet.addresses if fleet else [], referee_address=fleet.address if fleet else "",
+            practice_matches_at_once=min(arena.limits.practice.per_bot, arena.limits.practice.total),
+            practice_requests_per_minute=arena.limits.practice_requests.per_minute)))
         reader = asyncio.create_task(self._read_answers(context, presence, session))
         reader.add_done_callback(lambda task: self._reader_ended(task, bot, session))
         try:
@@ -119,12 +131,19 @@ class BotServicer(bot_pb2_grpc.BotServiceServicer):
                 await context.write(message)
         finally:
             reader.cancel()
-            self.arena.registry.detach(presence, session)
+            arena.registry.detach(presence, session)
             if fleet is not None and not presence.connected:
                 fleet.bot_disconnected(bot.bot_id)
-            log.info("bot %r disconnected (session %s)", bot.name, session.session_id)
+            arena.client_events.log(logging.INFO, "bot %r disconnected (session %s)", bot.name, session.session_id,
+                                    client=client)
         if session.ending is not None:
             await context.abort(*session.ending)
+
+    async def _abort(self, context: Context, client: str, code: grpc.StatusCode, message: str) -> NoReturn:
+        """End a stream before its welcome with ``code`` and ``message``; logged once per client a minute."""
+        self.arena.refusals.log(logging.WARNING, "%s: Connect refused (%s): %s", client, code.name, message,
+                                client=client)
+        await context.abort(code, message)
 
     def _reader_ended(self, reader: asyncio.Task[None], bot: BotRecord, session: Session) -> None:
         """End the session when its reader ends: cleanly at the bot's end of stream, with the
@@ -132,47 +151,48 @@ class BotServicer(bot_pb2_grpc.BotServiceServicer):
         fault = None if reader.cancelled() else reader.exception()
         if isinstance(fault, SessionEnd):
             self.arena.client_faults.log(logging.WARNING, "bot %r (session %s) ended: %s", bot.name,
-                                         session.session_id, fault)
+                                         session.session_id, fault, client=bot_client(bot.bot_id))
             session.end(fault.code, str(fault))
         elif fault is not None:
             self.arena.internal_faults.log(logging.ERROR, "bot %r (session %s): internal error", bot.name,
-                                           session.session_id, exc_info=fault)
+                                           session.session_id, exc_info=fault, client=bot_client(bot.bot_id))
             session.end(grpc.StatusCode.INTERNAL, f"internal error in the referee ({type(fault).__name__}); "
                                                   "reconnect to resume")
         session.close()
 
-    async def _read_hello(self, context: Context) -> bot_pb2.Hello | None:
+    async def _read_hello(self, context: Context, client: str) -> bot_pb2.Hello | None:
         """The first message, which must be a hello with a protocol version we speak; an
         undecodable one is refused with INVALID_ARGUMENT."""
         try:
             first = await asyncio.wait_for(context.read(), timeout=self.arena.config.hello_timeout_s)
         except TimeoutError:
-            await self._refuse(context, bot_pb2.REFUSAL_REASON_BAD_HELLO, "no hello within the hello timeout")
+            await self._refuse(context, client, bot_pb2.REFUSAL_REASON_BAD_HELLO, "no hello within the hello timeout")
             return None
         if first is grpc.aio.EOF:
             return None
         message = decode(bot_pb2.BotMessage, first, bounds.MAX_BOT_MESSAGE_BYTES)
         if not self.arena.accepting:
-            await self._refuse(context, bot_pb2.REFUSAL_REASON_SHUTTING_DOWN, "the referee is shutting down")
+            await self._refuse(context, client, bot_pb2.REFUSAL_REASON_SHUTTING_DOWN, "the referee is shutting down")
             return None
         if message.WhichOneof("message") != "hello":
-            await self._refuse(context, bot_pb2.REFUSAL_REASON_BAD_HELLO,
+            await self._refuse(context, client, bot_pb2.REFUSAL_REASON_BAD_HELLO,
                                f"the first message must be a hello, got {message.WhichOneof('message')}")
             return None
         hello: bot_pb2.Hello = message.hello
         try:
             check_hello(hello)
         except RequestRefused as refused:
-            await self._refuse(context, bot_pb2.REFUSAL_REASON_BAD_HELLO, f"bad hello: {refused}")
+            await self._refuse(context, client, bot_pb2.REFUSAL_REASON_BAD_HELLO, f"bad hello: {refused}")
             return None
         if PROTOCOL_VERSION not in hello.protocol_versions:
-            await self._refuse(context, bot_pb2.REFUSAL_REASON_PROTOCOL_VERSION,
+            await self._refuse(context, client, bot_pb2.REFUSAL_REASON_PROTOCOL_VERSION,
                                f"no common protocol version: you speak {list(hello.protocol_versions)}, "
                                f"the referee speaks [{PROTOCOL_VERSION!r}]")
             return None
         return hello
 
-    async def _refuse(self, context: Context, reason: int, message: str) -> None:
+    async def _refuse(self, context: Context, client: str, reason: int, message: str) -> None:
+        self.arena.refusals.log(logging.WARNING, "%s: hello refused: %s", client, message, client=client)
         await context.write(bot_pb2.RefereeMessage(refusal=bot_pb2.Refusal(
             reason=reason, message=message, supported_protocol_versions=[PROTOCOL_VERSION])))  # type: ignore[arg-type]
 
@@ -414,17 +434,22 @@ def _account_token(context: Context) -> bool:
 async def _admitted(arena: Arena, name: str, request_type: type[Message], raw: bytes, context: Context) -> Message:
     """The request, once the call is authorized (before anything is parsed)."""
     if not is_admin(context, arena.config.admin_token) and not (name == "RegisterBot" and _account_token(context)):
-        await context.abort(grpc.StatusCode.UNAUTHENTICATED, "missing or wrong admin token")
+        raise RequestRefused(grpc.StatusCode.UNAUTHENTICATED, "missing or wrong admin token")
     try:
         return decode(request_type, raw, bounds.MAX_ADMIN_REQUEST_BYTES)
     except RequestRefused as refused:
-        arena.client_faults.log(logging.WARNING, "ArenaService.%s: %s", name, refused)
+        arena.client_faults.log(logging.WARNING, "ArenaService.%s: %s", name, refused,
+                                client=peer_client(context.peer()))
         raise
 
 
 async def _refuse_fault(arena: Arena, name: str, fault: Exception, context: Context) -> NoReturn:
-    """Answer a refusal, an unreachable store or an unexpected fault with its own status."""
+    """Answer a refusal, an unreachable store or an unexpected fault with its own status; a
+    refusal is logged once per client a minute (then how many followed)."""
     if isinstance(fault, RequestRefused):
+        client = peer_client(context.peer())
+        arena.refusals.log(logging.WARNING, "%s: ArenaService.%s refused (%s): %s", client, name, fault.code.name,
+                           fault, client=client)
         await context.abort(fault.code, str(fault))
     if isinstance(fault, redis.RedisError):
         await context.abort(grpc.StatusCode.UNAVAILABLE, store_unreachable(fault))

@@ -9,7 +9,6 @@ presences; the service moves answers from the stream to the pending decisions he
 from __future__ import annotations
 
 import asyncio
-import logging
 import uuid
 from collections import deque
 from collections.abc import Callable
@@ -22,8 +21,6 @@ from pitch_sdk.protocol import wire
 from referee.protowire import field_tag, join_batch
 from store.redis_store import BotRecord
 from store.seats import SeatNeed
-
-log = logging.getLogger("pitch.referee.sessions")
 
 
 class Session:
@@ -116,6 +113,14 @@ def encode_batch(encoded: list[bytes]) -> bytes:
     return join_batch(_BATCH, _MEMBER, encoded)
 
 
+def named_seat(decision_id: str) -> tuple[str, int] | None:
+    """The (match id, seat) a well-formed decision id, ``{match id}:{seat}:{number}`` (see
+    :class:`referee.match.SeatRunner`), names; ``None`` for a malformed one."""
+    seat_of, _, number = decision_id.rpartition(":")
+    match_id, _, seat = seat_of.rpartition(":")
+    return (match_id, int(seat)) if seat.isdecimal() and len(seat) < 4 and number.isdecimal() else None
+
+
 @dataclass
 class PendingDecision:
     """A decision request waiting for the bot's answer."""
@@ -136,6 +141,8 @@ class Presence:
     pending: dict[str, PendingDecision] = field(default_factory=dict)
     ignored: dict[tuple[str, int], int] = field(default_factory=dict)
     """Ignored answers per (match id, seat) of a match in progress, for that seat's outcome."""
+    impersonations: dict[tuple[str, int], int] = field(default_factory=dict)
+    """Of those, the answers naming another seat's decision in the match."""
     ignored_messages: int = 0
     """Ignored messages that name no seat of a match in progress (for the logs only)."""
     resume_messages: dict[tuple[str, int], bot_pb2.RefereeMessage] = field(default_factory=dict)
@@ -178,30 +185,54 @@ class Presence:
         return SeatNeed(seats, self.capacity)
 
     def resolve(self, decision: bot_pb2.Decision) -> bool:
-        """Hand an answer to its pending decision, or to the relay of the match it names (see
-        :attr:`relayed`); ``False`` (and counted) if neither takes it."""
+        """Hand an answer to its pending decision, or to the relay of the match it names (by
+        its ``match_id`` or its decision id, see :attr:`relayed`); ``False`` (and counted)
+        if neither takes it."""
         pending = self.pending.get(decision.decision_id)
         if pending is None or pending.answer.done():
-            if (relay := self.relayed.get(decision.match_id)) is not None:
+            named = named_seat(decision.decision_id)
+            relay = self.relayed.get(decision.match_id) or (self.relayed.get(named[0]) if named else None)
+            if relay is not None:
                 relay(decision)  # late or unknown: the referee running the match counts it
                 return True
-            self.ignore(decision.decision_id)
+            self.ignore(decision)
             return False
         pending.answer.set_result(decision)
         return True
 
-    def ignore(self, decision_id: str) -> None:
-        """Count an ignored answer against the seat and match its decision id names
-        (``{match id}:{seat}:{number}``, see :class:`referee.match.SeatRunner`) while this
-        bot plays that seat, so a seat's outcome counts its own match only; otherwise
-        against nobody's result."""
-        seat_of, _, number = decision_id.rpartition(":")
-        match_id, _, seat = seat_of.rpartition(":")
-        key = (match_id, int(seat)) if seat.isdecimal() and len(seat) < 4 and number.isdecimal() else None
-        if key is not None and key in self.resume_messages:
-            self.ignored[key] = self.ignored.get(key, 0) + 1
-        else:
+    def ignore(self, decision: bot_pb2.Decision) -> None:
+        """Count an answer no pending decision took against the seat that sent it, so every
+        stray answer shows in that seat's outcome: a stale, duplicate or late one (its
+        decision id names a seat this bot plays), one naming another seat's decision (also
+        an impersonation attempt), one whose decision id is malformed. The sending seat is
+        the one its decision id names when this bot plays it; otherwise this bot's seat in
+        the match that the id (``{match id}:{seat}:{number}``, see
+        :class:`referee.match.SeatRunner`) or the answer's ``match_id`` names, its lowest
+        when it plays several. An answer naming no match this bot plays counts in no
+        result (only in the logs)."""
+        decision_id = decision.decision_id
+        named = named_seat(decision_id)
+        if named is not None and named in self.resume_messages:
+            self.ignored[named] = self.ignored.get(named, 0) + 1
+            return
+        sender = self._seat_in(named[0] if named is not None else "", decision.match_id, decision_id)
+        if sender is None:
             self.ignored_messages += 1
+            return
+        self.ignored[sender] = self.ignored.get(sender, 0) + 1
+        if named is not None and named[0] == sender[0]:
+            self.impersonations[sender] = self.impersonations.get(sender, 0) + 1
+
+    def _seat_in(self, named_match: str, answer_match: str, decision_id: str) -> tuple[str, int] | None:
+        """This bot's (lowest) seat in the first match it plays of: the one a well-formed
+        decision id names, the answer's ``match_id``, the one the decision id starts with."""
+        seats = sorted(self.resume_messages)
+        for wanted in (named_match, answer_match):
+            if wanted:
+                for key in seats:
+                    if key[0] == wanted:
+                        return key
+        return next((key for key in seats if decision_id.startswith(f"{key[0]}:")), None)
 
 
 class Registry:
@@ -232,9 +263,7 @@ class Registry:
         Matches in progress and pending decisions are re-sent on the new stream."""
         presence = self.presence(bot)
         session = Session(hello)
-        if presence.session is not None:
-            log.info("bot %r opened a new stream (session %s); ending the previous one (session %s)",
-                     bot.name, session.session_id, presence.session.session_id)
+        if presence.session is not None:  # the service's log line says so
             presence.session.end(grpc.StatusCode.ABORTED, "replaced by a newer connection of the same bot "
                                  f"(session {session.session_id})")
         presence.session = session

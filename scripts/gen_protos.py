@@ -74,6 +74,8 @@ def main() -> int:
             return 0
         shutil.rmtree(TARGET, ignore_errors=True)
         shutil.copytree(out, TARGET)
+        # copytree gave it the temporary directory's mode, 0700: a sandboxed bot's uid could not import the SDK
+        TARGET.chmod(0o755)
     print(f"wrote {TARGET.relative_to(ROOT)}")
     return 0
 

@@ -9,6 +9,8 @@ the command line all read and write, and nothing else.
 - :mod:`store.results`: a match result as the store keeps it (JSON) and as the protocol
   sends it;
 - :mod:`store.settings`: settings dataclasses read from and written to the environment;
+- :mod:`store.bearer`: the ``Authorization: Bearer`` credentials the referee and the web
+  arena both read (one parser, the scheme in any case);
 - :mod:`store.data_dir`, :mod:`store.redis_server`, :mod:`store.children`: where a
   standalone arena keeps its data, and the private Redis server it starts as an owned child.
 

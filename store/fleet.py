@@ -172,7 +172,8 @@ class FleetDirectory:
         returns from draining, and its first draining heartbeat is what marks it.
 
         Returns whether the live set had forgotten the referee (its first heartbeat, or a
-        late one after readers pruned it and its bots' index entries): the caller then
+        late one after readers pruned it and its bots' index entries) or its bots and
+        capacities had expired (a heartbeat late by more than the TTL): the caller then
         rewrites its bots at the next heartbeat."""
         now = time.time()
         members = None if bots is None else set(bots)
@@ -191,6 +192,7 @@ class FleetDirectory:
                 pipe.srem(self._key("bot", bot_id), referee_id)
             for bot_id in members:
                 pipe.sadd(self._key("bot", bot_id), referee_id)
+        bots_renewed = len(pipe)
         pipe.pexpire(bot_set, self._ttl_ms)
         capacities = self._key("capacity", referee_id)
         if declared is not None:
@@ -206,7 +208,11 @@ class FleetDirectory:
         for match_id in renew_matches:
             self._renew(keys=[self._key("match", match_id)], args=[referee_id, self._ttl_ms], client=pipe)
         results = pipe.execute()
-        return bool(results[-1 - len(renew_matches)])
+        # a heartbeat later than the TTL but inside the live set's 2 x TTL finds its bots (and
+        # their capacities, which share the TTL) expired while the referee still counts as
+        # live: rewrite them too (a referee with no bot has no such key; its rewrite is cheap)
+        expired = members is None and not results[bots_renewed]
+        return bool(results[-1 - len(renew_matches)]) or expired
 
     def bot_connected(self, referee_id: str, bot_id: str, capacity: int = 1) -> None:
         """A bot opened a stream to the referee (between heartbeats), declaring that it plays

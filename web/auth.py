@@ -9,11 +9,13 @@ import hmac
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 
+from store.bearer import bearer_token
+
 
 def bearer(request: Request) -> str | None:
-    """The bearer token of the request's ``Authorization`` header, if any."""
-    header = request.headers.get("authorization", "")
-    return header[len("Bearer "):].strip() if header.startswith("Bearer ") else None
+    """The bearer token of the request's ``Authorization`` header (the scheme in any case,
+    see :mod:`store.bearer`), if any."""
+    return bearer_token(request.headers.get("authorization"))
 
 
 def check_admin(expected: str, given: str | None) -> None:

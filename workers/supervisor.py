@@ -21,6 +21,7 @@ from typing import Any, ClassVar
 import redis
 from celery import Celery, bootsteps
 
+from competitions.broker import promote_redelivered
 from competitions.config import WorkerConfig
 from competitions.ladder.control import LADDER_STEP
 from competitions.ladder.store import LadderStore
@@ -34,11 +35,16 @@ log = logging.getLogger("pitch.workers")
 
 
 def sweep(app: Celery, tournaments: TournamentStore, config: WorkerConfig) -> dict[str, list[int]]:
-    """One sweep: send again the matches of round robins and SPRT runs that have no live task
+    """One sweep: move the matches a lost pool process put back at the queue's end to its
+    front; send again the matches of round robins and SPRT runs that have no live task
     (ahead of the queued ones), finish what is complete, and send a step to every unfinished
     ladder (a step does nothing while its rounds run; it takes up a step lost with its
     worker).  Returns the matches sent again, by tournament or run."""
     store = tournaments.store
+    promoted = promote_redelivered(app, (tournament.PLAY_MATCH, sprt.PLAY_SPRT_MATCH))
+    if promoted:
+        log.warning("supervisor: %d match(es) put back on the queue by a lost pool process moved to its front",
+                    promoted)
     resent = {**tournament.requeue_lost(app, tournaments, start_grace_s=config.lease_s),
               **sprt.requeue_lost(app, SprtStore(store), start_grace_s=config.lease_s)}
     ladders = LadderStore(store)

@@ -14,6 +14,7 @@ from typing import Any
 
 from celery import Task
 
+from competitions.broker import RETRIED_MATCH_PRIORITY
 from competitions.ladder import control as ladder
 from competitions.ladder.store import LadderStore
 from competitions.queue import AUTO_LADDER, AUTO_ROUND_ROBIN
@@ -75,7 +76,8 @@ def _play(task: Task, runs: TournamentStore, run_id: str, index: int, budget: di
                  deferred.refusal.value, deferred)
         # the match stays this worker's until its retry is due (else the sweep would send it again)
         runs.hold(run_id, index, f"{task.request.hostname}#retry", delay + config.lease_s)
-        raise task.retry(countdown=delay, kwargs={"budget": deferred.budget.to_dict()}) from deferred
+        raise task.retry(countdown=delay, kwargs={"budget": deferred.budget.to_dict()},
+                         priority=RETRIED_MATCH_PRIORITY) from deferred
 
 
 @app.task(bind=True, name=tournament.PLAY_MATCH, max_retries=None)

@@ -6,7 +6,8 @@ one key prefix, each on its own port); ``--bots`` SDK bots (``pitch-bot run heur
 fleet-aware: a stream to every referee); ``--single-stream-bots`` Node kit bots
 (``kits/node/bot.js``: one stream, no ``fleet_updates`` in their hello), the k-th dialling
 referee k, so their seats in matches placed on any other referee go through the relay;
-``--workers`` Celery workers and one beat.
+``--workers`` Celery workers and one beat; with ``--practice-flood``, a bot of its own that
+floods the first referee with practice requests (:mod:`chaos_parts.flood`).
 
 Settings are the services' defaults (lease 15 s, sweep 10 s, visibility 2400 s, fleet TTL
 10 s, shutdown and reconnect grace) unless ``fast`` asks for today's short ones (the short
@@ -19,6 +20,7 @@ import contextlib
 import os
 import signal
 import subprocess
+import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -34,6 +36,7 @@ from store.redis_store import Store
 
 ROOT = Path(__file__).resolve().parents[2]
 NODE_KIT = ROOT / "kits" / "node"
+FLOOD = Path(__file__).resolve().parent / "flood.py"
 #: Short settings (``--fast-recovery``): recovery in seconds, for the short test.  The
 #: visibility timeout still exceeds a match plus the longest retry delay (WorkerConfig checks).
 FAST_WORKER: dict[str, Any] = {"lease_s": 3.0, "requeue_interval_s": 2.0, "match_timeout_s": 120.0,
@@ -71,7 +74,7 @@ class Fleet:
     """Every process of the run, how each is started again, and the store they share."""
 
     def __init__(self, arena: LocalArena, log_dir: Path, *, referees: int, bots: int, kit_bots: int, workers: int,
-                 concurrency: int, fast: bool, seed: int) -> None:
+                 concurrency: int, fast: bool, seed: int, practice_flood: bool = False) -> None:
         self.arena, self.log_dir, self.lives = arena, log_dir, Lives()
         self.prefix, self.admin = "chaos:", os.urandom(12).hex()
         self.redis_url = arena.start_persistent_redis(log_dir / "redis-data")
@@ -105,6 +108,14 @@ class Fleet:
         self.homes = {f"node-{n + 1}": list(self.addresses)[n % referees] for n in range(kit_bots)}
         """Single-stream bot name -> the referee (service name) its one stream goes to."""
         self.wait_bots(60)
+        self.flood = "practice-flood" if practice_flood else None
+        """The service that floods the first referee with practice requests (``--practice-flood``)."""
+        if self.flood is not None:  # a bot of its own: it plays in no tournament
+            registered = self.client.register("practice-flood", owner="chaos")
+            self.env[self.flood] = {"PITCH_BOT_TOKEN": registered.token, "PITCH_ADMIN_TOKEN": self.admin}
+            arena.services.append(Service(self.flood, [sys.executable, str(FLOOD), first], self.env[self.flood],
+                                          log_dir))
+            self.lives.born(self.flood)
         settings = FAST_WORKER if fast else {}
         self.config = WorkerConfig(redis_url=self.redis_url, store_prefix=self.prefix, referee=first,
                                    admin_token=self.admin, **settings)

@@ -6,10 +6,18 @@ from __future__ import annotations
 import uuid
 
 import pytest
+from rich.console import Console
 
+from cli import views
+from cli.local_arena import free_port
+from pitch_sdk.proto.pitch.v1 import bot_pb2, game_pb2
+from pitch_sdk.protocol import wire
+from pitch_sdk.rules import preset
 from store.redis_store import Store
 from tests.cli.test_cli import invoke
 from tests.workers.celery_harness import ArenaThread
+
+OK = game_pb2.SEAT_STATUS_OK
 
 
 @pytest.fixture(scope="module")
@@ -76,3 +84,34 @@ def test_offline_bot_or_unreachable_referee_exits_1(arena: ArenaThread, env: dic
     code, _, err = invoke({**env, "PITCH_REFEREE": "127.0.0.1:9", "PITCH_MATCH_TIMEOUT_S": "5"},
                           "match", "cutthroat", "a", "b", "c")
     assert code == 1 and "PITCH_REFEREE" in err and "UNAVAILABLE" in err
+
+
+def test_ready_waits_for_the_referee_and_a_connected_bot(env: dict[str, str], players: tuple[str, str]) -> None:
+    """`pitch-arena ready` exits 0 once the referee serves (and the bot --bot names is
+    connected); a bot that is only registered, or a referee that does not answer, is not
+    ready: exit 1 after --timeout, saying what was missing."""
+    names = _names(env)
+    code, out, err = invoke(env, "ready", "--bot", names[players[0]], "--timeout", "20")
+    assert code == 0 and "serving" in out and f"bot {names[players[0]]} connected" in out, err
+    idle = f"idle-{uuid.uuid4().hex[:6]}"
+    assert invoke(env, "register", idle)[0] == 0
+    code, _, err = invoke(env, "ready", "--bot", idle, "--timeout", "0.5")
+    assert code == 1 and "not ready after 0.5 s" in err and "registered but not connected" in err
+    down = {**env, "PITCH_REFEREE": f"127.0.0.1:{free_port()}"}
+    code, _, err = invoke(down, "ready", "--timeout", "0.5")
+    assert code == 1 and "not ready after 0.5 s" in err and "UNAVAILABLE" in err
+    code, _, err = invoke({**env, "PITCH_ADMIN_TOKEN": "wrong"}, "ready", "--bot", idle, "--timeout", "20")
+    assert code == 1 and "refused the admin token" in err
+
+
+def test_the_match_summary_shows_ignored_answers_and_impersonation_attempts() -> None:
+    """A seat's line counts the answers the referee ignored, and among them those naming
+    another seat's decision; a seat with none keeps its short line."""
+    result = bot_pb2.MatchResult(match_id="m", ruleset=wire.ruleset_to_pb(preset("cutthroat")), seats=[
+        bot_pb2.SeatOutcome(seat=0, status=OK, decisions=9, ignored_answers=3, impersonation_attempts=1),
+        bot_pb2.SeatOutcome(seat=1, status=OK, decisions=9), bot_pb2.SeatOutcome(seat=2, status=OK, decisions=9)])
+    console = Console(width=200, record=True)
+    console.print(views._match_summary(result, ["cheat", "b", "c"]))
+    text = console.export_text()
+    assert "seat 0: cheat (ok, 9 decisions, 0 strikes, 3 ignored answers (1 naming another seat's decision))" in text
+    assert "seat 1: b (ok, 9 decisions, 0 strikes)" in text

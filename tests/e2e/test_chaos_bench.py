@@ -6,13 +6,15 @@ relay gets exercised), 18 matches of 2 games (a cutthroat and a partnership roun
 with one fault of each kind in a fixed order (a worker's main process, a pool process, an
 SDK bot, a kit bot, a referee SIGKILLed and one SIGTERMed, Redis, beat, a relay forged
 with the admin token, a bot's and a random one), faults 1.5 s apart
-and each process down 2 s, so they overlap.
+and each process down 2 s, so they overlap; all along, one more bot token floods the first
+referee with practice requests (``--practice-flood``).
 Short settings (``--fast-recovery``): the defaults' recovery takes tens of seconds a fault.
 
 Every check of the report passes (no match lost, none with two outcomes or results, no
 "not played" with a stored result, every stored log replays to its result, ratings
 applied once and zero-sum, no bot over its capacity in the seat ledger, no match id on two
-referees at once), seats were relayed, every fault fired, some while another was still
+referees at once, never more practice matches of the flooding bot at once than the
+referee's bound), seats were relayed, every fault fired, some while another was still
 down, and every match in flight at a fault recovered.  Recovery times depend on the
 machine and are not asserted.  Slow (a whole fleet starts), so marked ``slow``; the run
 stops within its time limit and leaves no process behind.  The report's checks are also
@@ -33,13 +35,13 @@ from store.redis_store import Store
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "bench"))
-from chaos_parts import checks  # noqa: E402  (bench/ is not a package)
+from chaos_parts import checks, flood  # noqa: E402  (bench/ is not a package)
 
 KINDS = ["worker", "pool-child", "bot", "kit-bot", "referee", "referee-term", "redis", "beat", "forged-relay"]
 CHECKS = {"lost", "not_played_with_result", "played_without_its_record", "outcome_result_differs_from_record",
           "replay_differs", "rated_twice", "conduct_counts_differ", "table_does_not_add_up", "over_capacity",
           "ran_on_two_referees_at_once", "started_twice_in_one_process", "started_after_recorded",
-          "rated_with_fallback_heavy_seat", "forged_relay_admitted"}
+          "rated_with_fallback_heavy_seat", "practice_over_bound", "forged_relay_admitted"}
 
 
 def test_the_fallback_check_reads_seats_stored_without_a_count_and_fails_a_rated_fallback_heavy_match(
@@ -68,11 +70,26 @@ def test_the_fallback_check_reads_seats_stored_without_a_count_and_fails_a_rated
             store.client.delete(key)
 
 
+def test_the_practice_flood_check_reads_the_last_counts_and_fails_a_peak_over_the_bound(tmp_path: Path) -> None:
+    """``practice_over_bound`` reads the flood process's last ``flood {json}`` line: a peak of
+    practice matches at once over the bound its welcome stated fails, as does a flood that
+    never got a welcome (nothing was checked); a peak within the bound passes."""
+    log = tmp_path / "practice-flood.log"
+    log.write_text('flood {"welcomes": 1, "bound": 2, "peak": 1}\nnoise\n'
+                   'flood {"welcomes": 1, "bound": 2, "peak": 3}\n')
+    assert flood.over_bound(flood.summary(log)) == ["3 practice matches of one bot at once, over the bound of 2"]
+    log.write_text('flood {"welcomes": 1, "bound": 2, "peak": 2}\n')
+    assert flood.over_bound(flood.summary(log)) == []
+    log.write_text("")
+    assert flood.over_bound(flood.summary(log)) == ["the flood never got a welcome: nothing was checked"]
+
+
 @pytest.mark.slow
 def test_a_tiny_chaos_run_on_a_fleet_passes_every_check() -> None:
     run = subprocess.run([sys.executable, "bench/chaos.py", "--matches", "18", "--games", "2", "--referees", "2",
                           "--bots", "2", "--single-stream-bots", "2", "--workers", "2", "--kinds", ",".join(KINDS),
-                          "--interval", "1.5", "--down", "2", "--fast-recovery", "--time-limit", "90", "--json"],
+                          "--interval", "1.5", "--down", "2", "--fast-recovery", "--practice-flood",
+                          "--time-limit", "90", "--json"],
                          cwd=ROOT, capture_output=True, text=True, timeout=180)
     assert run.returncode == 0, run.stderr[-4000:]
     report = json.loads(run.stdout)
@@ -104,4 +121,6 @@ def test_a_tiny_chaos_run_on_a_fleet_passes_every_check() -> None:
     redis_kill = next(fault["at_s"] for fault in faults if fault["kind"] == "redis")
     for exit_ in report["unexpected_exits"]:
         assert exit_["service"].startswith("worker-") and exit_["at_s"] >= redis_kill, exit_
+    flood = report["practice_flood"]  # a referee's own bound: checked by practice_over_bound
+    assert flood["bound"] == 2 and flood["started"] > 0 and flood["refused"]["PITCH_PRACTICE_PER_MINUTE"] > 0, flood
     assert Path(report["logs"], "referee-1.1.log").exists() or Path(report["logs"], "referee-2.1.log").exists()

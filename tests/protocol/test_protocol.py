@@ -110,8 +110,9 @@ def test_a_card_whose_id_and_name_disagree_is_a_malformed_answer(redis_url: str)
 
 
 def test_get_match_log_holds_every_hand_dealt(redis_url: str) -> None:
-    """GetMatchLog's JSON, read without the SDK, lists every deal of every game ("dealt"):
-    each seat's hand there is the hand that seat was shown in its `hand_dealt` event."""
+    """GetMatchLog's JSON, read without the SDK, lists every deal of every game ("dealt"),
+    and no empty "deals" beside it: each seat's hand there is the hand that seat was shown
+    in its `hand_dealt` event."""
     shown: dict[tuple[int, int, int], list[str]] = {}  # (game, deal index, seat) -> names
 
     def handle(bot: RawBot, message: bot_pb2.RefereeMessage) -> bool | None:
@@ -138,7 +139,7 @@ def test_get_match_log_holds_every_hand_dealt(redis_url: str) -> None:
     assert result.completed and len(logs) == 2
     for game, raw in enumerate(logs, 1):
         data = json.loads(raw)
-        assert data["dealt"]
+        assert data["dealt"] and "deals" not in data  # one list of deals, not an empty one beside it
         for index, deal in enumerate(data["dealt"]):
             assert len(deal["hands"]) == 3 and all(len(hand.split()) == 6 for hand in deal["hands"])
             assert len(deal["stock"].split()) == 52 - 18

@@ -342,6 +342,30 @@ def test_the_seat_ledger_counts_live_referees_only(redis_url: str) -> None:
     assert ledger.entries("x") == {} and ledger.entries("z") == {}
 
 
+def test_a_bot_refused_by_a_stopping_referee_connects_again_once_it_takes_bots(redis_url: str) -> None:
+    """A referee that is shutting down answers a hello with REFUSAL_REASON_SHUTTING_DOWN
+    (bot.proto: the bot should connect to another referee or later).  The SDK's client
+    keeps dialling with backoff and is welcomed once the referee (restarted, in production)
+    takes bots again; it exited with "referee refused the bot" before, so a bot restarted
+    while its referee drained died again at once (seven times in a row in a chaos run)."""
+
+    async def scenario() -> None:
+        async with running_arena(redis_url) as arena:
+            arena.server.arena.accepting = False
+            registered = await arena.register()
+            client = BotClient(FirstLegalBot, arena.address, registered.token)
+            task = asyncio.create_task(client.run(arena.stop))
+            await asyncio.sleep(1.0)  # several hellos refused meanwhile
+            assert not task.done(), task.exception() if task.done() else None
+            assert not client.connected.is_set()
+            arena.server.arena.accepting = True
+            await asyncio.wait_for(client.connected.wait(), timeout=10)
+            arena.stop.set()
+            await asyncio.wait_for(task, timeout=10)
+
+    run(scenario())
+
+
 def test_a_draining_referee_is_offered_no_work_but_holds_its_seats_and_claims(redis_url: str) -> None:
     """The directory's side of a drain: a referee whose heartbeat says it drains stays in
     ``fleet:live`` for the ledger (its seats count, for takes and for the pages) and for its
@@ -533,6 +557,29 @@ def test_a_take_while_redis_is_unreachable_is_refused_unavailable() -> None:
     with pytest.raises(RequestRefused) as refused:
         run(seats.take("m-1", [seated("x", 1)]))
     assert refused.value.code == grpc.StatusCode.UNAVAILABLE and seats.held == {}
+
+
+def test_a_heartbeat_late_by_more_than_the_ttl_writes_back_the_expired_bots_and_capacities(
+        redis_url: str) -> None:
+    """A referee whose heartbeat came later than the directory's TTL (a stalled machine),
+    but inside the live set's twice the TTL, finds its bots' set and their capacities
+    expired while it still counts as live: its next heartbeats write them back.  Before,
+    they were only renewed, so the bot's seats elsewhere were refused for good ("has no
+    stream open to a live referee": 36 matches of a chaos run not played)."""
+    prefix = f"fleet-{uuid.uuid4().hex[:8]}:"
+    fleet = directory(redis_url, prefix)
+
+    async def scenario() -> None:
+        async with running_arena(redis_url, prefix, **FAST) as arena:
+            bot_id, _ = await arena.connect(FirstLegalBot, capacity=3)
+            referee_id = arena.server.fleet.referee_id
+            declared, bots = fleet.key("capacity", referee_id), fleet.key("bots", referee_id)
+            await eventually(lambda: fleet.client.hget(declared, bot_id) == "3")
+            fleet.client.delete(declared, bots)  # what the TTL does to a late heartbeat's keys
+            await eventually(lambda: fleet.client.hget(declared, bot_id) == "3", timeout=5)
+            assert fleet.client.sismember(bots, bot_id)
+
+    run(scenario())
 
 
 def test_a_referee_writes_back_its_seats_a_take_deleted_while_it_looked_dead(redis_url: str) -> None:

@@ -4,7 +4,8 @@ Each test states the user-visible outcome: a store outage is UNAVAILABLE and a p
 match's result survives it; undecodable or oversized input gets INVALID_ARGUMENT with a
 short message (admin calls are authenticated before anything is parsed) and a rate-limited
 log; every session the referee ends, ends with a status and a reason; echoes of client
-input are truncated; ignored answers count per seat and match; a replaced stream and a
+input are truncated; ignored answers count per seat and match, against the seat that
+sent them, impersonation attempts apart; a replaced stream and a
 duplicate hello are told so.
 """
 
@@ -20,7 +21,7 @@ import grpc
 import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from pitch_sdk.proto.pitch.v1 import arena_pb2, bot_pb2, game_pb2, relay_pb2
+from pitch_sdk.proto.pitch.v1 import arena_pb2, bot_pb2, bot_pb2_grpc, game_pb2, relay_pb2
 from referee.config import MAX_ADMIN_REQUEST_BYTES
 from referee.server import SERVICE_NAMES
 from store.redis_server import RedisServer
@@ -342,6 +343,50 @@ def test_ignored_answers_count_per_seat_and_match(redis_url: str) -> None:
     run(scenario())
 
 
+def test_every_stray_answer_counts_against_the_seat_that_sent_it(redis_url: str) -> None:
+    """"Count every answer the referee ignored against the seat that sent it, and count
+    impersonation attempts apart": a bot in seat 0 sends, before each real answer, one
+    naming seat 1's decision, one with a malformed decision id of its match, one with a
+    garbage decision id and its match's id, and one naming a match it does not play. Seat 0
+    counts the first three as ignored, the first also as an impersonation attempt; the
+    opponents' seats count nothing, and the fourth is in no result."""
+
+    async def scenario() -> None:
+        async with running_arena(redis_url) as arena:
+            registered = await arena.register()
+            other = (await arena.connect(FirstLegalBot))[0]
+            requests = {"count": 0}
+
+            def answer(bot: RawBot, message: bot_pb2.RefereeMessage) -> bool | None:
+                if message.HasField("decision_request"):
+                    request = message.decision_request
+                    match_id = request.match_id
+                    number = int(request.decision_id.rsplit(":", 1)[1])
+                    requests["count"] += 1
+                    for stray_match, stray_id in ((match_id, f"{match_id}:1:{number + 1}"),
+                                                  (match_id, f"{match_id}:not-a-number"),
+                                                  (match_id, "garbage"),
+                                                  ("elsewhere", "elsewhere:0:1")):
+                        bot.send(bot_pb2.BotMessage(decision=bot_pb2.Decision(
+                            match_id=stray_match, decision_id=stray_id, legal_action_index=0)))
+                    bot.send(bot_pb2.BotMessage(decision=bot_pb2.Decision(
+                        match_id=match_id, decision_id=request.decision_id, legal_action_index=0)))
+                return None
+
+            raw = await RawBot(arena, registered.token, bot_pb2.Hello(
+                bot_name="stray", protocol_versions=["pitch.v1"]), answer).started()
+            result = (await arena.run_match("cutthroat", [registered.bot_id, other, other], seed=5,
+                                            options_json='{"target": 3}')).result
+            raw.close()
+            mine = result.seats[0]
+            assert mine.decisions == requests["count"] > 0 and mine.strikes == 0
+            assert mine.ignored_answers == 3 * requests["count"]
+            assert mine.impersonation_attempts == requests["count"]
+            assert [(s.ignored_answers, s.impersonation_attempts) for s in result.seats[1:]] == [(0, 0), (0, 0)]
+
+    run(scenario())
+
+
 def test_a_replaced_stream_and_a_duplicate_hello_are_told_why(redis_url: str) -> None:
     """A second connection with the same token ends the first stream with ABORTED naming the
     new session; a second hello on a stream is answered with a RequestError naming the
@@ -481,3 +526,141 @@ def test_health_is_not_serving_while_the_store_is_out_of_reach_and_serving_once_
                     health_pb2.HealthCheckResponse.SERVING}
 
     run(scenario())
+
+
+async def open_and_close(arena: Arena, token: str) -> grpc.StatusCode | None:
+    """Open a stream with ``token``, say hello, close it once welcomed, and read until the
+    referee ends it: ``None`` when it was welcomed, else the status it was refused with."""
+    call = bot_pb2_grpc.BotServiceStub(arena.channel).Connect(metadata=(("authorization", f"Bearer {token}"),))
+    try:
+        await call.write(bot_pb2.BotMessage(hello=HELLO))
+        first = await call.read()
+        assert isinstance(first, bot_pb2.RefereeMessage) and first.HasField("welcome"), first
+        await call.done_writing()
+        while await call.read() is not grpc.aio.EOF:
+            pass
+    except grpc.aio.AioRpcError as error:
+        return error.code()
+    return None
+
+
+def test_a_practice_flood_from_one_token_leaves_the_tournament_room(redis_url: str) -> None:
+    """Practice matches "get their own bounded share per bot and per referee (tournament
+    matches always keep room)" and practice requests a per-token rate limit, "the refusal
+    names the limit": a hello with capacity 1024 then a batch of 260 practice requests
+    (the bot answering none of their decisions) starts two practice matches (per bot),
+    refuses the rest naming the bound per bot or the requests per minute, and a tournament
+    match asked right after is played.  The welcome tells the bot both limits.  (Before,
+    the batch filled every match slot and RunMatch answered RESOURCE_EXHAUSTED.)"""
+
+    async def scenario() -> None:
+        async with running_arena(redis_url, max_matches=16, shutdown_grace_s=0.5) as arena:
+            players = [(await arena.connect(FirstLegalBot))[0] for _ in range(3)]
+            token = (await arena.register()).token
+            answers: list[str] = []
+            welcome: list[bot_pb2.Welcome] = []
+
+            def count(bot: RawBot, message: bot_pb2.RefereeMessage) -> bool | None:
+                for inner in message.batch.messages if message.HasField("batch") else [message]:
+                    if inner.HasField("welcome"):
+                        welcome.append(inner.welcome)
+                    elif inner.HasField("error"):
+                        answers.append(inner.error.message)
+                    elif inner.HasField("match_started"):
+                        answers.append("started")
+                return None
+
+            flood = await RawBot(arena, token, bot_pb2.Hello(bot_name="flood", protocol_versions=["pitch.v1"],
+                                                             capacity=1024), count).started()
+            assert welcome[0].practice_matches_at_once == 2 and welcome[0].practice_requests_per_minute == 20
+            flood.send(bot_pb2.BotMessage(batch=bot_pb2.BotMessages(messages=[
+                bot_pb2.BotMessage(practice=bot_pb2.PracticeRequest(preset="cutthroat", seed=n))
+                for n in range(260)])))
+            for _ in range(500):
+                if len(answers) >= 260:
+                    break
+                await asyncio.sleep(0.02)
+            assert answers.count("started") == 2, answers[:5]
+            refusals = [a for a in answers if a != "started"]
+            assert len(refusals) == 258
+            assert sum("at most 2 at once per bot (PITCH_PRACTICE_PER_BOT=2)" in a for a in refusals) == 18
+            assert sum("at most 20 practice requests per minute per bot token (PITCH_PRACTICE_PER_MINUTE=20)" in a
+                       for a in refusals) == 240
+            assert sum(m.practice for m in arena.server.arena.matches.values()) == 2
+            result = (await arena.run_match("cutthroat", players, seed=1, options_json='{"target": 3}')).result
+            assert result.completed
+            flood.close()
+
+    run(scenario())
+
+
+def test_a_referee_with_few_slots_keeps_most_of_them_for_the_arena(redis_url: str) -> None:
+    """Practice matches of every bot together hold at most the referee's share of its match
+    slots (PITCH_PRACTICE_SHARE, 0.25 of 4: one), so three practising bots leave three
+    slots to the arena; the refusal names the share."""
+
+    async def scenario() -> None:
+        async with running_arena(redis_url, max_matches=4, shutdown_grace_s=0.5) as arena:
+            errors: list[str] = []
+
+            def keep(bot: RawBot, message: bot_pb2.RefereeMessage) -> bool | None:
+                if message.HasField("error"):
+                    errors.append(message.error.message)
+                return None
+
+            bots = []
+            for _ in range(3):
+                bot = await RawBot(arena, (await arena.register()).token, HELLO, keep).started()
+                bot.send(bot_pb2.BotMessage(practice=bot_pb2.PracticeRequest(preset="cutthroat")))
+                bots.append(bot)
+            for _ in range(250):
+                if len(errors) >= 2:
+                    break
+                await asyncio.sleep(0.02)
+            assert len(errors) == 2 and all("PITCH_PRACTICE_SHARE: at most 1 at once" in e for e in errors), errors
+            assert len(arena.server.arena.tasks) == 1
+            for bot in bots:
+                bot.close()
+
+    run(scenario())
+
+
+def test_streams_per_token_are_rate_limited_and_logged_per_client(
+        redis_url: str, caplog: pytest.LogCaptureFixture) -> None:
+    """Logs are rate limited "per client (token or peer)" and "every refusal" is logged
+    "once per client per interval with a count"; every client-driven action gets a per-token
+    rate limit, reconnects and hellos included.  One token opening and closing 40 streams is
+    refused past PITCH_CONNECTS_PER_MINUTE (30) with RESOURCE_EXHAUSTED naming it, and its
+    streams write at most 10 lines plus one refusal line (before: two lines a stream, and
+    no limit); another client's fault is still logged after a third one's dozen faults
+(before: the third one used up the minute's ten lines for everyone); 30 refused RunMatch calls
+    from one peer log one line (before: none)."""
+
+    async def scenario() -> None:
+        async with running_arena(redis_url) as arena:
+            noisy = await arena.register("noisy-bot")
+            codes = [await open_and_close(arena, noisy.token) for _ in range(40)]
+            assert codes == [None] * 30 + [grpc.StatusCode.RESOURCE_EXHAUSTED] * 10, codes
+            _, code, details = await raw_connect(arena, noisy.token, [hello_bytes(bot_name="x")])
+            assert code == grpc.StatusCode.RESOURCE_EXHAUSTED
+            assert "at most 30 streams opened (hellos) per minute per bot token (PITCH_CONNECTS_PER_MINUTE=30)" \
+                in details
+            noisy_lines = [r.getMessage() for r in caplog.records if "noisy-bot" in r.getMessage()
+                           or noisy.bot_id in r.getMessage()]
+            assert len(noisy_lines) <= 11, noisy_lines
+            assert sum("Connect refused (RESOURCE_EXHAUSTED)" in line for line in noisy_lines) == 1, noisy_lines
+            garbage = (await arena.register("garbage-bot")).token
+            for _ in range(12):  # its own faults use up its own lines only
+                await raw_connect(arena, garbage, [hello_bytes(bot_name="x"), b"\xff\xff\xff"])
+            quiet = (await arena.register("quiet-bot")).token
+            await raw_connect(arena, quiet, [hello_bytes(bot_name="x"), b"\xff\xff\xff"])
+            assert any("quiet-bot" in r.getMessage() and "undecodable" in r.getMessage() for r in caplog.records)
+            caplog.clear()
+            for _ in range(30):
+                error = await refused(arena.run_match("cutthroat", ["nobody"] * 3))
+                assert error.code() == grpc.StatusCode.NOT_FOUND
+            logged = [r.getMessage() for r in caplog.records if "ArenaService.RunMatch refused" in r.getMessage()]
+            assert len(logged) == 1 and "peer ipv4:127.0.0.1" in logged[0], logged
+
+    with caplog.at_level(logging.INFO):
+        run(scenario())

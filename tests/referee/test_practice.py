@@ -22,7 +22,7 @@ from referee.match import Match, MatchSpec
 from referee.sessions import HousePresence
 from store.redis_store import BotRecord
 from tests.referee.bots import IllegalBot
-from tests.referee.harness import running_arena
+from tests.referee.harness import RawBot, answer_first, running_arena
 
 
 def test_local_check_passes_the_heuristic_bot_on_every_asked_kind() -> None:
@@ -156,3 +156,44 @@ def test_house_seats_answer_unlisted_card_sets_without_strikes() -> None:
     taken = [e.drawn.bit_count() for e in history if isinstance(e, Exchanged) and e.drawn]
     discarded = [e.discarded.bit_count() for e in history if isinstance(e, Exchanged) and e.discarded]
     assert taken and taken == discarded == [6] * len(taken)  # each widow's six taken, six discarded
+
+
+def test_a_bot_asking_again_at_each_match_end_is_never_refused_for_its_bound(redis_url: str) -> None:
+    """A bot keeps the "practice matches at once" its welcome states (2) and asks for the next
+    one when a match ends (as `pitch-bot check --command` does): each request is taken, since
+    the slot is free before the match's end reaches the bot (it was freed only after the
+    match's clean-up, and the next request came first)."""
+
+    async def scenario() -> tuple[list[str], int]:
+        async with running_arena(redis_url) as arena:
+            token = (await arena.register()).token
+            errors: list[str] = []
+            ended = [0]
+            request = bot_pb2.BotMessage(practice=bot_pb2.PracticeRequest(preset="cutthroat", options_json=json.dumps(
+                {"target": 1})))
+
+            def play(bot: RawBot, message: bot_pb2.RefereeMessage) -> bool | None:
+                for inner in message.batch.messages if message.HasField("batch") else [message]:
+                    if inner.HasField("welcome"):
+                        for _ in range(inner.welcome.practice_matches_at_once):
+                            bot.send(request)
+                    elif inner.HasField("error"):
+                        errors.append(inner.error.message)
+                        bot.close()
+                    elif inner.HasField("match_ended"):
+                        ended[0] += 1
+                        if ended[0] >= 8:
+                            bot.close()
+                        elif ended[0] <= 6:
+                            bot.send(request)
+                    elif inner.HasField("decision_request"):
+                        answer_first(bot, inner)
+                return None
+
+            raw = RawBot(arena, token, bot_pb2.Hello(bot_name="again", protocol_versions=["pitch.v1"], capacity=4,
+                                                     batching=True), play)
+            await asyncio.wait_for(raw.task, 30)
+            return errors, ended[0]
+
+    errors, ended = asyncio.run(scenario())
+    assert not errors and ended == 8, errors

@@ -54,7 +54,9 @@ class SingleStreamBot:
         self.token = token
         self.delay_s = delay_s
         self.junk = junk
-        """Also send one answer with a decision id nobody asked for (an ignored answer)."""
+        """Also send, once, three answers nobody asked for (ignored answers): one with an
+        unknown decision id of its seat, one naming another seat's decision (an
+        impersonation attempt), one with its seat's decision id and another match id."""
         self.requests: Counter[tuple[str, int]] = Counter()
         self.ended: set[str] = set()
         self.hello = bot_pb2.Hello(protocol_versions=["pitch.v1"], capacity=capacity, **hello)  # type: ignore[arg-type]
@@ -67,9 +69,12 @@ class SingleStreamBot:
                 self.requests[(request.match_id, request.seat)] += 1
                 if self.junk:
                     self.junk = False
-                    bot.send(bot_pb2.BotMessage(decision=bot_pb2.Decision(
-                        match_id=request.match_id, decision_id=f"{request.match_id}:{request.seat}:999999",
-                        legal_action_index=0)))
+                    match_id, seat = request.match_id, request.seat
+                    for stray_match, stray_id in ((match_id, f"{match_id}:{seat}:999999"),  # unknown
+                                                  (match_id, f"{match_id}:{(seat + 1) % 3}:999998"),  # not its seat
+                                                  ("elsewhere", f"{match_id}:{seat}:999997")):  # a wrong match id
+                        bot.send(bot_pb2.BotMessage(decision=bot_pb2.Decision(
+                            match_id=stray_match, decision_id=stray_id, legal_action_index=0)))
                 answer = bot_pb2.BotMessage(decision=bot_pb2.Decision(
                     match_id=request.match_id, decision_id=request.decision_id, legal_action_index=0))
                 if self.delay_s:
@@ -129,7 +134,8 @@ def test_two_single_stream_bots_on_different_referees_play_a_match_placed_by_the
             for seat in result.seats:
                 bot = bots[ids.index(seat.bot_id)]
                 assert seat.status == game_pb2.SEAT_STATUS_OK and seat.strikes == 0
-                assert seat.ignored_answers == (1 if seat.bot_id == far else 0)  # counted as for a local seat
+                assert seat.ignored_answers == (3 if seat.bot_id == far else 0)  # counted as for a local seat
+                assert seat.impersonation_attempts == (1 if seat.bot_id == far else 0)
                 assert bot.requests[(match.match_id, seat.seat)] == seat.decisions > 0
             for bot_id, bot in zip(ids, bots, strict=True):  # no bot was asked for another's seat
                 assert {seat for (_, seat) in bot.requests} == {s for s, b in enumerate(match.seats) if b == bot_id}

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import time
 from collections.abc import Sequence
 from typing import ClassVar
@@ -76,7 +77,8 @@ def test_a_bot_using_its_bank_passes_both_checks_and_sees_its_clock(redis_url: s
     """A bot slower than the time per decision but within its bank passed the
     remote check and failed the local one (which ignored the bank).  Both now keep the
     referee's time (per decision, then the bank) and pass it; inside `act` the bot reads
-    the time control and what is left of its bank from `self.clock`."""
+    the time control and what is left of its bank from `self.clock`. Both checks flag every
+    answer over the time per decision with the bank before and after it."""
     BankSpender.clocks.clear()
     local, remote = both_checks(BankSpender, 1000, redis_url)
     assert local.passed, local.problems
@@ -86,13 +88,23 @@ def test_a_bot_using_its_bank_passes_both_checks_and_sees_its_clock(redis_url: s
     banks = [bank for _, bank in BankSpender.clocks]
     assert max(banks) == 1000 and min(banks) < 950  # the first slow answers were paid from the bank
     assert min(banks) > 500  # and never exhausted
+    # "Flag every answer over the budget, with the bank's draining shown": each slow answer
+    # (two per seat the bot played: every seat locally, the practice seat remotely)
+    for report, slow in ((local, 2 * 3), (remote, 2)):
+        assert len(report.warnings) >= slow, report.warnings
+        assert sum(entry.over_budget for entry in report.kinds.values()) == len(report.warnings)
+        drained = [int(m.group(1)) for w in report.warnings if (m := re.search(r"bank 1000 -> (\d+) ms", w))]
+        assert drained and all(800 < left < 960 for left in drained), report.warnings  # 50 ms or so each
 
 
 def test_a_bot_running_out_of_bank_fails_both_checks_with_timeouts(redis_url: str) -> None:
     """A bot over its time per decision and its whole bank fails both checks, each naming
-    the timeout."""
+    the timeout; the answer that spent the bank first is a warning showing the bank left."""
     local, remote = both_checks(BankBreaker, 200, redis_url)
     assert not local.passed and not remote.passed
+    for report in (local, remote):  # the answer that drained the bank is flagged before the timeout
+        assert any(re.search(r"\d+ ms over the 100 ms per decision; bank 200 -> \d+ ms", w) for w in report.warnings), \
+            report.warnings
     assert any("timeout" in problem for problem in local.problems), local.problems
     assert any("strike for timeout" in problem for problem in remote.problems), remote.problems
 

@@ -59,6 +59,21 @@ def test_the_first_hand_is_what_each_seat_is_shown() -> None:
     assert [[Card.parse(c) for c in _names(hand)] for hand in entry["hands"]] == [list(h) for h in hands]
 
 
+def test_the_json_lists_deals_once() -> None:
+    """GetMatchLog's JSON "carries both an empty `deals` and a filled `dealt`: keep one": a
+    seeded game's log has `dealt` only; a game given explicit deals (a scenario) keeps
+    them in `deals`, which it needs to replay, and round-trips."""
+    seeded = json.loads(GameLog.of(_played("cutthroat", seed=6)).to_json())
+    assert "deals" not in seeded and seeded["dealt"]
+    scripted = GameState.new(preset("cutthroat"), seed=2)
+    deal = Deal(tuple(tuple(scripted.hand(seat)) for seat in range(3)))
+    state = _played("cutthroat", seed=4, deals=(deal,))
+    log = GameLog.of(state, (deal,))
+    data = json.loads(log.to_json())
+    assert len(data["deals"]) == 1 and data["dealt"]
+    assert GameLog.from_dict(data) == log and replay(log).history == state.history
+
+
 def test_a_log_round_trips_and_replays_with_its_deals_checked() -> None:
     """JSON and back gives the same log, and its replay is the same game."""
     state = _played("partnership", seed=5)

@@ -132,6 +132,18 @@ def test_the_operator_disables_and_enables_accounts_and_bots(client: TestClient,
     assert client.get("/api/v1/no/such/endpoint").json()["error"].startswith("no API endpoint")
 
 
+def test_the_bearer_scheme_is_read_in_any_case(client: TestClient) -> None:
+    """RFC 7235, section 2.1: "It uses a case-insensitive token as a means to identify the
+    authentication scheme": a personal token and the admin token are taken after
+    `bearer` and `BEARER` as after `Bearer`; another scheme is no token."""
+    token = _sign_up(client, "carol")["authorization"].removeprefix("Bearer ")
+    for scheme in ("bearer", "BEARER", "bEaReR"):
+        assert client.get("/api/v1/me", headers={"authorization": f"{scheme} {token}"}).status_code == 200, scheme
+        enabled = client.post("/api/v1/admin/accounts/carol/enable", headers={"authorization": f"{scheme} {ADMIN}"})
+        assert enabled.status_code == 200, scheme
+    assert client.get("/api/v1/me", headers={"authorization": f"Basic {token}"}).status_code == 401
+
+
 def _csrf(page: str) -> str:
     found = re.search(r'name="csrf" value="([^"]+)"', page)
     assert found, page

@@ -158,7 +158,8 @@ def test_a_seat_view_shows_only_that_seats_cards(arena: WebArena, page: Any, scr
 
 
 def test_the_match_page_links_bots_and_replays(arena: WebArena, page: Any, screenshots: Path) -> None:
-    """The match page shows the store's seats (bots linked to their pages) and games, and a
+    """The match page shows the store's seats (bots linked to their pages, the answers the
+    referee ignored and the impersonation attempts among them) and games, and a
     game's replay link opens its table at step 0; a hostile bot name is only text."""
     match_id = _played_matches(arena)[0]
     result = arena.store.match_result(match_id)
@@ -171,6 +172,8 @@ def test_the_match_page_links_bots_and_replays(arena: WebArena, page: Any, scree
         row = page.locator(f"#match-seats tr[data-seat='{seat.get('seat', 0)}']")
         assert row.locator("a.bot").inner_text() == arena.names[seat["bot_id"]]
         assert row.locator("a.bot").get_attribute("href").endswith(f"/bots/{seat['bot_id']}")
+        assert row.locator("td.ignored").inner_text() == str(seat.get("ignored_answers", 0))
+        assert row.locator("td.impersonations").inner_text() == str(seat.get("impersonation_attempts", 0))
     assert page.locator("#match-games tbody tr").count() == len(result["games"])
     for path in (f"/matches/{match_id}", f"/matches/{match_id}/games/1?step=3&view=seat-0"):
         page.goto(arena.url + path)

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+import psutil
 import pytest
 from celery import Celery
 
@@ -427,6 +428,57 @@ def test_offline_bot_is_retried_then_not_played_then_played(arena: ArenaThread, 
     assert tournament.launch(app, tournaments, tid, retry_not_played=True) == 2
     wait_until(lambda: tournament.progress(tournaments, tid).finished, 30, "the matches to be played")
     assert_each_match_once(arena, tournaments, schedule)
+
+
+@pytest.mark.slow
+def test_a_match_whose_pool_process_died_goes_back_to_the_front_of_the_queue(arena: ArenaThread, rig: Rig,
+                                                                              tmp_path: Path) -> None:
+    """A pool process killed while it plays a match makes Celery put the message back on
+    the queue, where kombu pushes it behind every queued match; the sweep moves it to the
+    front, so it is played again while most of a 24-match backlog still waits (it waited
+    for the whole backlog before)."""
+    tournaments, app, workers = rig.tournaments, rig.app, rig.workers
+    bots = [arena.connect(spec) for spec in SPECS]
+    first = tournament.create(tournaments, "cutthroat", bots[:3], games=30, seed=14)
+    tournament.launch(app, tournaments, first.tournament_id)
+    backlog = tournament.create(tournaments, "cutthroat", bots, games=1, seed=15)
+    tournament.launch(app, tournaments, backlog.tournament_id)
+    workers.append(WorkerProcess(rig.config, "one-at-a-time", tmp_path, concurrency=1))
+    wait_until(lambda: 0 in tournaments.leased(first.tournament_id, [0]), 30, "the first match to start")
+    killed = time.time()
+    (pool,) = psutil.Process(workers[0].process.pid).children()
+    pool.kill()
+    wait_until(lambda: 0 in tournaments.outcomes(first.tournament_id), 90, "the match of the killed pool process")
+    restarted = tournaments.started(first.tournament_id)[0]
+    assert restarted > killed
+    overtaking = [i for i, at in tournaments.started(backlog.tournament_id).items() if at < restarted]
+    assert len(overtaking) <= 4, f"{len(overtaking)} queued matches were started before the match put back"
+    assert "moved to its front" in workers[0].log()
+
+
+@pytest.mark.slow
+def test_a_deferred_match_is_retried_ahead_of_the_queued_matches(arena: ArenaThread, rig: Rig,
+                                                                   tmp_path: Path) -> None:
+    """A match the referee turned away (a bot not connected yet) is retried when its
+    countdown ends, not behind the matches queued after it: once the bot connects, both
+    deferred matches are played while the 24-match backlog queued behind them still waits
+    (their retries went to the back of the queue before, and ran after the backlog)."""
+    config, tournaments, app, workers = rig.config, rig.tournaments, rig.app, rig.workers
+    config = replace(config, match_retries=50)  # the absent bot's budget outlasts the backlog either way
+    a, b, c = (arena.connect(spec) for spec in SPECS[:3])
+    late, token = arena.register()
+    first = tournament.create(tournaments, "partnership", [a, b, c, late], teams=[(a, b), (c, late)])
+    tournament.launch(app, tournaments, first.tournament_id)
+    backlog = tournament.create(tournaments, "cutthroat", [a, b, c, arena.connect("heuristic")], games=1, seed=13)
+    tournament.launch(app, tournaments, backlog.tournament_id)
+    workers.append(WorkerProcess(config, "one-at-a-time", tmp_path, concurrency=1))
+    wait_until(lambda: workers[0].log().count(" deferred ") >= 2, 30, "both matches turned away")
+    arena.connect_registered(token, "heuristic")
+    wait_until(lambda: len(tournaments.outcomes(first.tournament_id)) == 2, 60, "the deferred matches")
+    started = tournaments.started(first.tournament_id)
+    overtaking = [i for i, at in tournaments.started(backlog.tournament_id).items() if at < max(started.values())]
+    assert len(overtaking) <= 4, f"{len(overtaking)} queued matches were started before the retried ones"
+    assert [o["status"] for o in tournaments.outcomes(first.tournament_id).values()] == [PLAYED, PLAYED]
 
 
 @pytest.mark.slow

@@ -238,6 +238,8 @@ def check(
             _fail(str(exc))
     console = _console()
     console.print(compliance_table(report))
+    for warning in report.warnings:
+        console.print(Text.assemble(("warning: ", "yellow"), warning))
     for problem in report.problems:
         console.print(Text.assemble(("problem: ", "red"), problem))
     console.print(Text("PASS", style="green") if report.passed else Text("FAIL", style="red"))

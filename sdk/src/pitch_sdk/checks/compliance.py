@@ -66,6 +66,8 @@ class KindReport:
     asked: int = 0
     ok: int = 0
     slowest_ms: float = 0.0
+    over_budget: int = 0
+    """Answers in time but over the time per decision (paid from the bank)."""
 
 
 @dataclass
@@ -77,6 +79,10 @@ class ComplianceReport:
     """How often each kind of problem happened."""
     examples: dict[str, str] = field(default_factory=dict)
     """The first occurrence of each kind of problem, in full."""
+    warnings: list[str] = field(default_factory=list)
+    """Every answer over the time per decision, with the bank left after it: not a problem
+    yet, but a bot that keeps doing it times out once its bank is gone, so the draining
+    is shown before the timeouts (an "ok" answer says nothing of it)."""
     matches: int = 0
 
     @property
@@ -93,6 +99,17 @@ class ComplianceReport:
         """Record a problem of kind ``key`` (e.g. "play: illegal action")."""
         self.counts[key] = self.counts.get(key, 0) + 1
         self.examples.setdefault(key, text)
+
+    def timed(self, kind: DecisionKind, elapsed_ms: float, per_decision_ms: float, bank_ms: float) -> None:
+        """Note an answer's time: one over ``per_decision_ms`` but within the bank of
+        ``bank_ms`` is a warning showing the bank before and after it (a timeout, over
+        both, is the caller's problem to report)."""
+        if elapsed_ms <= per_decision_ms or timed_out(elapsed_ms, per_decision_ms, bank_ms):
+            return
+        self.kinds[kind].over_budget += 1
+        self.warnings.append(f"{kind}: {elapsed_ms:.0f} ms, {elapsed_ms - per_decision_ms:.0f} ms over the "
+                             f"{per_decision_ms:.0f} ms per decision; bank {bank_ms:.0f} -> "
+                             f"{bank_after(elapsed_ms, per_decision_ms, bank_ms):.0f} ms")
 
 
 #: What :func:`_timed_act` returns for a bot that raised (already reported).  Not ``None``:
@@ -140,6 +157,7 @@ def check_locally(bot_factory: Callable[[], Bot], games: int = 2, seed: int = 0,
                 action, elapsed = _timed_act(bots[seat], report, observe(state, seat), legal, clock)
                 entry.slowest_ms = max(entry.slowest_ms, elapsed)
                 late = timed_out(elapsed, per_decision_ms, banks[seat])
+                report.timed(kind, elapsed, per_decision_ms, banks[seat])
                 if late:
                     report.problem(f"{kind}: timeout", f"{elapsed:.0f} ms, over the {per_decision_ms} ms per "
                                    f"decision plus the {banks[seat]:.0f} ms left in the bank")
@@ -177,17 +195,21 @@ class _CountingBot(Bot):
         self.inner.budget_ms = value
 
     def act(self, observation: Observation, legal_actions: Sequence[Action]) -> Action:
-        entry = self.report.kinds[legal_actions[0].kind]
+        kind = legal_actions[0].kind
+        entry = self.report.kinds[kind]
         entry.asked += 1
-        self.inner.clock = self.clock
+        clock = self.inner.clock = self.clock
         start = time.perf_counter()
         try:
-            return self.inner.act(observation, legal_actions)
+            action = self.inner.act(observation, legal_actions)
         except Exception as exc:
-            self.report.problem(f"{legal_actions[0].kind}: raised {type(exc).__name__}", str(exc))
+            self.report.problem(f"{kind}: raised {type(exc).__name__}", str(exc))
             raise
         finally:
-            entry.slowest_ms = max(entry.slowest_ms, (time.perf_counter() - start) * 1000)
+            elapsed = (time.perf_counter() - start) * 1000
+            entry.slowest_ms = max(entry.slowest_ms, elapsed)
+        self.report.timed(kind, elapsed, clock.per_decision_ms, clock.bank_ms)  # as the request stated them
+        return action
 
 
 def practice_requests(presets: Sequence[str], games: int, seed: int) -> list[bot_pb2.PracticeRequest]:

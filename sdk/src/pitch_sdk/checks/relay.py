@@ -45,8 +45,12 @@ class _Observed:
     report: ComplianceReport
     practice: list[bot_pb2.PracticeRequest]
     capacity: int = 1
+    at_once: int = 1024
+    """Practice matches the referee runs for the bot at once (its welcome says; a referee
+    that does not say has no such bound)."""
     in_flight: int = 0
-    asked_at: dict[str, tuple[float, DecisionKind]] = field(default_factory=dict)
+    asked_at: dict[str, tuple[float, DecisionKind, int, int]] = field(default_factory=dict)
+    """Per pending decision id: when it was asked, its kind, its time per decision and bank."""
     results: list[bot_pb2.MatchResult] = field(default_factory=list)
     strikes: list[bot_pb2.Strike] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
@@ -58,7 +62,8 @@ class _Observed:
             request = message.decision_request
             decision_kind = wire.kind_from_pb(request.kind)
             self.report.kinds[decision_kind].asked += 1
-            self.asked_at[request.decision_id] = (time.perf_counter(), decision_kind)
+            self.asked_at[request.decision_id] = (time.perf_counter(), decision_kind, request.time_budget_ms,
+                                                  request.time_bank_ms)
         elif kind == "strike":
             self.strikes.append(message.strike)
         elif kind == "error":
@@ -67,13 +72,16 @@ class _Observed:
         elif kind == "match_ended":
             self.results.append(message.match_ended.result)
             self.in_flight -= 1
+        elif kind == "welcome" and message.welcome.practice_matches_at_once:
+            self.at_once = message.welcome.practice_matches_at_once
         if kind in ("welcome", "error", "match_ended"):
             return self._next_practice()
         return []
 
     def _next_practice(self) -> list[bot_pb2.BotMessage]:
-        """Practice requests up to the bot's capacity (a reconnection resumes those in flight)."""
-        count = max(0, min(len(self.practice), self.capacity - self.in_flight))
+        """Practice requests up to the bot's capacity and the referee's bound on practice
+        matches at once (a reconnection resumes those in flight)."""
+        count = max(0, min(len(self.practice), min(self.capacity, self.at_once) - self.in_flight))
         sent, self.practice = self.practice[:count], self.practice[count:]
         self.in_flight += count
         return [bot_pb2.BotMessage(practice=request) for request in sent]
@@ -85,8 +93,11 @@ class _Observed:
         elif message.WhichOneof("message") == "decision":
             asked = self.asked_at.pop(message.decision.decision_id, None)
             if asked is not None:
-                entry = self.report.kinds[asked[1]]
-                entry.slowest_ms = max(entry.slowest_ms, (time.perf_counter() - asked[0]) * 1000)
+                start, kind, per_decision_ms, bank_ms = asked
+                elapsed = (time.perf_counter() - start) * 1000
+                entry = self.report.kinds[kind]
+                entry.slowest_ms = max(entry.slowest_ms, elapsed)
+                self.report.timed(kind, elapsed, per_decision_ms, bank_ms)
 
 
 class _Relay(bot_pb2_grpc.BotServiceServicer):

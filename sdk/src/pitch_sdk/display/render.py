@@ -107,14 +107,17 @@ def variants_list() -> Group:
 
 
 def compliance_table(report: ComplianceReport) -> Table:
-    """One row per decision kind: how often it was asked, answered well, and the slowest answer."""
+    """One row per decision kind: how often it was asked, answered well, answered over the
+    time per decision (from the bank), and the slowest answer."""
     table = Table(title=f"Compliance check ({report.matches} matches)", box=box.SIMPLE_HEAVY)
-    for column in ("decision", "asked", "ok", "slowest ms"):
+    for column in ("decision", "asked", "ok", "over time", "slowest ms"):
         table.add_column(column, justify="left" if column == "decision" else "right")
     for kind, entry in report.kinds.items():
         if entry.asked:
             style = "" if entry.ok == entry.asked else "red"
-            table.add_row(kind.value, str(entry.asked), Text(str(entry.ok), style=style), f"{entry.slowest_ms:.1f}")
+            table.add_row(kind.value, str(entry.asked), Text(str(entry.ok), style=style),
+                          Text(str(entry.over_budget), style="yellow" if entry.over_budget else ""),
+                          f"{entry.slowest_ms:.1f}")
         else:
-            table.add_row(kind.value, Text("not asked by any preset yet", style="dim"), "", "")
+            table.add_row(kind.value, Text("not asked by any preset yet", style="dim"), "", "", "")
     return table

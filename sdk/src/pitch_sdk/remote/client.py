@@ -66,6 +66,11 @@ class ConnectionRefused(RuntimeError):
     """The referee refused the bot for a reason retrying cannot fix (token, protocol)."""
 
 
+class RefereeStopping(RuntimeError):
+    """The referee is shutting down: the bot connects again with backoff (the referee is
+    being restarted, or the arena's name leads to another one), as after a lost stream."""
+
+
 @dataclass
 class _Seat:
     """One seat this process plays: its own bot instance and game counter."""
@@ -141,6 +146,8 @@ class BotClient:
                 backoff = 0.25
             except ConnectionRefused:
                 raise
+            except RefereeStopping:
+                log.info("referee %s is shutting down", self.address)
             except grpc.aio.AioRpcError as exc:
                 if exc.code() == grpc.StatusCode.UNAUTHENTICATED:
                     raise ConnectionRefused(f"the referee rejected the token: {exc.details()}") from None
@@ -188,6 +195,8 @@ class BotClient:
         decision asked in a worker thread runs as a task that flushes its own answer."""
         kind = message.WhichOneof("message")
         if kind == "refusal":
+            if message.refusal.reason == bot_pb2.REFUSAL_REASON_SHUTTING_DOWN:
+                raise RefereeStopping(message.refusal.message)
             raise ConnectionRefused(f"referee refused the bot: {message.refusal.message}")
         if kind == "welcome":
             log.info("connected to %s as %s (session %s)", self.address, self._sample.name,

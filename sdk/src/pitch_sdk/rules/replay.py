@@ -4,7 +4,8 @@ A log is enough to rebuild the whole game, so it is what matches store and what 
 are settled with: :func:`replay` re-applies the actions and must reach identical results.
 
 A log also carries ``dealt``: every deal as the engine dealt it (each seat's hand and the
-stock in draw order).  The seed and ``deals`` already determine them, so it adds nothing
+stock in draw order).  The seed and ``deals`` (explicit deals, written only for a game
+that had them) already determine them, so it adds nothing
 to the replay; it is there for readers without this engine (a bot author's own tools in
 another language, reading ``GetMatchLog``), who could not otherwise see the hands.  It
 is checked, not used: :func:`replay` raises if the game it rebuilds was dealt differently,
@@ -56,11 +57,15 @@ class GameLog:
                    decision_ms)
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready form; actions in their text form with the seat that made them."""
+        """JSON-ready form; actions in their text form with the seat that made them.
+        ``deals`` is written only for a game given explicit deals (a scenario): a seeded
+        game's would always be empty beside the filled ``dealt``, two lists of deals of
+        which a reader could take the wrong one."""
         return {
             "ruleset": self.ruleset.to_dict(), "seed": self.seed, "dealer": self.dealer,
-            "deals": [{"hands": [" ".join(c.name for c in h) for h in d.hands],
-                       "stock": " ".join(c.name for c in d.stock)} for d in self.deals],
+            **({"deals": [{"hands": [" ".join(c.name for c in h) for h in d.hands],
+                           "stock": " ".join(c.name for c in d.stock)} for d in self.deals]}
+               if self.deals else {}),
             "moves": [[seat, str(action)] for seat, action in self.moves],
             "dealt": [{"hand_number": d.hand_number, "dealer": d.dealer,
                        "hands": [format_cards(cards_of(h)) for h in d.hands], "stock": format_cards(d.stock)}

@@ -404,7 +404,8 @@ class GetMatchLogResponse(_message.Message):
             the match's `seed` * 65536 + the game's index from 0.
           "dealer": the seat that deals the first hand.
           "deals": explicit deals the game starts with before seeded ones, each {"hands":
-            [cards by seat], "stock": cards}; always empty in matches the referee plays.
+            [cards by seat], "stock": cards}; only in a log of a game given such deals (a
+            scenario), never in matches the referee plays: read "dealt" for the hands.
           "moves": every decision in order, as [seat, action text] (the text form of
             `Action.text`, e.g. [2, "bid 3"], [0, "play 10H"]).
           "dealt": every deal as dealt, in order, re-deals included (a re-deal, after an

@@ -17,7 +17,9 @@ Conversation, in order:
    seen yet), the last `events`, and finally `match_ended`.
 5. The bot answers each `decision_request` with one `decision` carrying the request's
    `decision_id`. An answer with a stale, unknown or duplicate decision id is ignored
-   (and counted), never applied. A late or illegal answer gets a `strike` notice and
+   (and counted against the seat that sent it, see `SeatOutcome.ignored_answers`),
+   never applied; one naming another seat's decision is also counted as an
+   impersonation attempt. A late or illegal answer gets a `strike` notice and
    the referee plays a fallback legal move for the seat. A second `hello` on a stream is
    answered with a `RequestError` (and counted), never applied. A bot whose own code
    failed (an exception, say) answers with `Decision.bot_error` rather than letting its
@@ -480,6 +482,8 @@ class Welcome(_message.Message):
     RECONNECT_GRACE_SECONDS_FIELD_NUMBER: _builtins.int
     FLEET_FIELD_NUMBER: _builtins.int
     REFEREE_ADDRESS_FIELD_NUMBER: _builtins.int
+    PRACTICE_MATCHES_AT_ONCE_FIELD_NUMBER: _builtins.int
+    PRACTICE_REQUESTS_PER_MINUTE_FIELD_NUMBER: _builtins.int
     protocol_version: _builtins.str
     """The protocol version both sides will use."""
     session_id: _builtins.str
@@ -491,6 +495,16 @@ class Welcome(_message.Message):
     referee_address: _builtins.str
     """The address this referee is reached at, as it appears in `fleet` (the bot may have
     dialled a shared name that resolves to any referee of the fleet).
+    """
+    practice_matches_at_once: _builtins.int
+    """Practice matches this bot may have running at once on this referee; a practice
+    request past it is answered with a `RequestError` naming the limit. 0: no practice
+    matches here (or a referee that predates the limit).
+    """
+    practice_requests_per_minute: _builtins.int
+    """Practice requests this bot token may send a minute (a burst of that many, then one
+    every 60/n seconds); more are answered with a `RequestError` naming the limit. 0: not
+    limited (or a referee that predates the limit).
     """
     @_builtins.property
     def fleet(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
@@ -509,10 +523,12 @@ class Welcome(_message.Message):
         reconnect_grace_seconds: _builtins.int = ...,
         fleet: _abc.Iterable[_builtins.str] | None = ...,
         referee_address: _builtins.str = ...,
+        practice_matches_at_once: _builtins.int = ...,
+        practice_requests_per_minute: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot_id", b"bot_id", "fleet", b"fleet", "protocol_version", b"protocol_version", "reconnect_grace_seconds", b"reconnect_grace_seconds", "referee_address", b"referee_address", "session_id", b"session_id"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot_id", b"bot_id", "fleet", b"fleet", "practice_matches_at_once", b"practice_matches_at_once", "practice_requests_per_minute", b"practice_requests_per_minute", "protocol_version", b"protocol_version", "reconnect_grace_seconds", b"reconnect_grace_seconds", "referee_address", b"referee_address", "session_id", b"session_id"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -1339,6 +1355,7 @@ class SeatOutcome(_message.Message):
     DECISION_TIME_HISTOGRAM_FIELD_NUMBER: _builtins.int
     FALLBACKS_FIELD_NUMBER: _builtins.int
     FALLBACK_HEAVY_FIELD_NUMBER: _builtins.int
+    IMPERSONATION_ATTEMPTS_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
     """The seat, from 0."""
     bot_id: _builtins.str
@@ -1350,10 +1367,13 @@ class SeatOutcome(_message.Message):
     decisions: _builtins.int
     """Decisions the bot answered itself."""
     ignored_answers: _builtins.int
-    """Answers ignored because their decision id was stale or duplicate, counted for this
-    seat in this match only: the seat and match an ignored answer's decision id names
-    (while the bot plays them). An answer whose decision id names no seat of a match in
-    progress is counted in no result.
+    """Answers the referee ignored, counted against the seat that sent them, in this match
+    only: a stale, duplicate or late answer (its decision id names this seat), one naming
+    another seat's decision (see `impersonation_attempts`), one whose decision id is
+    malformed. The sending seat is the one the decision id names when the bot plays it,
+    otherwise the bot's seat in the match the decision id or `Decision.match_id` names
+    (its lowest seat there, when it plays several). An answer naming no match the bot
+    plays is counted in no result.
     """
     timeouts: _builtins.int
     """Strikes received for answering too late (included in `strikes`)."""
@@ -1367,6 +1387,10 @@ class SeatOutcome(_message.Message):
     fallback_heavy: _builtins.bool
     """True when more of the seat's decisions were fallbacks than the arena's bound allows:
     the match then is `MatchResult.unrated`, unless a party forfeited it.
+    """
+    impersonation_attempts: _builtins.int
+    """Of `ignored_answers`, the answers whose decision id named another seat of this match
+    (a seat the bot does not play): a bot trying to answer for an opponent.
     """
     @_builtins.property
     def decision_time_histogram(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
@@ -1392,10 +1416,11 @@ class SeatOutcome(_message.Message):
         decision_time_histogram: _abc.Iterable[_builtins.int] | None = ...,
         fallbacks: _builtins.int = ...,
         fallback_heavy: _builtins.bool = ...,
+        impersonation_attempts: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot_id", b"bot_id", "decision_time_histogram", b"decision_time_histogram", "decisions", b"decisions", "fallback_heavy", b"fallback_heavy", "fallbacks", b"fallbacks", "ignored_answers", b"ignored_answers", "seat", b"seat", "status", b"status", "strikes", b"strikes", "time_used_ms", b"time_used_ms", "timeouts", b"timeouts"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot_id", b"bot_id", "decision_time_histogram", b"decision_time_histogram", "decisions", b"decisions", "fallback_heavy", b"fallback_heavy", "fallbacks", b"fallbacks", "ignored_answers", b"ignored_answers", "impersonation_attempts", b"impersonation_attempts", "seat", b"seat", "status", b"status", "strikes", b"strikes", "time_used_ms", b"time_used_ms", "timeouts", b"timeouts"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -17,7 +17,9 @@ Conversation, in order:
    seen yet), the last `events`, and finally `match_ended`.
 5. The bot answers each `decision_request` with one `decision` carrying the request's
    `decision_id`. An answer with a stale, unknown or duplicate decision id is ignored
-   (and counted), never applied. A late or illegal answer gets a `strike` notice and
+   (and counted against the seat that sent it, see `SeatOutcome.ignored_answers`),
+   never applied; one naming another seat's decision is also counted as an
+   impersonation attempt. A late or illegal answer gets a `strike` notice and
    the referee plays a fallback legal move for the seat. A second `hello` on a stream is
    answered with a `RequestError` (and counted), never applied. A bot whose own code
    failed (an exception, say) answers with `Decision.bot_error` rather than letting its
