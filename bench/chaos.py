@@ -14,7 +14,8 @@ way: a match sent again goes to the back of the queue).  Faults start at the fir
 match: ``--faults`` of them, ``--interval`` apart, some overlapping (``--overlap``: fired while
 the previous one's process is still down), kinds drawn from a seeded schedule or fixed by
 ``--kinds`` (see :mod:`chaos_parts.faults`: worker main process, pool process, SDK bot, kit bot,
-referee SIGKILL, referee SIGTERM, Redis, beat).  The run ends when every tournament has its
+referee SIGKILL, referee SIGTERM, Redis, beat, and a relay forged with a credential that is
+not a referee's).  The run ends when every tournament has its
 table (and, with ``--kinds``, every fault happened), or at ``--time-limit``; every process it
 started is stopped on the way out (Ctrl-C and SIGTERM included); the logs stay in the
 printed directory.
@@ -260,6 +261,7 @@ class Chaos:
                 found["practice_over_bound"] += flood.over_bound(flooded)
         capacity = self.watch.capacity
         names = {bot: name for name, bot in fleet.bot_ids.items()}
+        found["forged_relay_admitted"] = [admitted for fault in self.faults for admitted in fault.admitted]
         found["over_capacity"] = [f"{names.get(o['bot'], o['bot'])}: {o['seats']} seats > {o['capacity']} at "
                                   f"{o['at'] - self.began:.1f}s {o['ledger']}" for o in capacity.over]
         recovery: dict[str, Any] = {}

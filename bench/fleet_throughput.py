@@ -364,7 +364,8 @@ def main() -> None:
     budgets_or_none = (CpuBudgets(args.referee_cpu, round(args.referee_cpu_period_ms * 1000))
                        if args.referee_cpu is not None else nullcontext())
     with budgets_or_none as budgets, RedisServer() as redis_server:
-        env = {"REDIS_URL": redis_server.url, "PITCH_ADMIN_TOKEN": ADMIN, "PITCH_STORE_PREFIX": PREFIX}
+        env = {"REDIS_URL": redis_server.url, "PITCH_ADMIN_TOKEN": ADMIN, "PITCH_RELAY_TOKEN": f"relay-{ADMIN}",
+               "PITCH_STORE_PREFIX": PREFIX}
         ports = [free_port(), free_port()]
         referees = [spawn(["-m", "referee", "--address", f"127.0.0.1:{port}"], env, port) for port in ports]
         for index, process in enumerate(referees):

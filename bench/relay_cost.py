@@ -142,7 +142,8 @@ def main() -> None:
         uvloop.run(host_streams([tuple(pair.split("=", 1)) for pair in args.host_streams.split(",")]))  # type: ignore[misc]
         return
     with RedisServer() as redis_server:
-        env = {"REDIS_URL": redis_server.url, "PITCH_ADMIN_TOKEN": ADMIN, "PITCH_STORE_PREFIX": PREFIX}
+        env = {"REDIS_URL": redis_server.url, "PITCH_ADMIN_TOKEN": ADMIN, "PITCH_RELAY_TOKEN": f"relay-{ADMIN}",
+               "PITCH_STORE_PREFIX": PREFIX}
         ports = [free_port(), free_port()]
         referees = [spawn(["-m", "referee", "--address", f"127.0.0.1:{port}"], env, port) for port in ports]
         runner, hosting = (f"127.0.0.1:{port}" for port in ports)

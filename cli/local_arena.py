@@ -11,6 +11,7 @@ one both end with nothing left running.
 from __future__ import annotations
 
 import os
+import secrets
 import signal
 import socket
 import subprocess
@@ -29,6 +30,8 @@ from competitions.referee_client import RefereeClient
 from store.children import owned_child
 from store.fleet import FleetDirectory
 from store.redis_server import RedisServer
+from store.tls import Tls
+from store.tls import channel as tls_channel
 
 BIN = Path(sys.executable).parent
 #: How long a process may take to stop after its stop signal before it is killed.
@@ -135,6 +138,8 @@ class LocalArena:
         self.log_dir = log_dir
         self.redis: RedisServer | None = None
         self.services: list[Service] = []
+        self.relay_token = secrets.token_hex(24)
+        """The relay token of the referees started here (one fleet's own, not the admin token)."""
 
     def start_redis(self) -> str:
         """Start a private Redis for this arena; its URL."""
@@ -149,8 +154,8 @@ class LocalArena:
         address = f"127.0.0.1:{free_port()}"
         referee = self._start(name, [str(BIN / "pitch-arena"), "referee", "--address", address],
                               {"REDIS_URL": redis_url, "PITCH_STORE_PREFIX": prefix, "PITCH_ADMIN_TOKEN": admin_token,
-                               **env})
-        with grpc.insecure_channel(address) as channel:
+                               "PITCH_RELAY_TOKEN": self.relay_token, **env})
+        with tls_channel(address, Tls.from_env({**os.environ, **env})) as channel:
             ready = grpc.channel_ready_future(channel)
             wait_for(ready.done, 30, "the referee", [referee])
         return address

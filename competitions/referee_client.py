@@ -20,6 +20,7 @@ from pitch_sdk.proto.pitch.v1 import arena_pb2, arena_pb2_grpc, bot_pb2
 from store.fleet import FleetDirectory
 from store.results import result_to_dict
 from store.seats import SeatLedger
+from store.tls import channel as tls_channel
 from store.versions import stamp_fields
 
 
@@ -86,7 +87,7 @@ class RefereeClient:
     def channel(self) -> grpc.Channel:
         """The channel to the referee, opened on first use."""
         if self._channel is None:
-            self._channel = grpc.insecure_channel(self.address)
+            self._channel = tls_channel(self.address)
         return self._channel
 
     @property

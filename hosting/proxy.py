@@ -38,6 +38,7 @@ import grpc
 from google.protobuf.message import DecodeError
 
 from pitch_sdk.proto.pitch.v1 import bot_pb2
+from store.tls import aio_channel
 
 log = logging.getLogger("pitch.hosting.proxy")
 
@@ -159,8 +160,8 @@ class BotProxy:
         self.socket_path.unlink(missing_ok=True)
         if self._server.add_insecure_port(self.address) == 0:
             raise OSError(f"cannot listen on {self.address}")
-        self._channel = grpc.aio.insecure_channel(
-            self.upstream.referee, options=[("grpc.max_send_message_length", MAX_BOT_MESSAGE_BYTES)])
+        self._channel = aio_channel(self.upstream.referee,
+                                    options=[("grpc.max_send_message_length", MAX_BOT_MESSAGE_BYTES)])
         await self._server.start()
         self.socket_path.chmod(0o666)  # the sandbox may run as another user; the folder guards the socket
 

@@ -23,6 +23,7 @@ from referee.server import configure_logging, serve
 from store.data_dir import data_dir as arena_data_dir
 from store.redis_server import persistent_redis
 from store.redis_store import Store
+from store.tls import read_pem
 
 app = typer.Typer(add_completion=False)
 
@@ -44,9 +45,18 @@ def main(
 ) -> None:
     """Serve BotService and ArenaService until SIGINT/SIGTERM (one referee of the arena's
     fleet: every referee on the same Redis and key prefix serves the same arena)."""
-    config = RefereeConfig.from_env(address=address, redis_url=redis_url, data_dir=data_dir,
-                                    per_decision_ms=per_decision_ms, bank_ms=bank_ms, max_strikes=max_strikes,
-                                    reconnect_grace_s=reconnect_grace_s, advertise_address=advertise)
+    try:
+        config = RefereeConfig.from_env(address=address, redis_url=redis_url, data_dir=data_dir,
+                                        per_decision_ms=per_decision_ms, bank_ms=bank_ms, max_strikes=max_strikes,
+                                        reconnect_grace_s=reconnect_grace_s, advertise_address=advertise)
+        for pem, what in ((config.tls_ca, "PITCH_TLS_CA"), (config.tls_cert, "PITCH_TLS_CERT"),
+                          (config.tls_key, "PITCH_TLS_KEY"), (config.relay_cert, "PITCH_RELAY_CERT"),
+                          (config.relay_key, "PITCH_RELAY_KEY")):
+            if pem:
+                read_pem(pem, what)  # a bad file is named now, not as a traceback from the server's start
+    except ValueError as error:
+        print(f"error: {error}", file=sys.stderr, flush=True)
+        raise typer.Exit(2) from None
     configure_logging(json_logs)
     if config.redis_url:
         uvloop.run(serve(config, Store.from_url(config.redis_url, config.store_prefix)))

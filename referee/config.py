@@ -36,6 +36,16 @@ ENVIRONMENT = {
     "practice_per_bot": "PITCH_PRACTICE_PER_BOT",
     "practice_per_minute": "PITCH_PRACTICE_PER_MINUTE",
     "connects_per_minute": "PITCH_CONNECTS_PER_MINUTE",
+    "relay_token": "PITCH_RELAY_TOKEN",
+    "relay_address": "PITCH_RELAY_ADDRESS",
+    "relay_advertise_address": "PITCH_RELAY_ADVERTISE",
+    "relay_peer_name": "PITCH_RELAY_PEER_NAME",
+    "relay_cert": "PITCH_RELAY_CERT",
+    "relay_key": "PITCH_RELAY_KEY",
+    "tls_ca": "PITCH_TLS_CA",
+    "tls_cert": "PITCH_TLS_CERT",
+    "tls_key": "PITCH_TLS_KEY",
+    "tls_server_name": "PITCH_TLS_SERVER_NAME",
 }
 
 
@@ -95,6 +105,36 @@ class RefereeConfig:
     connects_per_minute: int = 30
     """Streams one bot token may open a minute (each a hello: first connections and
     reconnections count alike); more are refused with RESOURCE_EXHAUSTED.  0: no limit."""
+    relay_token: str = ""
+    """The referees' own credential for ``RelayService``, given to referees only (never the
+    admin token: whoever opens a relay writes to bots and reads their answers); empty: this
+    referee neither opens nor accepts relays."""
+    relay_address: str = ""
+    """host:port of a listener that serves ``RelayService`` alone (with mutual TLS when
+    ``relay_cert`` is set), written to the fleet directory; empty: the relay is served on
+    ``address`` with the rest."""
+    relay_advertise_address: str = ""
+    """host:port other referees reach ``relay_address`` at; empty: derived from it as
+    ``advertise_address`` is from ``address``."""
+    relay_peer_name: str = "pitch-referee"
+    """The name a relay caller's client certificate must carry (common name or subject
+    alternative name), and the name this referee checks on a relay port's certificate."""
+    relay_cert: str = ""
+    """PEM certificate (chain) of this referee's relay identity, issued by ``tls_ca`` for
+    ``relay_peer_name``: presented on the relay port and to the relay ports it calls."""
+    relay_key: str = ""
+    """PEM private key of ``relay_cert``."""
+    tls_ca: str = ""
+    """PEM certificate of the CA that issued the arena's certificates: what a relay caller's
+    certificate must chain to, and what this referee trusts when it calls another."""
+    tls_cert: str = ""
+    """PEM server certificate (chain) for ``address``; set with ``tls_key``, the listener
+    speaks TLS only."""
+    tls_key: str = ""
+    """PEM private key of ``tls_cert``."""
+    tls_server_name: str = ""
+    """The name this referee expects on another referee's server certificate when it relays
+    through ``address`` (no relay port); empty: the host it dials."""
 
     def __post_init__(self) -> None:
         for name in ("per_decision_ms", "bank_ms", "max_strikes", "max_matches", "finished_matches_kept",
@@ -109,6 +149,15 @@ class RefereeConfig:
             raise ValueError(f"fleet_ttl_s must be positive, got {self.fleet_ttl_s}")
         if ":" not in self.address:
             raise ValueError(f"address {self.address!r} must be host:port")
+        if self.relay_address and ":" not in self.relay_address:
+            raise ValueError(f"relay_address {self.relay_address!r} must be host:port")
+        if self.relay_token and self.relay_token == self.admin_token:
+            raise ValueError("relay_token must differ from admin_token: the operator's token must not open relays")
+        for cert, key in (("tls_cert", "tls_key"), ("relay_cert", "relay_key")):
+            if bool(getattr(self, cert)) != bool(getattr(self, key)):
+                raise ValueError(f"{cert} and {key} go together: set both or neither")
+        if self.relay_cert and not (self.relay_address and self.tls_ca):
+            raise ValueError("relay_cert (mutual TLS between referees) needs relay_address and tls_ca")
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None, **overrides: Any) -> RefereeConfig:

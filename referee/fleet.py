@@ -16,7 +16,7 @@ import asyncio
 import logging
 import socket
 import uuid
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 
 import grpc
 import redis
@@ -36,9 +36,20 @@ log = logging.getLogger("pitch.referee.fleet")
 def advertised_address(config: RefereeConfig, port: int) -> str:
     """Where bots and workers reach this referee: the configured advertise address, else
     the listen address with the bound port (this host's name for a wildcard host)."""
-    if config.advertise_address:
-        return config.advertise_address
-    host = config.address.rsplit(":", 1)[0]
+    return config.advertise_address or _reachable(config.address, port)
+
+
+def advertised_relay_address(config: RefereeConfig, port: int) -> str:
+    """Where other referees reach this one's relay listener (empty without one), as
+    :func:`advertised_address` for the main listener."""
+    if not config.relay_address:
+        return ""
+    return config.relay_advertise_address or _reachable(config.relay_address, port)
+
+
+def _reachable(listen: str, port: int) -> str:
+    """A listen address with its bound port, this host's name for a wildcard host."""
+    host = listen.rsplit(":", 1)[0]
     if host in ("0.0.0.0", "[::]", "::", ""):
         host = socket.gethostname()
     return f"{host}:{port}"
@@ -48,13 +59,18 @@ class FleetMember:
     """The directory entry of one running referee, and its match claims."""
 
     def __init__(self, config: RefereeConfig, store: Store, registry: Registry, running: Callable[[], int],
-                 port: int) -> None:
+                 port: int, relay_port: int = 0, store_reachable: Callable[[bool], Awaitable[None]] | None = None,
+                 ) -> None:
         """``registry`` holds the bots connected here; ``running`` counts the matches this
-        referee runs now (both read at every heartbeat, for the directory entry)."""
+        referee runs now (both read at every heartbeat, for the directory entry);
+        ``relay_port`` is the relay listener's (0: none); ``store_reachable`` is told after
+        each heartbeat whether the store answered it."""
         self.referee_id = uuid.uuid4().hex[:12]
         self.directory = FleetDirectory(store, config.fleet_ttl_s)
         self.accounts = Accounts(store)
         self.address = advertised_address(config, port)
+        self.relay_address = advertised_relay_address(config, relay_port)
+        self.store_reachable = store_reachable
         self.capacity = config.max_matches
         self.registry = registry
         self.running = running
@@ -133,14 +149,18 @@ class FleetMember:
         try:
             forgotten = await asyncio.to_thread(self.directory.announce, self.referee_id, self.address,
                                                 self.capacity, self.running(), declared, sorted(self.claimed),
-                                                declared, self.left)
+                                                declared, self.left, self.relay_address)
             live = await asyncio.to_thread(self.directory.live)
             await self.seats.beat()
             await self.end_disabled_streams()
         except redis.RedisError as exc:
             self._resync = True
             log.warning("fleet heartbeat failed (%s); retrying", exc)
+            if self.store_reachable is not None:
+                await self.store_reachable(False)
             return
+        if self.store_reachable is not None:
+            await self.store_reachable(True)
         self._resync = forgotten and declared is None  # readers may have pruned it from the bots' index
         addresses = sorted({entry.address for entry in live} | (set() if self.left else {self.address}))
         if addresses != self.addresses:

@@ -37,6 +37,7 @@ from referee.admission import RequestRefused, check_hello, decode, invalid, stor
 from referee.config import echo
 from referee.protowire import field_tag, join_batch, length_delimited, varint
 from referee.relay_failures import HostFailures
+from referee.relay_identity import NO_RELAY_TOKEN, RelayIdentity
 from referee.sessions import Presence, Session
 from store.fleet import FleetDirectory
 from store.redis_store import BotRecord
@@ -391,8 +392,10 @@ class Relays:
     """The runner's relays: where a bot is connected (the fleet directory), one channel
     and one relay call per host referee, and opening a relay."""
 
-    def __init__(self, admin_token: str, directory: FleetDirectory, failures: HostFailures | None = None) -> None:
-        self.metadata = (("authorization", f"Bearer {admin_token}"),)
+    def __init__(self, identity: RelayIdentity, directory: FleetDirectory,
+                 failures: HostFailures | None = None) -> None:
+        self.identity = identity
+        self.metadata = identity.metadata
         self.directory = directory
         self.failures = failures or HostFailures(log)
         """Hosts whose calls failed: backed off, and logged in summaries."""
@@ -406,12 +409,15 @@ class Relays:
         return presence
 
     async def hosts_of(self, bot_id: str) -> list[tuple[str, str]]:
-        """The live referees where ``bot_id`` has a stream, least busy first: (id, address)."""
+        """The live referees where ``bot_id`` has a stream, least busy first: (id, the
+        address of its relay listener)."""
+        if not self.identity.token:
+            raise RelayRefused(grpc.StatusCode.FAILED_PRECONDITION, NO_RELAY_TOKEN)
         try:
             entries = await asyncio.to_thread(self.directory.hosting, [bot_id])
         except redis.RedisError as exc:
             raise RelayRefused(grpc.StatusCode.UNAVAILABLE, store_unreachable(exc)) from None
-        return [(entry.referee_id, entry.address) for entry in entries]
+        return [(entry.referee_id, entry.relay_address or entry.address) for entry in entries]
 
     def host(self, address: str) -> HostCall:
         """The live relay call to ``address`` (opened on first use, and again after it ended);
@@ -423,7 +429,7 @@ class Relays:
                                    f"relay calls to {address} failed; the next try is in {wait_s:.1f} s")
             channel = self._channels.get(address)
             if channel is None:
-                channel = self._channels[address] = grpc.aio.insecure_channel(address)
+                channel = self._channels[address] = self.identity.channel(address)
             call = self._calls[address] = HostCall(self, address, channel)
         return call
 

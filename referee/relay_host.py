@@ -2,8 +2,9 @@
 streams on this referee, and their answers back to the referee that runs the matches
 (see :mod:`referee.relay` for the runner's side and why).
 
-Only referees call it: the call must carry the arena's admin token, checked before any
-message is read.  Everything the runner sends is checked before it reaches a bot: an open
+Only referees call it: the caller must prove it is one (:mod:`referee.relay_identity`:
+the relay token, and on a mutual-TLS relay port the referees' certificate), checked before
+any message is read.  Everything the runner sends is checked before it reaches a bot: an open
 names a connected bot and 1-64 distinct seats, every forwarded message is a match message
 of its relay's match and one of its seats.  A bad open or forward ends that relay
 (``RelayResponse.ended``, INVALID_ARGUMENT, with a short message); a message that does
@@ -21,10 +22,11 @@ import grpc
 
 from pitch_sdk.proto.pitch.v1 import bot_pb2, relay_pb2
 from referee import config as bounds
-from referee.admission import Context, RequestRefused, bounded, decode, invalid, is_admin
+from referee.admission import Context, RequestRefused, bounded, decode, invalid
 from referee.arena import Arena
 from referee.config import echo
 from referee.relay import MAX_RELAY_MESSAGE_BYTES, join_responses, relay_outbox, unbatched
+from referee.relay_identity import RelayIdentity
 from referee.service import encoded, register_handlers
 from referee.sessions import PendingDecision, Presence, Session
 
@@ -206,8 +208,9 @@ class HostedCall:
 class RelayServicer:
     """``RelayService.Relay`` (messages in as bytes, parsed here once the caller is known)."""
 
-    def __init__(self, arena: Arena) -> None:
+    def __init__(self, arena: Arena, identity: RelayIdentity) -> None:
         self.arena = arena
+        self.identity = identity
         self.calls: set[HostedCall] = set()
         """The runners' calls open now (a stopping referee drains their relays, then ends them)."""
 
@@ -224,9 +227,9 @@ class RelayServicer:
 
     async def Relay(self, request_iterator: Any, context: Context) -> None:
         """Admit the caller, then host its relays until it half-closes."""
-        if not is_admin(context, self.arena.config.admin_token):
-            await context.abort(grpc.StatusCode.UNAUTHENTICATED, "missing or wrong admin token: relays are for "
-                                                                 "the arena's referees")
+        if (refusal := self.identity.refusal(context)) is not None:
+            self.arena.client_faults.log(logging.WARNING, "RelayService.Relay refused: %s", refusal)
+            await context.abort(grpc.StatusCode.UNAUTHENTICATED, refusal)
         call = HostedCall(self.arena)
         self.calls.add(call)
         reader = asyncio.create_task(self._read(context, call))

@@ -20,14 +20,22 @@ from referee.config import RefereeConfig
 from referee.fleet import FleetMember
 from referee.relay import Relays
 from referee.relay_host import RelayServicer, add_relay_service
+from referee.relay_identity import NO_RELAY_TOKEN, RelayIdentity
 from referee.service import ArenaServicer, BotServicer, add_arena_service, add_bot_service
 from store.redis_store import Store
+from store.tls import Tls
 
 log = logging.getLogger("pitch.referee")
 STOP_GRACE_S = 1.0
 """How long the calls still open after the drain (their last messages being written) may
 take before the server cancels them."""
 SHUTTING_DOWN = "the referee is shutting down; connect to another referee of the arena"
+SERVER_OPTIONS = [
+    ("grpc.keepalive_time_ms", 20_000),
+    ("grpc.keepalive_timeout_ms", 10_000),
+    ("grpc.http2.min_ping_interval_without_data_ms", 5_000),
+    ("grpc.keepalive_permit_without_calls", 1),
+]
 SERVICE_NAMES = (
     bot_pb2.DESCRIPTOR.services_by_name["BotService"].full_name,
     arena_pb2.DESCRIPTOR.services_by_name["ArenaService"].full_name,
@@ -43,35 +51,66 @@ class RefereeServer:
             raise ValueError("RefereeServer needs an admin token")
         self.config = config
         self.arena = Arena(config, store)
-        self.server = grpc.aio.server(options=[
-            ("grpc.keepalive_time_ms", 20_000),
-            ("grpc.keepalive_timeout_ms", 10_000),
-            ("grpc.http2.min_ping_interval_without_data_ms", 5_000),
-            ("grpc.keepalive_permit_without_calls", 1),
-        ])
+        self.server = grpc.aio.server(options=SERVER_OPTIONS)
         add_bot_service(BotServicer(self.arena), self.server)
         add_arena_service(ArenaServicer(self.arena), self.server)
-        self.relay_service = RelayServicer(self.arena)
-        add_relay_service(self.relay_service, self.server)
+        identity = RelayIdentity.of(config)
+        self.relay_service = RelayServicer(self.arena, identity)
+        self.relay_server: grpc.aio.Server | None = None
+        """The relay listener (``relay_address``), serving RelayService alone."""
+        if config.relay_address:
+            self.relay_server = grpc.aio.server(options=SERVER_OPTIONS)
+            add_relay_service(self.relay_service, self.relay_server)
+        else:
+            add_relay_service(self.relay_service, self.server)
         self.health = health.aio.HealthServicer()
+        self.store_up = True
+        """Whether the store answered the last heartbeat (the health service says so)."""
         health_pb2_grpc.add_HealthServicer_to_server(self.health, self.server)
         reflection.enable_server_reflection((*SERVICE_NAMES, health.SERVICE_NAME, reflection.SERVICE_NAME),
                                             self.server)
         self.stopped = False
-        self.port = self.server.add_insecure_port(config.address)
-        if self.port == 0:
-            raise OSError(f"cannot listen on {config.address}")
+        tls = Tls(config.tls_ca, config.tls_cert, config.tls_key)
+        self.port = listen(self.server, config.address, tls.server_credentials() if tls.server else None)
+        self.relay_port = 0
+        if self.relay_server is not None:
+            health_pb2_grpc.add_HealthServicer_to_server(self.health, self.relay_server)
+            mutual = Tls(config.tls_ca, config.relay_cert, config.relay_key)
+            self.relay_port = listen(self.relay_server, config.relay_address,
+                                     mutual.server_credentials(require_client_certificate=True) if mutual.server
+                                     else None)
         self.fleet = self.arena.fleet = FleetMember(config, store, self.arena.registry,
-                                                   lambda: len(self.arena.tasks), self.port)
-        self.arena.relays = Relays(config.admin_token, self.fleet.directory)
+                                                   lambda: len(self.arena.tasks), self.port, self.relay_port,
+                                                   self._store_reachable)
+        self.arena.relays = Relays(identity, self.fleet.directory)
 
     async def start(self) -> None:
         """Start serving and report SERVING on the health service."""
         await self.server.start()
+        if self.relay_server is not None:
+            await self.relay_server.start()
+        await self._set_health(health_pb2.HealthCheckResponse.SERVING)
         await self.fleet.start()
+        log.info("referee listening on port %d%s", self.port,
+                 f", relays on port {self.relay_port}" if self.relay_port else "")
+        if not self.config.relay_token:
+            log.warning("%s; a fleet's referees share one", NO_RELAY_TOKEN)
+
+    async def _store_reachable(self, reachable: bool) -> None:
+        """After each heartbeat: while the store is out of reach every call would answer
+        UNAVAILABLE, so health says NOT_SERVING (an orchestrator stops routing here), and
+        SERVING again once a heartbeat gets through."""
+        if reachable == self.store_up or self.stopped:
+            return
+        self.store_up = reachable
+        log.warning("the store %s: health is %s", "is back" if reachable else "is out of reach",
+                    "SERVING" if reachable else "NOT_SERVING")
+        await self._set_health(health_pb2.HealthCheckResponse.SERVING if reachable
+                               else health_pb2.HealthCheckResponse.NOT_SERVING)
+
+    async def _set_health(self, status: health_pb2.HealthCheckResponse.ServingStatus.ValueType) -> None:
         for name in ("", *SERVICE_NAMES):
-            await self.health.set(name, health_pb2.HealthCheckResponse.SERVING)
-        log.info("referee listening on port %d", self.port)
+            await self.health.set(name, status)
 
     async def stop(self) -> None:
         """Drain, then close: refuse new work and leave the fleet at once (the bots that can
@@ -84,8 +123,7 @@ class RefereeServer:
         self.stopped = True
         deadline = asyncio.get_running_loop().time() + self.config.shutdown_grace_s
         self.arena.accepting = False
-        for name in ("", *SERVICE_NAMES):
-            await self.health.set(name, health_pb2.HealthCheckResponse.NOT_SERVING)
+        await self._set_health(health_pb2.HealthCheckResponse.NOT_SERVING)
         await self.fleet.leave()
         await self.arena.shutdown(deadline, self.relay_service.relaying)
         if self.relay_service.relaying():
@@ -96,8 +134,17 @@ class RefereeServer:
         if self.arena.relays is not None:
             await self.arena.relays.close()
         self.arena.registry.end_streams(grpc.StatusCode.UNAVAILABLE, SHUTTING_DOWN)
-        await self.server.stop(grace=STOP_GRACE_S)
+        await asyncio.gather(self.server.stop(grace=STOP_GRACE_S),
+                             *([self.relay_server.stop(grace=STOP_GRACE_S)] if self.relay_server else []))
         log.info("referee stopped")
+
+
+def listen(server: grpc.aio.Server, address: str, credentials: grpc.ServerCredentials | None) -> int:
+    """Add a listener on ``address`` (TLS with ``credentials``); the port bound."""
+    port = server.add_secure_port(address, credentials) if credentials else server.add_insecure_port(address)
+    if port == 0:
+        raise OSError(f"cannot listen on {address}")
+    return port
 
 
 class JsonFormatter(logging.Formatter):

@@ -17,7 +17,8 @@ set and its match claims expire on their own.  Keys, under the store's prefix:
   with ``fleet:live`` by the draining referee's heartbeat, pruned with it, and left by the
   referee's final withdrawal;
 * ``fleet:referee:{id}`` - hash: ``address``, ``capacity`` (matches it runs at once),
-  ``running`` (matches it runs now), ``heartbeat``; expires after ``ttl_s``;
+  ``running`` (matches it runs now), ``heartbeat``, ``relay_address`` (its relay
+  listener, empty when the relay is served on ``address``); expires after ``ttl_s``;
 * ``fleet:bots:{id}`` - set of the bot ids with an open stream to that referee; expires
   with it;
 * ``fleet:bot:{bot id}`` - set of the ids of the referees that bot has a stream to: the
@@ -112,6 +113,8 @@ class RefereeEntry:
     """Matches it ran at its last report."""
     heartbeat: float
     """Unix time of its last heartbeat."""
+    relay_address: str = ""
+    """host:port of its relay listener (mutual TLS between referees); empty: ``address``."""
 
     @property
     def room(self) -> int:
@@ -158,7 +161,7 @@ class FleetDirectory:
     # ------------------------------------------------------------ a referee's own entries
     def announce(self, referee_id: str, address: str, capacity: int, running: int, bots: Iterable[str] | None,
                  renew_matches: Sequence[str] = (), declared: Mapping[str, int] | None = None,
-                 draining: bool = False) -> bool:
+                 draining: bool = False, relay_address: str = "") -> bool:
         """Write (or renew) a referee's entry and the claims of the matches it runs: the
         heartbeat.  ``bots`` rewrites the set of its connected bots (the first heartbeat, and
         the first after a Redis error, so that an add or remove lost to an outage is
@@ -177,7 +180,8 @@ class FleetDirectory:
         stale = set() if members is None else {str(b) for b in self.client.smembers(self._key("bots", referee_id))}
         pipe = self.client.pipeline(transaction=True)
         entry = self._key("referee", referee_id)
-        pipe.hset(entry, mapping={"address": address, "capacity": capacity, "running": running, "heartbeat": now})
+        pipe.hset(entry, mapping={"address": address, "capacity": capacity, "running": running, "heartbeat": now,
+                                  "relay_address": relay_address})
         pipe.pexpire(entry, self._ttl_ms)
         bot_set = self._key("bots", referee_id)
         if members is not None:
@@ -279,7 +283,8 @@ class FleetDirectory:
         for referee_id, data in zip(ids, pipe.execute(), strict=True):
             if data and "address" in data:
                 entries.append(RefereeEntry(referee_id, str(data["address"]), int(data.get("capacity", 0)),
-                                            int(data.get("running", 0)), float(data.get("heartbeat", 0))))
+                                            int(data.get("running", 0)), float(data.get("heartbeat", 0)),
+                                            str(data.get("relay_address", ""))))
         return entries
 
     def live_entries(self) -> list[RefereeEntry]:

@@ -26,6 +26,8 @@ from pitch_sdk.proto.pitch.v1 import arena_pb2, arena_pb2_grpc
 from store.fleet import DEFAULT_TTL_S, FleetDirectory, RefereeEntry
 from store.redis_store import Store
 from store.seats import SeatLedger, SeatUsage
+from store.tls import aio_channel
+from store.tls import channel as tls_channel
 from store.versions import BotVersions
 
 #: Seconds a page waits for a referee before it shows what the others answered.
@@ -151,7 +153,7 @@ class ArenaReferees:
         with self._stubs_lock:
             stub = self._stubs.get(address)
             if stub is None:
-                stub = self._stubs[address] = arena_pb2_grpc.ArenaServiceStub(grpc.insecure_channel(address))
+                stub = self._stubs[address] = arena_pb2_grpc.ArenaServiceStub(tls_channel(address))
             return stub
 
     def ask(self, addresses: Sequence[str],
@@ -230,7 +232,7 @@ class ArenaReferees:
         """An asynchronous stub of the referee at ``address``, on the serving event loop."""
         channel = self._aio_channels.get(address)
         if channel is None:
-            channel = self._aio_channels[address] = grpc.aio.insecure_channel(address)
+            channel = self._aio_channels[address] = aio_channel(address)
         return arena_pb2_grpc.ArenaServiceStub(channel)
 
     async def close(self) -> None:

@@ -129,7 +129,8 @@ class Fleet:
         self.env["beat"] = self.config.to_env()
         for name in self.addresses:
             self.env[name] = {"REDIS_URL": self.redis_url, "PITCH_STORE_PREFIX": self.prefix,
-                              "PITCH_ADMIN_TOKEN": self.admin, **self.referee_env}
+                              "PITCH_ADMIN_TOKEN": self.admin, "PITCH_RELAY_TOKEN": arena.relay_token,
+                              **self.referee_env}
 
     def _register(self, bot: str) -> tuple[str, str]:
         registered = self.client.register(bot, owner="chaos")

@@ -23,6 +23,8 @@ of the matches (or bots, or tournaments) it found wrong, so the report can show 
   result's per-seat counts; the matches kept off the ratings for it are reported (``unrated``);
 * ``practice_over_bound`` - with ``--practice-flood``, more practice matches of the flooding
   bot at once than the referee's bound (:func:`chaos_parts.flood.over_bound`);
+* ``forged_relay_admitted`` - a relay opened with a credential that is not a referee's
+  (``forged-relay`` faults, :mod:`chaos_parts.forged`) that the referee did not refuse;
 * ``unrecoverable_logs`` (reported) - worker logs with Celery's "Unrecoverable error"."""
 
 from __future__ import annotations
@@ -49,7 +51,7 @@ SLACK_S = 0.01
 FAILURES = ("lost", "not_played_with_result", "played_without_its_record", "outcome_result_differs_from_record",
             "replay_differs", "rated_twice", "conduct_counts_differ", "table_does_not_add_up", "over_capacity",
             "ran_on_two_referees_at_once", "started_twice_in_one_process", "started_after_recorded",
-            "rated_with_fallback_heavy_seat", "practice_over_bound")
+            "rated_with_fallback_heavy_seat", "practice_over_bound", "forged_relay_admitted")
 
 
 def outcome_checks(store: Store, tournaments: TournamentStore, schedules: list[Schedule]) -> dict[str, Any]:

@@ -12,7 +12,10 @@ Kinds (one process each, not its whole group, except where the process is alone 
 * ``referee`` - SIGKILL of a referee; ``referee-term`` - SIGTERM (a graceful stop while it
   runs matches: it finishes or aborts them within its shutdown grace), restarted once it exited;
 * ``redis`` - SIGKILL of Redis, restarted from its append-only file;
-* ``beat`` - SIGKILL of beat (the sweep that re-sends lost matches).
+* ``beat`` - SIGKILL of beat (the sweep that re-sends lost matches);
+* ``forged-relay`` - no kill: a relay opened on a live referee with the admin token, a
+  bot's token and a random one, forging a strike at a bot (:mod:`chaos_parts.forged`);
+  every call not refused at once is a ``forged_relay_admitted`` failure.
 
 The schedule: faults ``interval`` apart (jittered by up to a quarter), except that with
 probability ``overlap`` a fault fires while the previous one's process is still down
@@ -32,11 +35,12 @@ from typing import Any
 import psutil  # type: ignore[import-untyped]
 
 from chaos_parts.arena import Fleet
+from chaos_parts.forged import forge_relays
 from chaos_parts.watch import Snapshot
 
-KINDS = ("worker", "pool-child", "bot", "kit-bot", "referee", "referee-term", "redis", "beat")
+KINDS = ("worker", "pool-child", "bot", "kit-bot", "referee", "referee-term", "redis", "beat", "forged-relay")
 #: Relative frequency of each kind in a seeded schedule.
-WEIGHTS = (3, 3, 2, 1, 2, 1, 1, 1)
+WEIGHTS = (3, 3, 2, 1, 2, 1, 1, 1, 1)
 #: How long a SIGTERMed referee may take to stop before it is SIGKILLed (its shutdown grace plus slack).
 TERM_LIMIT_S = 60.0
 
@@ -66,6 +70,8 @@ class Fault:
     stopped: float | None = None
     """``referee-term``: when the SIGTERMed referee had exited."""
     lost_writes: dict[str, int] = field(default_factory=dict)
+    admitted: list[str] = field(default_factory=list)
+    """``forged-relay``: the forged calls the referee did not refuse."""
     note: str = ""
 
     def note_leases(self, shot: Snapshot) -> None:
@@ -96,7 +102,7 @@ class Fault:
                 "stopped_after_s": None if self.stopped is None else round(self.stopped - self.at, 2),
                 "in_flight": {k: None if v is None else round(v, 2) for k, v in sorted(self.in_flight.items())},
                 "back_in_play": {k: None if v is None else round(v, 2) for k, v in sorted(self.back_in_play.items())},
-                "lost_writes": self.lost_writes, "note": self.note}
+                "lost_writes": self.lost_writes, "admitted": self.admitted, "note": self.note}
 
 
 def schedule(rng: random.Random, kinds: list[str] | None, count: int, interval: float, down: float,
@@ -138,6 +144,8 @@ class Injector:
         if kind in ("referee", "referee-term"):
             up = [r for r in fleet.referees if r not in self.down]
             return ([r for r in up if shot.on_referee(fleet.addresses[r])] or up) if len(up) > 1 else []
+        if kind == "forged-relay":
+            return [r for r in fleet.referees if r not in self.down]
         return [kind] if kind not in self.down else []
 
     def inject(self, kind: str, shot: Snapshot, late: bool = False) -> Fault | None:
@@ -152,6 +160,14 @@ class Injector:
             fault.in_flight = dict.fromkeys(shot.held_by(target))
             fault.pid = fleet.service(target).process.pid
             os.kill(fault.pid, signal.SIGKILL)
+        elif kind == "forged-relay":
+            bot = self.rng.choice(sorted(fleet.bot_ids))
+            credentials = {"the admin token": fleet.admin, "a bot's token": fleet.env[bot]["PITCH_BOT_TOKEN"],
+                           "a random token": os.urandom(12).hex()}
+            fault.admitted = forge_relays(fleet.addresses[target], credentials, fleet.bot_ids[bot])
+            fault.note = f"forged relays to {bot}: {len(fault.admitted)} of {len(credentials)} admitted"
+            fault.restarted = fault.at  # nothing went down
+            return fault
         elif kind == "pool-child":
             fault.in_flight = dict.fromkeys(shot.held_by(target, running_only=True))
             fault.pid = self.rng.choice(sorted(fleet.pool_children(target)))

@@ -20,6 +20,7 @@ from hosting.config import ENVIRONMENT as HOST_VARIABLES
 from pitch_sdk.cli import app as pitch_bot
 from referee.config import ENVIRONMENT as REFEREE_VARIABLES
 from store.artifacts import ARTIFACTS_DIR_VARIABLE
+from store.tls import ENVIRONMENT as TLS_VARIABLES
 from web.config import ENVIRONMENT as WEB_VARIABLES
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -29,7 +30,8 @@ PYTHON_SERVICES = {name: s for name, s in SERVICES.items() if s["command"][0] in
 CLIS = {"pitch-arena": pitch_arena, "pitch-bot": pitch_bot}
 #: Every variable the arena's processes read (a misspelt one would be silently ignored).
 KNOWN = {*WORKER_VARIABLES.values(), *REFEREE_VARIABLES.values(), *WEB_VARIABLES.values(), *HOST_VARIABLES.values(),
-         ARTIFACTS_DIR_VARIABLE, "PITCH_BOT_TOKEN"}
+         *TLS_VARIABLES.values(), ARTIFACTS_DIR_VARIABLE, "PITCH_BOT_TOKEN"}
+TLS_OVERLAY: dict[str, dict[str, Any]] = yaml.safe_load((ROOT / "compose.tls.yaml").read_text())["services"]
 
 
 def by_command(sub: str) -> list[dict[str, Any]]:
@@ -171,3 +173,39 @@ def test_bot_hosts_scale_share_the_packages_and_hold_no_admin_token() -> None:
     assert f"{volume}:{path}:ro" in host["volumes"] and volume in COMPOSE["volumes"]
     assert "SYS_ADMIN" in host["cap_add"] and "seccomp=unconfined" in host["security_opt"]
     assert re.search(r"apt-get install[^\n]*bubblewrap", (ROOT / "Dockerfile").read_text())
+
+
+def test_only_referees_hold_the_relay_token_and_it_is_not_the_admin_token() -> None:
+    """The rule: each service holds only the credentials it needs.  A relay writes to bots
+    and reads their answers, so its token (``PITCH_RELAY_TOKEN``) goes to the referees and
+    to no other service; it comes from outside, apart from the admin token."""
+    relay = REFEREE_VARIABLES["relay_token"]
+    holders = {name for name, service in SERVICES.items() if relay in service.get("environment", {})}
+    assert holders == {"referee"}
+    variable = SERVICES["referee"]["environment"][relay]
+    assert variable.startswith("${PITCH_RELAY_TOKEN") and "PITCH_ADMIN_TOKEN" not in variable
+    assert not any(relay in service.get("environment", {}) for service in TLS_OVERLAY.values() if service
+                   is not TLS_OVERLAY["referee"])
+
+
+def test_the_tls_overlay_secures_every_grpc_connection_and_keeps_the_relay_identity_on_referees() -> None:
+    """compose.tls.yaml: every service of compose.yaml that dials a referee trusts the
+    arena's CA under the referee's certificate name; the referee serves its certificate and
+    relays on a mutual-TLS port; the relay identity's certificate and every private key are
+    mounted on the referee only; the CLI parses the referee's relay settings."""
+    dialling = {name for name, service in PYTHON_SERVICES.items()
+                if "PITCH_REFEREE" in service.get("environment", {}) or name == "worker"}
+    assert dialling <= set(TLS_OVERLAY), dialling - set(TLS_OVERLAY)
+    for name, service in TLS_OVERLAY.items():
+        assert name in SERVICES and set(service["environment"]) <= KNOWN
+        assert service["environment"]["PITCH_TLS_CA"] == "/run/pitch-tls/ca.pem"
+        assert service["environment"]["PITCH_TLS_SERVER_NAME"] == "referee"
+        keys = [volume for volume in service["volumes"] if "key" in volume or "referee.pem" in volume]
+        assert (name == "referee") == bool(keys), (name, keys)
+    referee = TLS_OVERLAY["referee"]["environment"]
+    assert referee["PITCH_RELAY_ADDRESS"].endswith(":50061") and referee["PITCH_RELAY_CERT"].endswith("referee.pem")
+    assert not any(port.endswith(":50061") for port in SERVICES["referee"]["ports"]), "relays stay inside"
+    for bot in by_command("run"):  # pitch-bot run takes the CA from the environment
+        params = parse([*bot["command"], "--referee", "referee:50051", "--token", "t", "--tls-ca", "ca.pem",
+                        "--tls-server-name", "referee"]).params
+        assert (params["tls_ca"], params["tls_server_name"]) == ("ca.pem", "referee")

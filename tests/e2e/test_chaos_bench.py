@@ -4,7 +4,8 @@
 stream each, to different referees: a match seating both relays a seat, which is how a
 relay gets exercised), 18 matches of 2 games (a cutthroat and a partnership round robin),
 with one fault of each kind in a fixed order (a worker's main process, a pool process, an
-SDK bot, a kit bot, a referee SIGKILLed and one SIGTERMed, Redis, beat), faults 1.5 s apart
+SDK bot, a kit bot, a referee SIGKILLed and one SIGTERMed, Redis, beat, a relay forged
+with the admin token, a bot's and a random one), faults 1.5 s apart
 and each process down 2 s, so they overlap; all along, one more bot token floods the first
 referee with practice requests (``--practice-flood``).
 Short settings (``--fast-recovery``): the defaults' recovery takes tens of seconds a fault.
@@ -38,11 +39,11 @@ from chaos_parts import checks, flood  # noqa: E402  (bench/ is not a package)
 from chaos_parts.faults import Fault  # noqa: E402
 from chaos_parts.watch import Snapshot  # noqa: E402
 
-KINDS = ["worker", "pool-child", "bot", "kit-bot", "referee", "referee-term", "redis", "beat"]
+KINDS = ["worker", "pool-child", "bot", "kit-bot", "referee", "referee-term", "redis", "beat", "forged-relay"]
 CHECKS = {"lost", "not_played_with_result", "played_without_its_record", "outcome_result_differs_from_record",
           "replay_differs", "rated_twice", "conduct_counts_differ", "table_does_not_add_up", "over_capacity",
           "ran_on_two_referees_at_once", "started_twice_in_one_process", "started_after_recorded",
-          "rated_with_fallback_heavy_seat", "practice_over_bound"}
+          "rated_with_fallback_heavy_seat", "practice_over_bound", "forged_relay_admitted"}
 
 
 def test_the_fallback_check_reads_seats_stored_without_a_count_and_fails_a_rated_fallback_heavy_match(
@@ -110,6 +111,8 @@ def test_a_tiny_chaos_run_on_a_fleet_passes_every_check() -> None:
     faults = report["faults"]
     assert [fault["kind"] for fault in faults] == KINDS and report["faults_not_fired"] == 0
     assert all(fault["down_s"] is not None for fault in faults)
+    forged = next(fault for fault in faults if fault["kind"] == "forged-relay")
+    assert forged["admitted"] == [] and "0 of 3 admitted" in forged["note"]
     assert any(fault["overlapped"] for fault in faults)
     assert sum(len(fault["in_flight"]) for fault in faults) > 0
     assert all(row["unrecovered"] == 0 for row in report["recovery_s"].values()), report["recovery_s"]

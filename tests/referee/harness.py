@@ -20,6 +20,7 @@ from referee.config import RefereeConfig
 from referee.server import RefereeServer
 from store.fleet import FleetDirectory
 from store.redis_store import Store
+from store.tls import Tls, aio_channel
 
 ADMIN = (("authorization", "Bearer test-admin"),)
 
@@ -58,13 +59,13 @@ class Arena:
 async def running_arena(redis_url: str, prefix: str | None = None, **config: object) -> AsyncIterator[Arena]:
     """Start a referee (its own key prefix in the shared test Redis, unless ``prefix`` makes
     it one of a fleet) and stop it afterwards."""
-    settings = {"address": "127.0.0.1:0", "admin_token": "test-admin", "per_decision_ms": 1000,
-                "bank_ms": 2000, "reconnect_grace_s": 2.0, **config}
+    settings = {"address": "127.0.0.1:0", "admin_token": "test-admin", "relay_token": "test-relay",
+                "per_decision_ms": 1000, "bank_ms": 2000, "reconnect_grace_s": 2.0, **config}
     store = Store.from_url(redis_url, prefix=prefix or f"test-{uuid.uuid4().hex[:8]}:")
     server = RefereeServer(RefereeConfig(**settings), store)  # type: ignore[arg-type]
     await server.start()
     address = f"127.0.0.1:{server.port}"
-    channel = grpc.aio.insecure_channel(address)
+    channel = aio_channel(address, Tls(ca=str(settings.get("tls_ca", ""))) if settings.get("tls_cert") else Tls())
     arena = Arena(server, address, arena_pb2_grpc.ArenaServiceStub(channel), channel)
     try:
         yield arena

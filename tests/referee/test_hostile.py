@@ -19,9 +19,11 @@ from collections.abc import AsyncIterator
 
 import grpc
 import pytest
+from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from pitch_sdk.proto.pitch.v1 import arena_pb2, bot_pb2, bot_pb2_grpc, game_pb2
+from pitch_sdk.proto.pitch.v1 import arena_pb2, bot_pb2, bot_pb2_grpc, game_pb2, relay_pb2
 from referee.config import MAX_ADMIN_REQUEST_BYTES
+from referee.server import SERVICE_NAMES
 from store.redis_server import RedisServer
 from tests.referee.bots import FirstLegalBot, SteadyBot
 from tests.referee.harness import ADMIN, Arena, RawBot, running_arena
@@ -444,6 +446,84 @@ def test_a_referee_stopped_while_its_store_is_down_records_the_played_match_when
                 await asyncio.wait_for(stopping, 8.0)
                 recorded = arena.server.arena.store.match_result("kept")
                 assert recorded is not None and recorded["completed"]
+
+    run(scenario())
+
+
+FORWARDED = ("match_started", "decision_request", "events", "strike", "match_ended")
+"""What a relay forwards to a bot: a match's messages."""
+
+
+def forged_relay(bot_id: str, match_id: str = "forged") -> list[bytes]:
+    """A relay's open for ``bot_id``'s seat 0, then a strike forwarded to it: what a holder
+    of a stolen credential would send to make a bot believe it was penalised."""
+    strike = bot_pb2.RefereeMessage(strike=bot_pb2.Strike(match_id=match_id, seat=0, strikes=1,
+                                                          message="forged strike"))
+    return [relay_pb2.RelayRequest(open=relay_pb2.RelayOpen(relay_id=1, bot_id=bot_id, match_id=match_id,
+                                                            seats=[0])).SerializeToString(),
+            relay_pb2.RelayRequest(forward=relay_pb2.RelayForward(relay_id=1, message=strike)).SerializeToString()]
+
+
+def test_a_relay_opened_with_the_wrong_credential_is_refused_and_reaches_no_bot(redis_url: str) -> None:
+    """The rule: a relay is opened by the arena's referees only, with the relay token, which
+    is not the operator's admin token.  A relay opened with the admin token, a bot's token,
+    a wrong token or none is UNAUTHENTICATED before anything is read, and the forged strike
+    it carried never reaches the connected bot.  Before, the admin token opened a relay and
+    the forged strike arrived on the bot's stream."""
+
+    async def scenario() -> None:
+        async with running_arena(redis_url) as arena:
+            registered = await arena.register()
+            received: list[bot_pb2.RefereeMessage] = []
+            raw = await RawBot(arena, registered.token, HELLO, lambda _, message: received.append(message)).started()
+            relay = arena.channel.stream_stream("/pitch.v1.RelayService/Relay", request_serializer=None,
+                                                response_deserializer=relay_pb2.RelayResponse.FromString)
+            for credential in (ADMIN, (("authorization", f"Bearer {registered.token}"),),
+                               (("authorization", "Bearer not-the-relay-token"),), ()):
+                call = relay(metadata=credential)
+                with contextlib.suppress(TimeoutError):  # a refusal comes at once, before any message is read
+                    await asyncio.wait_for(asyncio.shield(call.initial_metadata()), 1)
+                if not call.done():  # writing after the refusal would end the call in the client's core (INTERNAL)
+                    for message in forged_relay(registered.bot_id):
+                        await call.write(message)
+                    await call.done_writing()
+                await asyncio.sleep(0.2)  # what a relay had forwarded would be on the bot's stream by now
+                assert [m for m in received if m.WhichOneof("message") in FORWARDED] == [], credential
+                assert await asyncio.wait_for(call.code(), 10) == grpc.StatusCode.UNAUTHENTICATED, credential
+                assert "relay token" in (await call.details() or "")
+            raw.close()
+
+    run(scenario())
+
+
+def test_health_is_not_serving_while_the_store_is_out_of_reach_and_serving_once_it_returns() -> None:
+    """The rule: while the store is out of reach (every call answers UNAVAILABLE), gRPC
+    health reports NOT_SERVING for the server and for each service name, so an orchestrator
+    stops routing here; once the store answers again, SERVING.  Before, health said
+    SERVING all along."""
+    names = ("", *SERVICE_NAMES)
+
+    async def statuses(arena: Arena) -> set[int]:
+        stub = health_pb2_grpc.HealthStub(arena.channel)
+        return {(await stub.Check(health_pb2.HealthCheckRequest(service=name), timeout=5)).status for name in names}
+
+    async def settle(arena: Arena, wanted: int) -> set[int]:
+        for _ in range(200):  # heartbeats come every half second (a 1.5 s fleet TTL)
+            if (seen := await statuses(arena)) == {wanted}:
+                return seen
+            await asyncio.sleep(0.05)
+        return seen
+
+    async def scenario() -> None:
+        with RedisServer() as store:
+            async with running_arena(store.url, fleet_ttl_s=1.5) as arena:
+                assert await statuses(arena) == {health_pb2.HealthCheckResponse.SERVING}
+                store.halt()
+                assert await settle(arena, health_pb2.HealthCheckResponse.NOT_SERVING) == {
+                    health_pb2.HealthCheckResponse.NOT_SERVING}
+                store.resume()
+                assert await settle(arena, health_pb2.HealthCheckResponse.SERVING) == {
+                    health_pb2.HealthCheckResponse.SERVING}
 
     run(scenario())
 

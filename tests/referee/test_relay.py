@@ -26,6 +26,7 @@ from pitch_sdk.rules import preset
 from referee.match import Match, MatchSpec
 from referee.relay import RELAY_METHOD, RelayRefused, Relays, unbatched
 from referee.relay_failures import HostFailures
+from referee.relay_identity import RelayIdentity
 from referee.sessions import HousePresence
 from store.redis_store import BotRecord
 from store.seats import SeatLedger
@@ -245,8 +246,12 @@ def test_a_relayed_seat_counts_against_the_capacity_the_bot_declared_to_its_host
     run(scenario())
 
 
+RELAY = (("authorization", "Bearer test-relay"),)
+"""The relay token of :func:`tests.referee.harness.running_arena`'s referees."""
+
+
 async def relay_call(arena: Arena, messages: list[bytes],
-                     metadata: tuple[tuple[str, str], ...] = ADMIN) -> tuple[grpc.StatusCode, str]:
+                     metadata: tuple[tuple[str, str], ...] = RELAY) -> tuple[grpc.StatusCode, str]:
     """Send raw relay messages to ``arena``, half-close and read until the call ends: the
     first relay the host ended (its code and message; replies may come batched), else the
     call's status."""
@@ -284,7 +289,8 @@ def request(match_id: str = "m-1", seat: int = 0, decision_id: str = "m-1:0:1") 
 
 
 def test_the_relay_admits_referees_only_and_refuses_malformed_input(redis_url: str) -> None:
-    """No admin token (a bot's token included) is UNAUTHENTICATED before anything is read;
+    """No relay token (a bot's token and the admin token included) is UNAUTHENTICATED
+    before anything is read;
     a message that does not parse, is too big, nests batches or reopens a relay id ends
     the call with INVALID_ARGUMENT; a bad open or forward ends its relay with
     INVALID_ARGUMENT, a bot not connected FAILED_PRECONDITION, seats past its capacity
@@ -303,9 +309,10 @@ def test_the_relay_admits_referees_only_and_refuses_malformed_input(redis_url: s
             nested = relay_pb2.RelayRequest(batch=relay_pb2.RelayRequests(messages=[relay_pb2.RelayRequest(
                 batch=relay_pb2.RelayRequests())])).SerializeToString()
             cases: list[tuple[list[bytes], grpc.StatusCode, str, dict[str, object]]] = [
-                ([good], grpc.StatusCode.UNAUTHENTICATED, "admin token", {"metadata": ()}),
-                ([good], grpc.StatusCode.UNAUTHENTICATED, "admin token",
+                ([good], grpc.StatusCode.UNAUTHENTICATED, "relay token", {"metadata": ()}),
+                ([good], grpc.StatusCode.UNAUTHENTICATED, "relay token",
                  {"metadata": (("authorization", f"Bearer {registered.token}"),)}),
+                ([good], grpc.StatusCode.UNAUTHENTICATED, "relay token", {"metadata": ADMIN}),
                 ([b"\xff\xff\xff"], invalid, "undecodable", {}),
                 ([b"\x00" * (3 * 1024 * 1024 + 16)], invalid, "over the limit", {}),
                 ([nested], invalid, "batch inside a batch", {}),
@@ -451,7 +458,7 @@ def test_relay_calls_to_a_downed_host_back_off_and_are_logged_in_summaries(
     logger = logging.getLogger("pitch.referee.relay")
 
     async def scenario() -> None:
-        relays = Relays("test-admin", fleet, HostFailures(logger, every_s=0.5, first_s=0.1, max_s=0.4))
+        relays = Relays(RelayIdentity("test-relay"), fleet, HostFailures(logger, every_s=0.5, first_s=0.1, max_s=0.4))
         bot = BotRecord("far-bot", "far", "someone", "", 0.0)
         try:
             for _ in range(60):

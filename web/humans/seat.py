@@ -29,6 +29,7 @@ from pitch_sdk.protocol import wire
 from pitch_sdk.protocol.batching import unbatched
 from pitch_sdk.rules import ActionParseError, Card, Ruleset
 from pitch_sdk.rules.actions import choose_cards
+from store.tls import aio_channel
 
 log = logging.getLogger("pitch.web.people")
 PROTOCOL_VERSION = "pitch.v1"
@@ -275,7 +276,7 @@ class PeopleSeat:
             bot_name="person (web)", bot_version=__version__, sdk=f"pitch-web {__version__}",
             protocol_versions=[PROTOCOL_VERSION], capacity=self.capacity, skip_events=True)))
         self._outbox = outbox
-        async with grpc.aio.insecure_channel(self.address) as channel:
+        async with aio_channel(self.address) as channel:
             call = bot_pb2_grpc.BotServiceStub(channel).Connect(
                 _drain(outbox), metadata=(("authorization", f"Bearer {self.token}"),))
             stopper = asyncio.create_task(stop.wait())

@@ -31,6 +31,7 @@ from pitch_sdk.packages.archive import PackageError, pack
 from pitch_sdk.packages.archive import inspect as inspect_package
 from pitch_sdk.remote.client import ConnectionRefused
 from pitch_sdk.remote.fleet import run_fleet_bot
+from pitch_sdk.remote.tls import ChannelSecurity
 from pitch_sdk.rules import RulesError, Ruleset, preset
 
 app = typer.Typer(
@@ -163,6 +164,13 @@ def run(
     seed: SeedOption = 0,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Log every match and reconnection.")] = False,
     budget_ms: BudgetOption = None,
+    tls: Annotated[bool, typer.Option("--tls", help="Speak TLS to the referees (system roots unless --tls-ca).")]
+    = False,
+    tls_ca: Annotated[str, typer.Option(envvar="PITCH_TLS_CA", help="PEM file of the arena's CA to trust "
+                                                                   "(implies --tls).")] = "",
+    tls_server_name: Annotated[str, typer.Option(envvar="PITCH_TLS_SERVER_NAME", help="The name expected on the "
+                                                 "referees' certificate, when it differs from the host dialled.")]
+    = "",
 ) -> None:
     """Connect a bot to the arena's referees and play until Ctrl-C, reconnecting when a stream
     drops (one stream per live referee, found through the one address given)."""
@@ -173,8 +181,12 @@ def run(
     except BotLoadError as exc:
         _fail(str(exc))
     try:
+        security = ChannelSecurity(tls, tls_ca, tls_server_name)
+    except ValueError as exc:
+        _fail(str(exc))
+    try:
         run_fleet_bot(lambda: load_bot(bot, budget_ms), referee, token, capacity=capacity, observation_tensor=tensor,
-                      seed=seed)
+                      seed=seed, security=security)
     except ConnectionRefused as exc:
         _fail(str(exc))
 

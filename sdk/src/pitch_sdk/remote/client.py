@@ -28,6 +28,7 @@ from pitch_sdk.protocol import wire
 from pitch_sdk.protocol.batching import unbatched
 from pitch_sdk.protocol.observation_wire import ReceivedObservation
 from pitch_sdk.remote import answering
+from pitch_sdk.remote.tls import PLAINTEXT, ChannelSecurity
 from pitch_sdk.rules import Action, Observation, Ruleset
 
 log = logging.getLogger("pitch.bot")
@@ -96,8 +97,11 @@ class BotClient:
 
     def __init__(self, bot_factory: Callable[[], Bot], address: str, token: str, *, capacity: int = 4,
                  rulesets: tuple[str, ...] = (), observation_tensor: bool = False, seed: int = 0,
-                 max_backoff_s: float = 10.0, practice: Sequence[bot_pb2.PracticeRequest] = ()) -> None:
+                 max_backoff_s: float = 10.0, practice: Sequence[bot_pb2.PracticeRequest] = (),
+                 security: ChannelSecurity = PLAINTEXT) -> None:
         self.bot_factory = bot_factory
+        self.security = security
+        """Plaintext or TLS (see :mod:`pitch_sdk.remote.tls`)."""
         self.address = address
         self.token = token
         self.capacity = capacity
@@ -160,7 +164,7 @@ class BotClient:
             backoff = min(backoff * 2, self.max_backoff_s)
 
     async def _session(self, stop: asyncio.Event) -> None:
-        async with grpc.aio.insecure_channel(self.address) as channel:
+        async with self.security.channel(self.address) as channel:
             call = bot_pb2_grpc.BotServiceStub(channel).Connect(
                 metadata=(("authorization", f"Bearer {self.token}"),))
             stopper = asyncio.create_task(stop.wait())

@@ -8,9 +8,10 @@ The referee that runs a match (the *runner*) keeps one `RelayService.Relay` call
 each referee where a seat's bot has a stream (the *host*), and relays on it every seat
 it needs from that host, each relay (one bot's seats in one match) named by an id the
 runner chooses:
-1. The call carries the arena's admin token in the call metadata under `authorization`
-   as `Bearer <token>`; without it the call ends with UNAUTHENTICATED before any
-   message is read.
+1. The call carries the referees' relay token (not the operator's admin token) in the
+   call metadata under `authorization` as `Bearer <token>`, and on a relay port with
+   mutual TLS a client certificate naming the referees' identity; without them the
+   call ends with UNAUTHENTICATED before any message is read.
 2. `RelayRequest.open` starts a relay: the bot, the match and the bot's seats in it.
    The host answers `RelayResponse.opened` with the bot's hello, or
    `RelayResponse.ended` with a status code: FAILED_PRECONDITION when the bot has no
