@@ -441,7 +441,7 @@ def test_a_match_whose_pool_process_died_goes_back_to_the_front_of_the_queue(are
     bots = [arena.connect(spec) for spec in SPECS]
     first = tournament.create(tournaments, "cutthroat", bots[:3], games=30, seed=14)
     tournament.launch(app, tournaments, first.tournament_id)
-    backlog = tournament.create(tournaments, "cutthroat", bots, games=1, seed=15)
+    backlog = tournament.create(tournaments, "cutthroat", bots, games=3, seed=15)  # a sweep interval outlasts a match
     tournament.launch(app, tournaments, backlog.tournament_id)
     workers.append(WorkerProcess(rig.config, "one-at-a-time", tmp_path, concurrency=1))
     wait_until(lambda: 0 in tournaments.leased(first.tournament_id, [0]), 30, "the first match to start")
