@@ -559,7 +559,8 @@ class TwoTrumpOracle(HandTracker):
         considered to be suit-less, the second play of the trick determines the lead suit
         ... If a trump suit is lead, jokers may not be cut in if the player in possession of
         the joker has cards of that trump remaining. A joker may be cut in at any time if a
-        non-trump suit is lead"; following as in auction pitch: follow suit or trump."""
+        non-trump suit is lead"; following as in auction pitch: follow suit or trump.  The
+        sub-trump is "a trump suit" too: no joker on its lead while holding it."""
         suited = [c for c in plays if c not in JOKER_IDS]
         if not suited:
             return hand
@@ -572,10 +573,9 @@ class TwoTrumpOracle(HandTracker):
             return hand
         if led == self.trump:
             return follow
-        allowed = follow | of_suit[self.trump] | jokers
-        if led != self.sub:
-            allowed |= of_suit[self.sub]
-        return allowed
+        if led == self.sub:
+            return follow | of_suit[self.trump]
+        return follow | of_suit[self.trump] | jokers | of_suit[self.sub]
 
     def winner_of(self, plays: tuple[tuple[int, int], ...]) -> int:
         """Trump beats sub-trump beats the suit led; jokers "cannot be used to capture"."""
