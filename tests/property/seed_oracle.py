@@ -35,11 +35,12 @@ from pitch_sdk.rules import (
     Card,
     DecisionKind,
     GameState,
+    MuckHand,
     Suit,
     Trick,
     preset,
 )
-from pitch_sdk.rules.events import AllPassed, BidMade, Burned, Dealt, Exchanged, HandScored, TrumpSet
+from pitch_sdk.rules.events import AllPassed, BidMade, Burned, Dealt, Exchanged, HandScored, MuckShown, TrumpSet
 
 #: Same colour, other suit: the off-cards' suit (seed 003: "jack of same color as trump").
 SAME_COLOUR = {Suit.CLUBS: Suit.SPADES, Suit.SPADES: Suit.CLUBS, Suit.HEARTS: Suit.DIAMONDS,
@@ -110,6 +111,9 @@ class TenPoint:
     double_bids: bool = False
     refill: bool = True
     """"Each player, in turn, then asks for a number of cards to fill their hand to six"."""
+    misdeal: bool = False
+    """Seed 004's off-ace game: "The misdeal rule is in effect" - "A player who has received
+    no point cards may ask for a complete re-deal by the same dealer"."""
 
     @property
     def total(self) -> int:
@@ -141,9 +145,10 @@ TEN_POINT_FAMILY: tuple[TenPoint, ...] = (
     # seed 004: "dealt six cards. Bids are usually from 1-9 ... '6 for 12'"
     TenPoint("oklahoma-ten", _TEN, hand_size=6, minimum_bid=1, maximum_bid=9, moon_wins=True, double_bids=True),
     # seed 004: "off-ace ... ranks just below the ace. Play ends at 51 ... minimum bid is 1 ... If a player is
-    # forced to burn a card worth points, those points are awarded to the opposing team"
+    # forced to burn a card worth points, those points are awarded to the opposing team"; "The misdeal rule
+    # is in effect"
     TenPoint("eleven-point-off-ace", {**_TEN, (14, True): 1}, offs=frozenset({14, 11}), minimum_bid=1, target=51,
-             moon_wins=True, burned_to_opponents=True),
+             moon_wins=True, burned_to_opponents=True, misdeal=True),
 )
 
 
@@ -336,10 +341,35 @@ class TenPointOracle(HandTracker):
     #: The decisions seed 003's hand asks: bid, name trump, pass the leftovers or not, burn, play.
     kinds = frozenset({DecisionKind.BID, DecisionKind.DECLARE_TRUMP, DecisionKind.CHOICE, DecisionKind.CHOOSE_CARDS,
                        DecisionKind.PLAY})
+    #: Cards "which could contribute toward the Game point" (seed 004's card distribution
+    #: section: the pips of 10, A, K, Q, J, and the jokers' half pip).
+    _PIP_CARDS = mask([int(Card.of(r, s)) for s in Suit for r in (10, 11, 12, 13, 14)] + list(JOKER_IDS))
+    redealt: Dealt | None = None
+
+    def new_hand(self, dealt: Dealt) -> None:
+        """After a misdeal "the same dealer" deals again: the same dealer, the same hand."""
+        if self.redealt is not None:
+            assert (dealt.dealer, dealt.hand_number) == (self.redealt.dealer, self.redealt.hand_number), \
+                f"deal {dealt.hand_number} by {dealt.dealer} after a misdeal of {self.redealt}"
+            self.redealt = None
+        super().new_hand(dealt)
+
+    def event(self, event: Any) -> None:
+        if isinstance(event, MuckShown):
+            assert self.variant.misdeal and event.redeal, f"{self.variant.name}: a hand thrown in ({event})"
+            assert not self.bids and event.cards == self.dealt.hands[event.seat], "the misdeal shows another hand"
+            self.redealt = self.dealt
+        super().event(event)
 
     def decision(self, state: GameState, legal: list[Any], stats: OracleStats) -> None:
         kind = state.decision().kind
         v = self.variant
+        if kind is DecisionKind.MUCK and v.misdeal:
+            # "A player who has received no point cards may ask for a complete re-deal", before bidding
+            assert not self.bids and not self.dealt.hands[state.to_move] & self._PIP_CARDS, \
+                f"seat {state.to_move} asked for a misdeal with point cards"
+            assert legal == [MuckHand(False), MuckHand(True)], f"misdeal answers {legal}"
+            return
         assert kind in self.kinds, f"{v.name} asks a {kind} decision, which its seed does not know"
         if kind is DecisionKind.BID:
             # "The minimum bid is four ... If no one bids ... the dealer MUST take the bid for four"

@@ -15,7 +15,47 @@ from helpers import (
     legal,
 )
 
-from pitch_sdk.rules import preset
+from pitch_sdk.rules import Phase, preset
+from pitch_sdk.rules.events import MuckShown
+from pitch_sdk.rules.ruleset import Muck
+
+
+# ============================================================ the off-ace game's misdeal
+#: Nine cards each; seat 1 (eldest) is dealt no point card, every other seat holds honours.
+NO_POINT_CARD = deal("AS KS QS JS 10S 9S 8S 7S 6S", "2C 3C 4C 5C 6C 7C 8C 9C 2D",
+                     "AC KC QC JC 10C 3D 4D 5D 6D", "AD KD QD JD 10D 7D 8D 9D 2S", stock="3S 4S")
+
+
+def test_off_ace_misdeal_rule_is_the_complete_re_deal():
+    """Seed 004, the off-ace game: "The misdeal rule is in effect".  The Campbell game it is
+    played like says "Mucking a Hand and Misdeal are prohibited", naming the two options of
+    the card distribution section; the misdeal is "A player who has received no point cards
+    may ask for a complete re-deal by the same dealer" (``muck=redeal``)."""
+    rules = preset("eleven-point-off-ace")
+    assert rules.deal.muck is Muck.REDEAL
+    state = game(rules, NO_POINT_CARD)
+    assert state.phase is Phase.MUCK and state.to_move == 1
+    assert legal(state) == ["keep", "muck"]
+    act(state, "muck")
+    shown = [e for e in state.history if isinstance(e, MuckShown)]
+    assert [(e.seat, e.redeal) for e in shown] == [(1, True)]
+    assert (state.dealer, state.hand_number, state.deal_number) == (0, 1, 2)  # the same dealer deals again
+
+
+def test_off_ace_keeping_the_hand_goes_to_the_auction():
+    """The re-deal is the player's option ("may ask"): kept, the hand is bid on as dealt."""
+    state = act(game(preset("eleven-point-off-ace"), NO_POINT_CARD), "keep")
+    assert state.phase is Phase.BIDDING and state.to_move == 1
+
+
+def test_campbell_game_prohibits_mucking_and_misdeal():
+    """Seed 004, the nine-card (Campbell) game: "This variant uses the Force Bid rule. However,
+    Mucking a Hand and Misdeal are prohibited." - the same hand goes straight to bidding,
+    as in the off-ace game with ``muck=none``."""
+    assert preset("nine-card-ten-point").deal.muck is Muck.NONE
+    for rules in (preset("nine-card-ten-point"), preset("eleven-point-off-ace", muck="none")):
+        state = game(rules, NO_POINT_CARD)
+        assert state.phase is Phase.BIDDING and state.to_move == 1
 
 
 # ===================================================== two-trump: a joker on a sub-trump lead

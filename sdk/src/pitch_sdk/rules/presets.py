@@ -29,6 +29,7 @@ from pitch_sdk.rules.ruleset import (
     MoonMade,
     MoonRules,
     MoonSet,
+    Muck,
     PartnerCall,
     PlayRules,
     PointCategory,
@@ -352,10 +353,15 @@ def _eleven_point_off_ace() -> Ruleset:
     automatically wins or loses the game. Only the 17 trump cards are legal for play. If a
     player is forced to burn a card worth points, those points are awarded to the opposing
     team."  Campbell ten-point read as the nine-card 10-point above (no Low category: the
-    two scores for its player)."""
+    two scores for its player).  "The misdeal rule is in effect" (``muck=redeal``): the
+    Campbell paragraph prohibits "Mucking a Hand and Misdeal", the two options of seed 004's
+    card distribution section, so its "misdeal" is that section's "A player who has
+    received no point cards may ask for a complete re-deal by the same dealer", and the
+    off-ace game, which names the misdeal alone, takes it and not the new hand."""
     return _ten_point("eleven-point-off-ace", _points(_A, _OA, _J, _OJ, _JK, _T, _2, _3),
                       DeckRules(jokers=2, off_jack=True, off_ace=True)).with_options(
-        minimum_bid=1, target=51, moon_made=MoonMade.WIN_GAME, burned_points=BurnedPoints.OPPONENTS)
+        minimum_bid=1, target=51, moon_made=MoonMade.WIN_GAME, burned_points=BurnedPoints.OPPONENTS,
+        muck=Muck.REDEAL)
 
 
 def _contway_six() -> Ruleset:
