@@ -141,7 +141,8 @@ TEN_POINT_FAMILY: tuple[TenPoint, ...] = (
     TenPoint("dirty", _TEN, two_to_player=False),  # "the two ... must be 'carried' as any other card"
     TenPoint("reverse-hierarchy", _TEN, reverse=True),  # "The two is the most powerful card"
     # seed 004: "nine cards. Minimum bid is 5, and the Shoot the Moon rule is in effect"
-    TenPoint("nine-card-ten-point", _TEN, minimum_bid=5, moon_wins=True),
+    # The off-ace game is "Played much like Campbell ten-point ... Play ends at 51 points rather than 32"
+    TenPoint("nine-card-ten-point", _TEN, minimum_bid=5, moon_wins=True, target=32),
     # seed 004: "dealt six cards. Bids are usually from 1-9 ... '6 for 12'"
     TenPoint("oklahoma-ten", _TEN, hand_size=6, minimum_bid=1, maximum_bid=9, moon_wins=True, double_bids=True),
     # seed 004: "off-ace ... ranks just below the ace. Play ends at 51 ... minimum bid is 1 ... If a player is

@@ -107,7 +107,7 @@ def test_nine_card_ten_point_moon_made_wins_the_game():
 def test_nine_card_ten_point_moon_set_loses_the_game():
     """Seed 004 (Shoot the moon): "if they are set, they lose the game." """
     deal9 = padded_deal("8H", "AH KH QH JH 3H", "2H 9H", "JD BJ LJ 10H", stock="2S")
-    state = game(preset("nine-card-ten-point"), deal9, scores=(0, 45))
+    state = game(preset("nine-card-ten-point"), deal9, scores=(0, 27))
     act(state, *MOON_BIDS_11)
     play_cards(state, "AH 2H JD 8H  KH 9H BJ  QH LJ  JH 10H  3H")
     result = state.results[0]

@@ -8,14 +8,18 @@ Unless noted, seat 0 deals and seat 1 (eldest hand) wins the bid.
 from __future__ import annotations
 
 from helpers import (
+    MADE_HANDS,
+    MADE_PLAY,
     act,
     assert_illegal,
     deal,
     game,
     legal,
+    padded_deal,
+    play_cards,
 )
 
-from pitch_sdk.rules import Phase, preset
+from pitch_sdk.rules import Phase, WinReason, preset
 from pitch_sdk.rules.events import MuckShown
 from pitch_sdk.rules.ruleset import Muck
 
@@ -56,6 +60,25 @@ def test_campbell_game_prohibits_mucking_and_misdeal():
     for rules in (preset("nine-card-ten-point"), preset("eleven-point-off-ace", muck="none")):
         state = game(rules, NO_POINT_CARD)
         assert state.phase is Phase.BIDDING and state.to_move == 1
+
+
+# ================================================================ the Campbell game's target
+def test_campbell_game_is_played_to_32():
+    """Seed 004, the off-ace game: "Played much like Campbell ten-point with the addition of
+    the off-ace ... Play ends at 51 points rather than 32." - 51 is the off-ace game's own
+    exception, so the Campbell (nine-card) game it departs from ends at 32."""
+    assert preset("nine-card-ten-point").win.target == 32
+    assert preset("eleven-point-off-ace").win.target == 51
+    assert preset("ten-point").win.target == 52  # seed 003: "The first team to reach 52 points"
+    made = padded_deal(*MADE_HANDS, stock="2S")
+    bids = ("bid 5", "pass", "pass", "pass", "trump H")
+    state = act(game(preset("nine-card-ten-point"), made, scores=(0, 27)), *bids)
+    play_cards(state, MADE_PLAY)
+    assert state.results[0].scores == (0, 32)  # the bidder makes its 5
+    assert state.winner == 1 and state.win_reason is WinReason.REACHED_TARGET
+    short = act(game(preset("nine-card-ten-point"), made, scores=(0, 26)), *bids)
+    play_cards(short, MADE_PLAY)
+    assert short.results[0].scores == (0, 31) and not short.is_over
 
 
 # ===================================================== two-trump: a joker on a sub-trump lead

@@ -323,11 +323,14 @@ def _nine_card_ten_point() -> Ruleset:
     Jack, Off-Jack, 'High' Joker, 'Low' Joker, Ten, Three (worth three points), and Two (an
     automatic point for the player). This variant uses the Force Bid rule."  Shoot the moon
     follows seed 004's rule ("If the player or team makes the bid, they win the game; if
-    they are set, they lose the game"); the rest (leftovers, burning, trump-only play, 52)
-    as seed 003's ten-point, the nearest fully specified variant.  Low is no category here:
-    the two is "an automatic point for the player" (``two_goes_to=player``)."""
+    they are set, they lose the game"); the rest (leftovers, burning, trump-only play) as
+    seed 003's ten-point, the nearest fully specified variant.  This is the game seed 004's
+    off-ace paragraph calls Campbell ten-point ("Played much like Campbell ten-point ...
+    Play ends at 51 points rather than 32"), so it is played to 32, not seed 003's 52.  Low
+    is no category here: the two is "an automatic point for the player"
+    (``two_goes_to=player``)."""
     return _ten_point("nine-card-ten-point").with_options(
-        minimum_bid=5, moon_made=MoonMade.WIN_GAME, moon_blocked_in_hole=False)
+        minimum_bid=5, moon_made=MoonMade.WIN_GAME, moon_blocked_in_hole=False, target=32)
 
 
 def _oklahoma_ten() -> Ruleset:
