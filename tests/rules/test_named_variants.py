@@ -365,7 +365,9 @@ def test_roadhouse_must_follow_suit_regardless_of_trump():
     state = game(preset("roadhouse"), hands)
     act(state, *PASS_ROUND, "play AH", "play 3H", "play 5H", "play 2S", "play KC")
     assert state.to_move == 2
-    assert legal(state) == ["play 2C", "play 3C"]  # holds the 4H, but must follow clubs
+    # Holds the 4H, but must follow clubs; the diamonds are auction pitch's penalised revoke
+    # (test_readings), the trump is not.
+    assert legal(state) == ["play 2C", "play 3C", "play 4D", "play 5D"]
     assert_illegal(state, "play 4H")
     act(state, "play 2C", "play QC")
     assert len(legal(state)) == 5  # seat 0 is void in clubs: anything

@@ -7,19 +7,23 @@ Unless noted, seat 0 deals and seat 1 (eldest hand) wins the bid.
 
 from __future__ import annotations
 
+import pytest
 from helpers import (
     MADE_HANDS,
     MADE_PLAY,
     act,
     assert_illegal,
+    awards,
     deal,
     game,
+    hand_tricks,
     legal,
     padded_deal,
     play_cards,
+    play_hand,
 )
 
-from pitch_sdk.rules import Phase, WinReason, preset
+from pitch_sdk.rules import GameState, Phase, WinReason, preset
 from pitch_sdk.rules.events import MuckShown
 from pitch_sdk.rules.ruleset import Muck
 
@@ -79,6 +83,64 @@ def test_campbell_game_is_played_to_32():
     short = act(game(preset("nine-card-ten-point"), made, scores=(0, 26)), *bids)
     play_cards(short, MADE_PLAY)
     assert short.results[0].scores == (0, 31) and not short.is_over
+
+
+# ======================================================= the revoke in auction pitch's descendants
+#: The presets whose paragraph says they follow basic or auction pitch: "Reverse pitch
+#: follows all of the rules of basic pitch"; the Scranton rule and call for partner are
+#: options of it; "Contway 6-point pitch is based on auction pitch"; "Roadhouse pitch is an
+#: auction pitch variant".
+FOLLOW_AUCTION_PITCH = ("reverse", "scranton", "call-partner", "contway-six", "roadhouse")
+
+
+def _first_revoke_offered(name: str, seed: int) -> bool:
+    """Play a seeded game of ``name`` with and without ``revoke_penalty``, the same actions
+    in both (the last legal action of the game without it: the highest bid, so that a
+    hand is played), until the preset offers a play the refusing game does not: a revoke."""
+    offered = GameState.new(preset(name, max_hands=3), seed=seed)
+    refused = GameState.new(preset(name, max_hands=3, revoke_penalty=False), seed=seed)
+    while not refused.is_over:
+        wider, narrower = legal(offered), legal(refused)
+        assert set(narrower) <= set(wider)
+        if set(wider) != set(narrower):
+            return True
+        act(offered, narrower[-1])
+        act(refused, narrower[-1])
+    return False
+
+
+@pytest.mark.parametrize("name", FOLLOW_AUCTION_PITCH)
+def test_auction_pitch_descendants_punish_revokes_like_auction_pitch(name: str):
+    """Seed 004, auction pitch: "A player who can follow suit but discards a card of a
+    different non-trump suit is punished for the revoke by being set back by the value of
+    the bid." - every preset that says it follows auction (or basic) pitch keeps the rule:
+    the revoke is offered, not refused."""
+    assert preset(name).play.revoke_penalty is preset("auction").play.revoke_penalty is True
+    assert any(_first_revoke_offered(name, seed) for seed in range(4))
+
+
+def test_the_simple_game_has_no_revoke_penalty():
+    """The revoke sentence is in the auction pitch paragraph, not the basic game's: simple
+    pitch (no auction, no bid to be set back by) refuses the play."""
+    assert preset("simple").play.revoke_penalty is False
+
+
+#: Reverse pitch, hearts trump: seat 1 bids 2 and leads every trick with the lowest card of
+#: the suit ("the low card takes each trick").  On the third trick (the 2S led) seat 2 holds
+#: the KS and throws the 6D: a revoke.
+REVERSE_REVOKE = ("6C 2H 10C 4C", "7C 3H 9D 5C", "6S 2S 6D 4S", "7S 3S KS 5S", "3D 2D 7D JD", "KD 2C 8D QD")
+
+
+def test_reverse_pitch_sets_a_revoker_back_by_the_bid():
+    """Seed 004: "Reverse pitch follows all of the rules of basic pitch, except the low card
+    takes each trick" and auction pitch's "punished for the revoke by being set back by the
+    value of the bid": seat 2 won nothing and is set back 2; the pitcher takes High, Low
+    and Game."""
+    state, result = play_hand(preset("reverse"), ["bid 2", "pass", "pass", "pass"], *REVERSE_REVOKE)
+    assert [t.winner for t in hand_tricks(state)] == [1] * 6
+    assert ("revoke", 2, "6D") in awards(result)
+    assert result.points_won == (0, 3, 0, 0) and result.made is True
+    assert result.score_changes == (0, 3, -2, 0)
 
 
 # ===================================================== two-trump: a joker on a sub-trump lead

@@ -167,8 +167,10 @@ def _auction() -> Ruleset:
     played in exactly the same way as simple pitch": Low to its original holder (option
     ``low_goes_to=capturer``, the seed's common variation).  "A player who can follow suit
     but discards a card of a different non-trump suit is punished for the revoke by being
-    set back by the value of the bid": ``revoke_penalty``; the presets built on this one
-    keep it off unless their own text says so."""
+    set back by the value of the bid": ``revoke_penalty``, which every preset that says it
+    follows basic or auction pitch keeps (reverse, Scranton, call for partner, Contway,
+    Roadhouse).  The simple (basic) game does not: the sentence is in auction pitch's
+    paragraph."""
     return Ruleset(
         name="auction",
         seating=Seating(players=4, team_size=1),
@@ -376,7 +378,8 @@ def _contway_six() -> Ruleset:
     rounds of three ... Each player has the option to either pass or outbid the previous
     bid. The minimum bid is 2, and if all players pass, the dealer is given the minimum
     bid."  The target (not given) is seed 001's 21, reached after making the bid; "based on
-    auction pitch", so Low goes to its original holder, as there."""
+    auction pitch", so Low goes to its original holder and a revoke is set back by the bid
+    (``revoke_penalty``), as there."""
     return Ruleset(
         name="contway-six",
         seating=Seating(players=4, team_size=2),
@@ -384,6 +387,7 @@ def _contway_six() -> Ruleset:
         bidding=BiddingRules(minimum_bid=2, maximum_bid=6, dealer_steal=False, forced_minimum_only=True),
         scoring=ScoringRules(points=_points((PointCategory.HIGH, 1), (PointCategory.LOW, 1), _J, _OJ, _JK,
                                             (PointCategory.GAME, 1)), low_goes_to=LowGoesTo.PLAYER),
+        play=PlayRules(revoke_penalty=True),
         win=WinRules(target=21, who_may_win=WhoMayWin.BID_MADE),
     )
 
@@ -398,14 +402,17 @@ def _roadhouse() -> Ruleset:
     Players must follow suit regardless of trump ... A player may not trump in unless they
     are unable to follow suit."  A failed moon sets back its 15; the forced dealer may bid
     2 or the moon (``forced_moon``).  Low is "scored for [its] eventual owner": the
-    capturer, unlike seed 004's basic games."""
+    capturer, unlike seed 004's basic games.  "An auction pitch variant" whose "primary
+    variation" is the following rule, so auction pitch's revoke penalty stands: a player
+    holding the suit led may still discard another plain suit, and is set back by the bid
+    (``revoke_penalty``); trumping in while able to follow stays refused."""
     return Ruleset(
         name="roadhouse",
         seating=Seating(players=4, team_size=1),
         bidding=BiddingRules(minimum_bid=2, maximum_bid=4, dealer_steal=False, forced_minimum_only=True,
                              forced_moon=True),
         moon=MoonRules(moon_bid=5, moon_all_tricks=True, moon_made=MoonMade.SCORE, moon_score=15),
-        play=PlayRules(follow=Follow.MUST_FOLLOW),
+        play=PlayRules(follow=Follow.MUST_FOLLOW, revoke_penalty=True),
         win=WinRules(target=15, win_by=2, who_may_win=WhoMayWin.ANY),
     )
 
@@ -476,8 +483,9 @@ def _reverse() -> Ruleset:
     """Seed 004, reverse pitch: "follows all of the rules of basic pitch, except the low
     card takes each trick (the lowest card of the suit lead or lowest card of the trump
     suit). High, low, jack, and game points are scored in the normal fashion."  Basic
-    pitch read as seed 004's auction pitch, Low to its original holder included."""
-    return _auction().with_options(name="reverse", lowest_wins=True, revoke_penalty=False)
+    pitch read as seed 004's auction pitch, Low to its original holder and the revoke
+    penalty included."""
+    return _auction().with_options(name="reverse", lowest_wins=True)
 
 
 def _barn() -> Ruleset:
@@ -533,9 +541,9 @@ def _call_partner() -> Ruleset:
     Points are kept individually, though they are earned as a team."  Readings: auction
     pitch (seed 004) for five players; every member of a side scores the side's result;
     an undealt called card leaves the bidder alone, pitching as usual; Low to its original
-    holder, as in auction pitch."""
-    return _auction().with_options(name="call-partner", players=5, team_size=1, partner_call=PartnerCall.LEAD,
-                                    revoke_penalty=False)
+    holder and the revoke penalty, as in auction pitch (a revoking partner is set back by
+    the bid, the rest of its side scoring as usual)."""
+    return _auction().with_options(name="call-partner", players=5, team_size=1, partner_call=PartnerCall.LEAD)
 
 
 def _abacos() -> Ruleset:
@@ -621,9 +629,9 @@ def _scranton() -> Ruleset:
     then dealt a fresh five card hand, must show his six cards to all players, cannot bid
     further, and refrains from playing the final trick of the round" (option
     ``coke_sits_out=first``: "In a New York variation, the player refrains from playing the
-    first trick").  Played over seed 004's auction pitch, Low to its original holder
-    included."""
-    return _auction().with_options(name="scranton", coke=True, revoke_penalty=False)
+    first trick").  Played over seed 004's auction pitch, Low to its original holder and
+    the revoke penalty included."""
+    return _auction().with_options(name="scranton", coke=True)
 
 
 def _entry(name: str, seed: str, paragraph: str, summary: str, build: Callable[[], Ruleset]) -> Preset:
