@@ -11,6 +11,7 @@ import pytest
 from helpers import (
     MADE_HANDS,
     MADE_PLAY,
+    ORDER,
     act,
     assert_illegal,
     awards,
@@ -25,8 +26,7 @@ from helpers import (
 
 from pitch_sdk.rules import GameState, Phase, WinReason, preset
 from pitch_sdk.rules.events import MuckShown
-from pitch_sdk.rules.ruleset import Muck
-
+from pitch_sdk.rules.ruleset import Muck, WhoMayWin
 
 # ============================================================ the off-ace game's misdeal
 #: Nine cards each; seat 1 (eldest) is dealt no point card, every other seat holds honours.
@@ -141,6 +141,34 @@ def test_reverse_pitch_sets_a_revoker_back_by_the_bid():
     assert ("revoke", 2, "6D") in awards(result)
     assert result.points_won == (0, 3, 0, 0) and result.made is True
     assert result.score_changes == (0, 3, -2, 0)
+
+
+# ================================================================ iPitch: a set pitcher at 7
+def test_ipitch_a_set_pitcher_still_at_the_target_wins():
+    """Seed 000: "The first player to reach at least 7 points at the end of a hand in which
+    he was the pitcher wins the game." and "If he fails to make his bid, his bid is
+    subtracted from his score."  A set-back lowers the score but need not take it below 7:
+    seat 1, at 10, bids 3, takes only Jack and Game, and ends the hand at 7 as its pitcher."""
+    state, result = play_hand(preset("ipitch"), ["bid 3", "pass", "pass", "pass"], *ORDER, scores=(0, 10, 0, 0))
+    assert result.made is False and result.score_changes == (0, -3, 2, 0)
+    assert state.scores == [0, 7, 2, 0]
+    assert state.winner == 1 and state.win_reason is WinReason.REACHED_TARGET
+
+
+def test_ipitch_bid_made_option_keeps_the_old_reading():
+    """``who_may_win=bid-made``: the pitcher goes out only in a hand where it made its bid
+    (the reading RULES.md gives the default hand); the same set pitcher plays on."""
+    rules = preset("ipitch", who_may_win="bid-made")
+    assert preset("ipitch").win.who_may_win is WhoMayWin.PITCHING_PARTY
+    state, _ = play_hand(rules, ["bid 3", "pass", "pass", "pass"], *ORDER, scores=(0, 10, 0, 0))
+    assert state.scores == [0, 7, 2, 0] and not state.is_over
+
+
+def test_ipitch_only_the_pitcher_goes_out():
+    """"... in which he was the pitcher": seat 2 reaches 7 by taking High and Low from seat
+    1's bid, but did not pitch; the game goes on."""
+    state, _ = play_hand(preset("ipitch"), ["bid 3", "pass", "pass", "pass"], *ORDER, scores=(0, 0, 5, 0))
+    assert state.scores == [0, -3, 7, 0] and not state.is_over
 
 
 # ===================================================== two-trump: a joker on a sub-trump lead

@@ -64,13 +64,17 @@ def _ipitch() -> Ruleset:
     pass, 2, 3 or 4"; "If no other player bids, the dealer must bid at least 2.
     Optionally ... the dealer may 'steal the bid'" (off by default: ``dealer_steal``);
     "The first player to reach at least 7 points at the end of a hand in which he was the
-    pitcher wins the game" (we read it as RULES.md does: in which he made his bid).
-    Options: target 11/15/21, ``win_by=2``."""
+    pitcher wins the game": only the pitcher goes out, and the sentence asks nothing more
+    of the hand, so a pitcher that was set yet still has 7 or more wins (a set-back lowers
+    the score, but from 9 a bid of 2 leaves 7).  "If he fails to make his bid, his bid is
+    subtracted from his score" says what the hand scores, not who may go out.  Option
+    ``who_may_win=bid-made``: the pitcher goes out only in a hand where it made its bid
+    (RULES.md's general reading).  Options: target 11/15/21, ``win_by=2``."""
     return Ruleset(
         name="ipitch",
         seating=Seating(players=4, team_size=1),
         bidding=BiddingRules(minimum_bid=2, maximum_bid=4, dealer_steal=False),
-        win=WinRules(target=7, who_may_win=WhoMayWin.BID_MADE),
+        win=WinRules(target=7, who_may_win=WhoMayWin.PITCHING_PARTY),
     )
 
 
