@@ -148,7 +148,7 @@ def test_pimc_guesses_are_consistent_with_what_the_seat_has_seen(name: str):
                 assert hand & voids.get(seat, 0) == 0
                 assert everything & hand == 0  # no card twice
                 everything |= hand
-            if name in ("partnership", "cutthroat", "ten-point", "roadhouse", "auction"):  # the engine accepts the guess
+            if name in ("partnership", "cutthroat", "ten-point", "roadhouse", "auction"):  # the engine replays it
                 assert determinize(rules, observation, hands).to_move == observation.viewer
             checked += 1
     assert checked > 50
