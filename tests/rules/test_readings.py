@@ -7,6 +7,9 @@ Unless noted, seat 0 deals and seat 1 (eldest hand) wins the bid.
 
 from __future__ import annotations
 
+import random
+from pathlib import Path
+
 import pytest
 from helpers import (
     MADE_HANDS,
@@ -24,8 +27,10 @@ from helpers import (
     play_hand,
 )
 
-from pitch_sdk.rules import GameState, Phase, WinReason, preset
-from pitch_sdk.rules.events import MuckShown
+from pitch_sdk.rules import GameState, InvalidRulesetError, Phase, Suit, WinReason, preset
+from pitch_sdk.rules.cards import cards_of
+from pitch_sdk.rules.events import Exchanged, MuckShown, TrumpSet
+from pitch_sdk.rules.readings import READINGS
 from pitch_sdk.rules.ruleset import Muck, WhoMayWin
 
 # ============================================================ the off-ace game's misdeal
@@ -207,3 +212,74 @@ def test_two_trump_double_down_override_on_a_sub_trump_lead():
     override = act(game(preset("two-trump", double_down_override=True), hands), *TWO_TRUMP_BIDS,
                    "play BJ", "play 2S")
     assert legal(override) == ["play 4H", "play 4S", "play LJ"]
+
+
+# ====================================================== what the engine cannot say, and its readings
+VARIANTS_DOC = Path(__file__).parents[2] / "docs" / "variants.md"
+
+
+def variants_doc() -> str:
+    """docs/variants.md with its line breaks and runs of spaces made single spaces."""
+    return " ".join(VARIANTS_DOC.read_text().split())
+
+
+SAME_COLOUR = {Suit.CLUBS: Suit.SPADES, Suit.SPADES: Suit.CLUBS, Suit.HEARTS: Suit.DIAMONDS,
+               Suit.DIAMONDS: Suit.HEARTS}
+
+
+def test_three_teams_count_81_pips_not_82():
+    """Seed 004, three teams: "trick/card points (82 points possible, each joker worth 1/2
+    point)" - the stated values give 81 (4 x (10 + 4 + 3 + 2 + 1) + 2 x 1/2), and all 54
+    cards are dealt and played, so every hand's piles hold exactly 81."""
+    state = GameState.new(preset("three-teams", max_hands=3), seed=2)
+    state.playout(random.Random(2))
+    assert state.results and all(sum(result.pips) == 81 for result in state.results)
+    assert "(82 points possible, each joker worth 1/2 point)\". The pack's pips give 81" in variants_doc()
+
+
+def test_ten_point_never_throws_a_trump_out():
+    """Seed 003: "Each player then discards the cards in his/her hand which are not in trump.
+    Any cards which are part of the trump suit that are thrown out are considered 'fair
+    game.'" - the discard is automatic, only non-trumps go, so "fair game" has nothing to
+    apply to (listed as not supported)."""
+    state = GameState.new(preset("ten-point", max_hands=4), seed=5)
+    state.playout(random.Random(5))
+    trump, discards = None, 0
+    for event in state.history:
+        if isinstance(event, TrumpSet):
+            trump = event.suit
+        elif isinstance(event, Exchanged) and event.discarded:
+            assert trump is not None
+            discards += 1
+            for card in cards_of(event.discarded):
+                assert not card.is_joker and card.suit != trump
+                assert not (card.rank == 11 and card.suit == SAME_COLOUR[trump])  # the off-jack is a trump
+    assert discards
+    fair_game = "Any cards which are part of the trump suit that are thrown out are considered 'fair game.'"
+    assert fair_game in variants_doc()
+
+
+def test_searching_the_stock_is_listed_as_not_supported():
+    """Seed 004: "In some variations the highest bidder has the privilege of completing their
+    hand by searching the remaining stock after all other players have received their
+    cards." - only the dealer may choose from the stock (``dealer_picks``), and only with
+    seed 003's discard, not with this paragraph's own exchanges."""
+    with pytest.raises(InvalidRulesetError, match="dealer_picks needs exchange=discard-non-trumps"):
+        preset("partnership", trump_selection="declare", exchange="non-trumps-or-all", hand_size=9, refill_to=6,
+               dealer_picks=True)
+    assert ("the highest bidder has the privilege of completing their hand by searching the remaining stock after "
+            "all other players have received their cards.") in variants_doc()
+
+
+@pytest.mark.parametrize(("name", "words"), [
+    ("nine-five", "says nothing of Low"),
+    ("two-trump", "Silent on a passed-out deal"),
+    ("oklahoma-ten", "Silent on a passed-out deal and the target"),
+    ("kentucky-seven", "who may go out it does not say"),
+    ("contway-six", "No target and no winning rule"),
+])
+def test_presets_where_the_seed_is_silent_state_their_reading(name: str, words: str):
+    """The readings of docs/variants.md (generated from ``pitch_sdk.rules.readings``) name
+    each preset whose paragraph leaves a rule unsaid."""
+    assert any(words in reading for reading in READINGS[name])
+    assert f"- `{name}` (seed 004): " in variants_doc()
