@@ -577,12 +577,13 @@ def expected_legal_plays(state: GameState) -> int | None:
     # seed 004, auction pitch: "A player who can follow suit but discards a card of a different
     # non-trump suit is punished for the revoke" (under the option the revoke may be played)
     revokes = hand & ~trumps & ~suits[led] & ~JOKERS if rules.play.revoke_penalty else 0
+    doubled_down = jokers if suitless and rules.play.double_down_override and CARDS[plays[0]].is_joker else 0
     if led == trump:
-        if suitless and rules.play.double_down_override and CARDS[plays[0]].is_joker:
-            return follow | jokers | revokes
-        return follow | revokes
-    # seed 004, two-trump: "A joker may be cut in at any time if a non-trump suit is lead"
-    cut_in_jokers = jokers if suitless else 0
+        return follow | doubled_down | revokes
+    # seed 004, two-trump: "If a trump suit is lead, jokers may not be cut in if the player in
+    # possession of the joker has cards of that trump remaining" (the sub-trump is one too);
+    # "A joker may be cut in at any time if a non-trump suit is lead"
+    cut_in_jokers = doubled_down if sub >= 0 and led == sub else jokers if suitless else 0
     if rules.play.follow is Follow.MUST_FOLLOW:
         return follow | cut_in_jokers | revokes
     allowed = follow | hand & trumps | cut_in_jokers | revokes

@@ -35,11 +35,12 @@ from pitch_sdk.rules import (
     Card,
     DecisionKind,
     GameState,
+    MuckHand,
     Suit,
     Trick,
     preset,
 )
-from pitch_sdk.rules.events import AllPassed, BidMade, Burned, Dealt, Exchanged, HandScored, TrumpSet
+from pitch_sdk.rules.events import AllPassed, BidMade, Burned, Dealt, Exchanged, HandScored, MuckShown, TrumpSet
 
 #: Same colour, other suit: the off-cards' suit (seed 003: "jack of same color as trump").
 SAME_COLOUR = {Suit.CLUBS: Suit.SPADES, Suit.SPADES: Suit.CLUBS, Suit.HEARTS: Suit.DIAMONDS,
@@ -110,6 +111,9 @@ class TenPoint:
     double_bids: bool = False
     refill: bool = True
     """"Each player, in turn, then asks for a number of cards to fill their hand to six"."""
+    misdeal: bool = False
+    """Seed 004's off-ace game: "The misdeal rule is in effect" - "A player who has received
+    no point cards may ask for a complete re-deal by the same dealer"."""
 
     @property
     def total(self) -> int:
@@ -137,13 +141,15 @@ TEN_POINT_FAMILY: tuple[TenPoint, ...] = (
     TenPoint("dirty", _TEN, two_to_player=False),  # "the two ... must be 'carried' as any other card"
     TenPoint("reverse-hierarchy", _TEN, reverse=True),  # "The two is the most powerful card"
     # seed 004: "nine cards. Minimum bid is 5, and the Shoot the Moon rule is in effect"
-    TenPoint("nine-card-ten-point", _TEN, minimum_bid=5, moon_wins=True),
+    # The off-ace game is "Played much like Campbell ten-point ... Play ends at 51 points rather than 32"
+    TenPoint("nine-card-ten-point", _TEN, minimum_bid=5, moon_wins=True, target=32),
     # seed 004: "dealt six cards. Bids are usually from 1-9 ... '6 for 12'"
     TenPoint("oklahoma-ten", _TEN, hand_size=6, minimum_bid=1, maximum_bid=9, moon_wins=True, double_bids=True),
     # seed 004: "off-ace ... ranks just below the ace. Play ends at 51 ... minimum bid is 1 ... If a player is
-    # forced to burn a card worth points, those points are awarded to the opposing team"
+    # forced to burn a card worth points, those points are awarded to the opposing team"; "The misdeal rule
+    # is in effect"
     TenPoint("eleven-point-off-ace", {**_TEN, (14, True): 1}, offs=frozenset({14, 11}), minimum_bid=1, target=51,
-             moon_wins=True, burned_to_opponents=True),
+             moon_wins=True, burned_to_opponents=True, misdeal=True),
 )
 
 
@@ -336,10 +342,35 @@ class TenPointOracle(HandTracker):
     #: The decisions seed 003's hand asks: bid, name trump, pass the leftovers or not, burn, play.
     kinds = frozenset({DecisionKind.BID, DecisionKind.DECLARE_TRUMP, DecisionKind.CHOICE, DecisionKind.CHOOSE_CARDS,
                        DecisionKind.PLAY})
+    #: Cards "which could contribute toward the Game point" (seed 004's card distribution
+    #: section: the pips of 10, A, K, Q, J, and the jokers' half pip).
+    _PIP_CARDS = mask([int(Card.of(r, s)) for s in Suit for r in (10, 11, 12, 13, 14)] + list(JOKER_IDS))
+    redealt: Dealt | None = None
+
+    def new_hand(self, dealt: Dealt) -> None:
+        """After a misdeal "the same dealer" deals again: the same dealer, the same hand."""
+        if self.redealt is not None:
+            assert (dealt.dealer, dealt.hand_number) == (self.redealt.dealer, self.redealt.hand_number), \
+                f"deal {dealt.hand_number} by {dealt.dealer} after a misdeal of {self.redealt}"
+            self.redealt = None
+        super().new_hand(dealt)
+
+    def event(self, event: Any) -> None:
+        if isinstance(event, MuckShown):
+            assert self.variant.misdeal and event.redeal, f"{self.variant.name}: a hand thrown in ({event})"
+            assert not self.bids and event.cards == self.dealt.hands[event.seat], "the misdeal shows another hand"
+            self.redealt = self.dealt
+        super().event(event)
 
     def decision(self, state: GameState, legal: list[Any], stats: OracleStats) -> None:
         kind = state.decision().kind
         v = self.variant
+        if kind is DecisionKind.MUCK and v.misdeal:
+            # "A player who has received no point cards may ask for a complete re-deal", before bidding
+            assert not self.bids and not self.dealt.hands[state.to_move] & self._PIP_CARDS, \
+                f"seat {state.to_move} asked for a misdeal with point cards"
+            assert legal == [MuckHand(False), MuckHand(True)], f"misdeal answers {legal}"
+            return
         assert kind in self.kinds, f"{v.name} asks a {kind} decision, which its seed does not know"
         if kind is DecisionKind.BID:
             # "The minimum bid is four ... If no one bids ... the dealer MUST take the bid for four"
@@ -559,7 +590,8 @@ class TwoTrumpOracle(HandTracker):
         considered to be suit-less, the second play of the trick determines the lead suit
         ... If a trump suit is lead, jokers may not be cut in if the player in possession of
         the joker has cards of that trump remaining. A joker may be cut in at any time if a
-        non-trump suit is lead"; following as in auction pitch: follow suit or trump."""
+        non-trump suit is lead"; following as in auction pitch: follow suit or trump.  The
+        sub-trump is "a trump suit" too: no joker on its lead while holding it."""
         suited = [c for c in plays if c not in JOKER_IDS]
         if not suited:
             return hand
@@ -572,10 +604,9 @@ class TwoTrumpOracle(HandTracker):
             return hand
         if led == self.trump:
             return follow
-        allowed = follow | of_suit[self.trump] | jokers
-        if led != self.sub:
-            allowed |= of_suit[self.sub]
-        return allowed
+        if led == self.sub:
+            return follow | of_suit[self.trump]
+        return follow | of_suit[self.trump] | jokers | of_suit[self.sub]
 
     def winner_of(self, plays: tuple[tuple[int, int], ...]) -> int:
         """Trump beats sub-trump beats the suit led; jokers "cannot be used to capture"."""

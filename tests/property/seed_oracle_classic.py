@@ -78,6 +78,11 @@ class Classic:
     """A set party "give[s] back any points ... and receive[s] 1 negative point"."""
     counting_cards: tuple[tuple[str, int, int], ...] = ()
     """Trumps worth points to their capturer: (category, rank, value)."""
+    revoke_penalty: bool = False
+    """Auction pitch's "A player who can follow suit but discards a card of a different
+    non-trump suit is punished for the revoke by being set back by the value of the bid":
+    the discard is legal, and its party's change for the hand is minus the bid per revoke
+    (the engine's documented reading, docs/variants.md "Recorded awards")."""
 
     def deck(self) -> int:
         suited = (int(Card.of(r, s)) for s in Suit for r in range(2, 15) if r not in self.removed_ranks)
@@ -104,8 +109,8 @@ CLASSIC_GAMES: tuple[Classic, ...] = (
     # 10,9,8,...2. Four people play in teams of two with partners sitting across ... Each player is dealt six
     # cards ... Each player has the option to either pass or outbid the previous bid. The minimum bid is 2, and
     # if all players pass, the dealer is given the minimum bid"; "based on auction pitch" (the pitcher
-    # pitches); the docstring's reading: to 21 "reached after making the bid".
-    Classic("contway-six", _SIX, 2, 6, jokers=1, off_jack=True, forced_minimum_only=True),
+    # pitches, and a revoke is set back by the bid); the docstring's reading: to 21 "reached after making the bid".
+    Classic("contway-six", _SIX, 2, 6, jokers=1, off_jack=True, forced_minimum_only=True, revoke_penalty=True),
     # "seven possible points: high, low, jack, off-jack, big joker, little joker, and game. The game is played to
     # 21 points. Bids between 3 and 7 are allowed. The highest bidder calls trumps, and players discard non-trump
     # cards face up in the center of the table. The dealer then distributes 6 cards to each player"
@@ -134,6 +139,8 @@ class ClassicOracle(HandTracker):
         self.deck = game.deck()
         self.players = game.players
         self.last_dealer: int | None = None
+        self.strict: int | None = None
+        """At a play decision under the revoke penalty, the plays that are no revoke."""
         super().__init__()
 
     @property
@@ -157,6 +164,8 @@ class ClassicOracle(HandTracker):
         bids = [a for a in legal if isinstance(a, Bid)]
         if bids and rng.random() < 0.8:
             return rng.choice([a for a in legal if a not in bids] + bids[:1])
+        if self.strict is not None and rng.random() < 0.95:  # mostly no revoke: each costs the bid
+            return rng.choice([a for a in legal if self.strict >> int(a.card) & 1])
         return rng.choice(legal)
 
     # ------------------------------------------------------------------ decisions
@@ -164,6 +173,7 @@ class ClassicOracle(HandTracker):
         g = self.game
         kind = state.decision().kind
         assert kind in _KINDS, f"{g.name} asks a {kind} decision, which its seed paragraph does not know"
+        self.strict = None
         if kind is DecisionKind.BID:
             assert self.trump is None and not self.tricks
             forced = [Bid(g.minimum_bid)] if g.forced_minimum_only else \
@@ -184,6 +194,8 @@ class ClassicOracle(HandTracker):
             got = mask(int(a.card) for a in legal)
             want = self.legal_plays(self.hands[seat], [c for _, c in trick])
             assert got == want, f"legal {bits(got)} != the seed's {bits(want)} (trick {trick}, trump {self.trump})"
+            if g.revoke_penalty and trick:
+                self.strict = self.following(self.hands[seat], trick[0][1])
             stats.plays_checked += 1
 
     def seat_to_play(self, trick: list[tuple[int, int]]) -> int:
@@ -204,11 +216,37 @@ class ClassicOracle(HandTracker):
         The first lead: any card but a joker ("not allowed to be led in the first trick")."""
         if not plays:
             return hand & ~mask(JOKER_IDS) if not self.tricks else hand
+        if self.game.revoke_penalty:  # a revoke (any other plain card) may be played; it costs the bid
+            return hand
+        return self.following(hand, plays[0])
+
+    def following(self, hand: int, led: int) -> int:
+        """The plays of ``hand`` to a trick led by ``led`` that are no revoke."""
         trumps = self.trump_mask
-        if trumps >> plays[0] & 1:
-            return hand & trumps or hand
-        follow = hand & ~trumps & SUIT_MASK[CARDS[plays[0]].suit]  # type: ignore[index]
+        suit_led = trumps if trumps >> led & 1 else SUIT_MASK[CARDS[led].suit] & ~trumps  # type: ignore[index]
+        follow = hand & suit_led
         return follow | hand & trumps if follow else hand
+
+    def revokes(self) -> list[tuple[int, int]]:
+        """The hand's revokes as (seat, card): a plain card of another suit played while
+        holding the suit led, trumps included on a trump lead ("discards a card of a
+        different non-trump suit"); every card is played, so a seat's holding at a trick is
+        what it played from that trick on."""
+        trumps = self.trump_mask
+        held = [0] * self.players
+        for trick in self.tricks:
+            for seat, card in trick.plays:
+                held[seat] |= 1 << card
+        found = []
+        for trick in self.tricks:
+            led = trick.plays[0][1]
+            suit_led = trumps if trumps >> led & 1 else SUIT_MASK[CARDS[led].suit] & ~trumps  # type: ignore[index]
+            for seat, card in trick.plays[1:]:
+                if held[seat] & suit_led and not (suit_led | trumps) >> card & 1:
+                    found.append((seat, card))
+            for seat, card in trick.plays:
+                held[seat] &= ~(1 << card)
+        return found
 
     def apply_exchange(self) -> None:
         """Kentucky: "players discard non-trump cards face up in the center of the table. The
@@ -270,11 +308,15 @@ class ClassicOracle(HandTracker):
         assert list(result.points_won) == won
         team = party[bidder]
         made = won[team] >= bid.amount
-        assert result.made == made and not result.moon
         before = list(self.scores)
         changes = list(won)
         if not made:
             changes[team] = min(before[team], 0) - 1 - before[team] if g.pookie else -bid.amount
+        revoked = Counter(party[seat] for seat, _ in self.revokes()) if g.revoke_penalty else Counter()
+        for revoker, count in revoked.items():  # "set back by the value of the bid", per revoke
+            changes[revoker] = -bid.amount * count
+        made = made and not revoked[team]
+        assert result.made == made and not result.moon
         assert list(result.score_changes) == changes, f"changes {result.score_changes} != {changes} (bid {bid})"
         self.scores = [b + c for b, c in zip(before, changes, strict=True)]
         assert list(result.scores) == self.scores
@@ -321,8 +363,11 @@ class ClassicOracle(HandTracker):
             if card in capturer:
                 found[name] = [(name, value, capturer[card], card)]
         expected = [award for name in g.points for award in found[name]]
+        revokes: list[Award] = [("revoke", -bid.amount, party[seat], card) for seat, card in self.revokes()] \
+            if g.revoke_penalty else []
         got = [(str(a.category), a.value, a.party, None if a.card is None else int(a.card)) for a in result.awards]
-        assert Counter(got) == Counter(expected), f"awards {sorted(got, key=str)} != {sorted(expected, key=str)}"
+        assert Counter(got) == Counter(expected + revokes), \
+            f"awards {sorted(got, key=str)} != {sorted(expected + revokes, key=str)}"
         return expected
 
     def game_winner(self, before: list[int], changes: list[int], team: int, made: bool,

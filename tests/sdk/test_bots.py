@@ -13,6 +13,7 @@ from pitch_sdk.bot import Bot
 from pitch_sdk.bots import BUILTIN_BOTS, BotLoadError, HeuristicBot, RandomBot, load_bot
 from pitch_sdk.bots.cardsense import rules_sense
 from pitch_sdk.bots.heuristic import DOUBLE_MARGIN
+from pitch_sdk.bots.revokes import without_revokes
 from pitch_sdk.bots.strength import best_suit
 from pitch_sdk.bots.trickplay import _View
 from pitch_sdk.harness.local import Standing, play_game, play_match
@@ -102,6 +103,46 @@ def test_random_bot_is_uniform_over_legal_actions_and_seeded():
     again = RandomBot()
     again.start_game(state.rules, 1, random.Random(7))
     assert str(again.act(observation, observation.legal_actions)) == picks[7]
+
+
+#: Auction pitch: seat 1 bids 2, pitches the AH and leads the KS; seat 2 holds the 4S and
+#: 7S, so its 4D, 9C and 10C would be revokes.
+REVOKE_POSITION = ["2H 5D 6D 7D 2C 3C", "AH KS KH JH 10H 9H", "4C 4S 7S 4D 9C 10C", "5C 6S QS 8S 9D 10D"]
+REVOKE_ACTIONS = ["bid 2", "pass", "pass", "pass", "play AH", "play 4C", "play 5C", "play 2H", "play KS"]
+
+
+def test_random_bot_leaves_penalised_revokes_out_unless_asked():
+    """Seed 004, auction pitch: "A player who can follow suit but discards a card of a
+    different non-trump suit is punished for the revoke by being set back by the value of
+    the bid."  The engine lists the revoke (the rule prices it, it does not forbid it); the
+    random bot keeps to the plays that follow suit or trump unless built with ``revokes``."""
+    state = position("auction", REVOKE_POSITION, REVOKE_ACTIONS)
+    observation = observe(state, 2)
+    assert {str(a) for a in observation.legal_actions} == {"play 4D", "play 9C", "play 10C", "play 4S", "play 7S"}
+    assert {str(a) for a in without_revokes(state.rules, observation, observation.legal_actions)} == {
+        "play 4S", "play 7S"}
+
+    def picks(bot: RandomBot) -> set[str]:
+        chosen = set()
+        for seed in range(40):
+            bot.start_game(state.rules, 2, random.Random(seed))
+            chosen.add(str(bot.act(observation, observation.legal_actions)))
+        return chosen
+
+    assert picks(RandomBot()) == {"play 4S", "play 7S"}
+    assert len(picks(RandomBot(revokes=True))) == 5
+
+
+def test_random_only_auction_games_revoke_only_when_asked():
+    """Whole games: a random field never revokes by default, and does with ``revokes``."""
+    rules = preset("auction", max_hands=20)
+
+    def revokes(bots: list[Bot]) -> int:
+        state = play_game(rules, bots, seed=1)
+        return sum(a.category.value == "revoke" for result in state.results for a in result.awards)
+
+    assert revokes([RandomBot() for _ in range(4)]) == 0
+    assert revokes([RandomBot(revokes=True) for _ in range(4)]) > 0
 
 
 # --------------------------------------------------------------------------- heuristic: bids

@@ -24,12 +24,13 @@ def awards(report: dict[str, Any], hand: int = 0) -> list[tuple[str, int, str | 
 # --------------------------------------------------------------------------- the examples
 def test_every_shipped_example_runs_and_is_json_ready():
     names = sorted(p.name for p in EXAMPLES.glob("*.json"))
+    illegal = ["illegal-renege.json", "two-trump-joker-on-sub-trump-lead.json"]
     assert names == ["dealer-steal-set-back.json", "illegal-renege.json", "single-trump-high-and-low.json",
-                     "ten-point-refill-leftovers-burn.json"]
+                     "ten-point-refill-leftovers-burn.json", "two-trump-joker-on-sub-trump-lead.json"]
     for name in names:
         report = run_scenario(example(name))
         assert json.loads(json.dumps(report)) == report
-        assert report["ok"] is (name != "illegal-renege.json")
+        assert report["ok"] is (name not in illegal)
 
 
 def test_the_ten_point_example_scores_the_two_for_its_player_and_the_bid_when_made():
@@ -82,6 +83,16 @@ def test_an_illegal_action_reports_index_action_reason_and_legal_plays():
         "legal": ["play 2D", "play 10H"],
     }
     assert report["to_move"] == 2 and report["legal_actions"] == ["play 2D", "play 10H"]
+
+
+def test_two_trump_refuses_a_joker_on_a_sub_trump_lead_from_a_holder_of_the_sub_trump():
+    """Seed 004, two-trump pitch: "If a trump suit is lead, jokers may not be cut in if the
+    player in possession of the joker has cards of that trump remaining." """
+    report = run_scenario(example("two-trump-joker-on-sub-trump-lead.json"))
+    assert report["ok"] is False and report["actions_applied"] == 7
+    assert (report["error"]["kind"], report["error"]["action"], report["error"]["seat"]) == (
+        "illegal-action", "play BJ", 2)
+    assert report["error"]["legal"] == ["play 2H", "play 2S"] == report["legal_actions"]
 
 
 def test_an_unparsable_action_is_reported_the_same_way():

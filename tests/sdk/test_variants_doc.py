@@ -11,8 +11,17 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from pitch_sdk.cli import app
-from pitch_sdk.display.variants_doc import COLUMNS, markdown_table, table_in, variant_row, with_table
+from pitch_sdk.display.variants_doc import (
+    COLUMNS,
+    markdown_table,
+    readings_in,
+    readings_list,
+    table_in,
+    variant_row,
+    with_table,
+)
 from pitch_sdk.rules import PRESETS, preset
+from pitch_sdk.rules.readings import READINGS
 
 ROOT = Path(__file__).parents[2]
 DOC = ROOT / "docs" / "variants.md"
@@ -80,3 +89,19 @@ def test_regenerating_rewrites_only_between_the_markers():
     assert fresh.startswith("intro\n<!-- variants:start -->\n| preset |")
     assert fresh.endswith("|\n<!-- variants:end -->\noutro\n")
     assert table_in(fresh) == markdown_table()
+
+
+def test_docs_readings_are_fresh_and_name_presets():
+    """The "Readings" section is generated from ``pitch_sdk.rules.readings``: fresh, every
+    reading there, each keyed by a real preset and listed in registry order."""
+    assert readings_in(DOC.read_text()) == readings_list(), (
+        "docs/variants.md is stale: run .venv/bin/python scripts/gen_variants_doc.py")
+    assert set(READINGS) <= set(PRESETS)
+    listed = [line.split("`")[1] for line in readings_list().splitlines()]
+    assert listed == [name for name in PRESETS for _ in READINGS.get(name, ())]
+
+
+def test_the_check_sees_a_stale_readings_list():
+    document = "<!-- variants:start -->\n<!-- variants:end -->\n<!-- readings:start -->\n- old\n<!-- readings:end -->\n"
+    fresh = with_table(document)
+    assert readings_in(fresh) == readings_list() and "- old" not in fresh

@@ -28,6 +28,7 @@ from collections.abc import Sequence
 
 from pitch_sdk.bot import Bot
 from pitch_sdk.bots.cardsense import RulesSense, rules_sense
+from pitch_sdk.bots.revokes import without_revokes
 from pitch_sdk.bots.strength import best_suit, expected_points
 from pitch_sdk.bots.trickplay import choose_play
 from pitch_sdk.rules import (
@@ -196,14 +197,8 @@ class HeuristicBot(Bot):
 
     def play(self, observation: Observation, legal_actions: Sequence[Action]) -> Action:
         """See :mod:`pitch_sdk.bots.trickplay`."""
-        plays = {a.card: a for a in legal_actions if isinstance(a, PlayCard)}
-        cards = list(plays)
-        if self.sense.ruleset.play.revoke_penalty and observation.current_trick and observation.trump is not None:
-            # A revoke is legal but costs the bid (seed 004): holding the suit led, keep to
-            # the plays that follow suit or trump.
-            table = self.sense[observation.trump].table
-            led = table.effective_suit[observation.current_trick[0][1]]
-            if any(table.effective_suit[c] == led for c in cards):
-                cards = [c for c in cards if table.effective_suit[c] in (led, int(observation.trump))]
-        card = choose_play(self.sense, observation, cards)
+        # A revoke is legal under the revoke penalty but costs the bid (seed 004): never one.
+        plays = {a.card: a for a in without_revokes(self.sense.ruleset, observation, legal_actions)
+                 if isinstance(a, PlayCard)}
+        card = choose_play(self.sense, observation, list(plays))
         return plays[card]

@@ -84,24 +84,28 @@ def knowledge(rules: Ruleset, obs: Observation) -> Knowledge:
         deck &= rules_sense(rules).of(obs).table.trump_mask
     if obs.trump is not None and not _odd_following(rules):
         table = rules_sense(rules).of(obs).table
+        must_follow = rules.play.follow is Follow.MUST_FOLLOW
+        revokes = rules.play.revoke_penalty
         tricks = [trick.plays for trick in obs.tricks] + [obs.current_trick]
         for plays in tricks:
             if not plays:
                 continue
             lead_suit = table.effective_suit[plays[0][1]]
             for seat, card in plays[1:]:
-                suit = table.effective_suit[card]
-                trumped = table.trump_mask >> card & 1 and rules.play.follow is not Follow.MUST_FOLLOW
-                if suit != lead_suit and not trumped:  # could not follow: holds none of the suit
+                if table.effective_suit[card] == lead_suit:
+                    continue
+                # Off the suit led: a trump shows a void only where trumping in needs one, a
+                # plain card only where it cannot be a (penalised) revoke.
+                shows_void = must_follow if table.trump_mask >> card & 1 else not revokes
+                if shows_void:  # could not follow: holds none of the suit
                     barred[seat] |= table.suit_masks[lead_suit]
     return Knowledge(obs.viewer, mask_of(obs.hand), deck & ~seen, obs.hand_sizes, tuple(barred))
 
 
 def _odd_following(rules: Ruleset) -> bool:
     """Following rules where failing to follow proves nothing simple (two-trump pitch's
-    suitless jokers, the revoke option): the replay alone checks those guesses."""
-    return rules.play.revoke_penalty or rules.trump.sub_trump or (
-        rules.deck.jokers > 0 and rules.deck.joker_rank is JokerRank.UNRANKED)
+    sub-trump and suitless jokers): the replay alone checks those guesses."""
+    return rules.trump.sub_trump or (rules.deck.jokers > 0 and rules.deck.joker_rank is JokerRank.UNRANKED)
 
 
 def sample_hands(known: Knowledge, rng: random.Random) -> list[int] | None:

@@ -9,7 +9,9 @@ Only long-standing ruleset fields are read (seating, deck size and its extra car
 size, points in play, bidding, the moon bid, the target), so presets that add new rule
 pieces still render; a new field shows up here only once someone chooses to describe it.
 Every option, new ones included, is listed in a second generated table (the one between
-the options markers), read from the ruleset's fields and their defaults.
+the options markers), read from the ruleset's fields and their defaults; the readings the
+presets take where a seed is silent are a third generated part (between the readings
+markers), from :data:`pitch_sdk.rules.readings.READINGS`.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from enum import StrEnum
 from typing import Any
 
 from pitch_sdk.rules import PRESETS, Preset, Ruleset
+from pitch_sdk.rules.readings import READINGS
 from pitch_sdk.rules.ruleset import OPTION_PIECE, AllPass, MoonRules, PointRule
 
 #: Column headings, shared by the Markdown table and the ``pitch-bot variants`` table.
@@ -34,6 +37,10 @@ END_MARKER = "<!-- variants:end -->"
 OPTIONS_START_MARKER = "<!-- options:start -->"
 OPTIONS_END_MARKER = "<!-- options:end -->"
 OPTION_COLUMNS: tuple[str, ...] = ("option", "rule piece", "default", "values")
+
+#: Markers around the generated readings list in ``docs/variants.md``.
+READINGS_START_MARKER = "<!-- readings:start -->"
+READINGS_END_MARKER = "<!-- readings:end -->"
 
 _RANK_NAMES = {10: "10s", 12: "Qs", 13: "Ks"}
 
@@ -186,8 +193,17 @@ def options_table() -> str:
     return "\n".join(lines) + "\n"
 
 
+def readings_list() -> str:
+    """The readings of every preset that has some, in registry order: one Markdown item per
+    reading, led by the preset's name and seed."""
+    lines = [f"- `{name}` (seed {entry.seed}): {reading}"
+             for name, entry in PRESETS.items() for reading in READINGS.get(name, ())]
+    return "\n".join(lines) + "\n"
+
+
 _PRESETS_SPAN = (START_MARKER, END_MARKER)
 _OPTIONS_SPAN = (OPTIONS_START_MARKER, OPTIONS_END_MARKER)
+_READINGS_SPAN = (READINGS_START_MARKER, READINGS_END_MARKER)
 
 
 def _marker_span(document: str, markers: tuple[str, str]) -> tuple[int, int]:
@@ -221,10 +237,17 @@ def options_in(document: str) -> str:
     return _between(document, _OPTIONS_SPAN)
 
 
+def readings_in(document: str) -> str:
+    """The generated readings list of ``document``, blank lines trimmed."""
+    return _between(document, _READINGS_SPAN)
+
+
 def with_table(document: str, table: str | None = None) -> str:
     """``document`` with the text between the markers replaced by ``table`` (default: fresh),
-    and its options table, if it has the options markers, regenerated."""
+    and its options table and readings list, where it has their markers, regenerated."""
     document = _replaced(document, _PRESETS_SPAN, markdown_table() if table is None else table)
-    if OPTIONS_START_MARKER not in document:
-        return document
-    return _replaced(document, _OPTIONS_SPAN, options_table())
+    if OPTIONS_START_MARKER in document:
+        document = _replaced(document, _OPTIONS_SPAN, options_table())
+    if READINGS_START_MARKER in document:
+        document = _replaced(document, _READINGS_SPAN, readings_list())
+    return document

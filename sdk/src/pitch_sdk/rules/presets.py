@@ -29,6 +29,7 @@ from pitch_sdk.rules.ruleset import (
     MoonMade,
     MoonRules,
     MoonSet,
+    Muck,
     PartnerCall,
     PlayRules,
     PointCategory,
@@ -63,13 +64,17 @@ def _ipitch() -> Ruleset:
     pass, 2, 3 or 4"; "If no other player bids, the dealer must bid at least 2.
     Optionally ... the dealer may 'steal the bid'" (off by default: ``dealer_steal``);
     "The first player to reach at least 7 points at the end of a hand in which he was the
-    pitcher wins the game" (we read it as RULES.md does: in which he made his bid).
-    Options: target 11/15/21, ``win_by=2``."""
+    pitcher wins the game": only the pitcher goes out, and the sentence asks nothing more
+    of the hand, so a pitcher that was set yet still has 7 or more wins (a set-back lowers
+    the score, but from 9 a bid of 2 leaves 7).  "If he fails to make his bid, his bid is
+    subtracted from his score" says what the hand scores, not who may go out.  Option
+    ``who_may_win=bid-made``: the pitcher goes out only in a hand where it made its bid
+    (RULES.md's general reading).  Options: target 11/15/21, ``win_by=2``."""
     return Ruleset(
         name="ipitch",
         seating=Seating(players=4, team_size=1),
         bidding=BiddingRules(minimum_bid=2, maximum_bid=4, dealer_steal=False),
-        win=WinRules(target=7, who_may_win=WhoMayWin.BID_MADE),
+        win=WinRules(target=7, who_may_win=WhoMayWin.PITCHING_PARTY),
     )
 
 
@@ -166,8 +171,10 @@ def _auction() -> Ruleset:
     played in exactly the same way as simple pitch": Low to its original holder (option
     ``low_goes_to=capturer``, the seed's common variation).  "A player who can follow suit
     but discards a card of a different non-trump suit is punished for the revoke by being
-    set back by the value of the bid": ``revoke_penalty``; the presets built on this one
-    keep it off unless their own text says so."""
+    set back by the value of the bid": ``revoke_penalty``, which every preset that says it
+    follows basic or auction pitch keeps (reverse, Scranton, call for partner, Contway,
+    Roadhouse).  The simple (basic) game does not: the sentence is in auction pitch's
+    paragraph."""
     return Ruleset(
         name="auction",
         seating=Seating(players=4, team_size=1),
@@ -322,11 +329,14 @@ def _nine_card_ten_point() -> Ruleset:
     Jack, Off-Jack, 'High' Joker, 'Low' Joker, Ten, Three (worth three points), and Two (an
     automatic point for the player). This variant uses the Force Bid rule."  Shoot the moon
     follows seed 004's rule ("If the player or team makes the bid, they win the game; if
-    they are set, they lose the game"); the rest (leftovers, burning, trump-only play, 52)
-    as seed 003's ten-point, the nearest fully specified variant.  Low is no category here:
-    the two is "an automatic point for the player" (``two_goes_to=player``)."""
+    they are set, they lose the game"); the rest (leftovers, burning, trump-only play) as
+    seed 003's ten-point, the nearest fully specified variant.  This is the game seed 004's
+    off-ace paragraph calls Campbell ten-point ("Played much like Campbell ten-point ...
+    Play ends at 51 points rather than 32"), so it is played to 32, not seed 003's 52.  Low
+    is no category here: the two is "an automatic point for the player"
+    (``two_goes_to=player``)."""
     return _ten_point("nine-card-ten-point").with_options(
-        minimum_bid=5, moon_made=MoonMade.WIN_GAME, moon_blocked_in_hole=False)
+        minimum_bid=5, moon_made=MoonMade.WIN_GAME, moon_blocked_in_hole=False, target=32)
 
 
 def _oklahoma_ten() -> Ruleset:
@@ -352,10 +362,15 @@ def _eleven_point_off_ace() -> Ruleset:
     automatically wins or loses the game. Only the 17 trump cards are legal for play. If a
     player is forced to burn a card worth points, those points are awarded to the opposing
     team."  Campbell ten-point read as the nine-card 10-point above (no Low category: the
-    two scores for its player)."""
+    two scores for its player).  "The misdeal rule is in effect" (``muck=redeal``): the
+    Campbell paragraph prohibits "Mucking a Hand and Misdeal", the two options of seed 004's
+    card distribution section, so its "misdeal" is that section's "A player who has
+    received no point cards may ask for a complete re-deal by the same dealer", and the
+    off-ace game, which names the misdeal alone, takes it and not the new hand."""
     return _ten_point("eleven-point-off-ace", _points(_A, _OA, _J, _OJ, _JK, _T, _2, _3),
                       DeckRules(jokers=2, off_jack=True, off_ace=True)).with_options(
-        minimum_bid=1, target=51, moon_made=MoonMade.WIN_GAME, burned_points=BurnedPoints.OPPONENTS)
+        minimum_bid=1, target=51, moon_made=MoonMade.WIN_GAME, burned_points=BurnedPoints.OPPONENTS,
+        muck=Muck.REDEAL)
 
 
 def _contway_six() -> Ruleset:
@@ -367,7 +382,8 @@ def _contway_six() -> Ruleset:
     rounds of three ... Each player has the option to either pass or outbid the previous
     bid. The minimum bid is 2, and if all players pass, the dealer is given the minimum
     bid."  The target (not given) is seed 001's 21, reached after making the bid; "based on
-    auction pitch", so Low goes to its original holder, as there."""
+    auction pitch", so Low goes to its original holder and a revoke is set back by the bid
+    (``revoke_penalty``), as there."""
     return Ruleset(
         name="contway-six",
         seating=Seating(players=4, team_size=2),
@@ -375,6 +391,7 @@ def _contway_six() -> Ruleset:
         bidding=BiddingRules(minimum_bid=2, maximum_bid=6, dealer_steal=False, forced_minimum_only=True),
         scoring=ScoringRules(points=_points((PointCategory.HIGH, 1), (PointCategory.LOW, 1), _J, _OJ, _JK,
                                             (PointCategory.GAME, 1)), low_goes_to=LowGoesTo.PLAYER),
+        play=PlayRules(revoke_penalty=True),
         win=WinRules(target=21, who_may_win=WhoMayWin.BID_MADE),
     )
 
@@ -389,14 +406,17 @@ def _roadhouse() -> Ruleset:
     Players must follow suit regardless of trump ... A player may not trump in unless they
     are unable to follow suit."  A failed moon sets back its 15; the forced dealer may bid
     2 or the moon (``forced_moon``).  Low is "scored for [its] eventual owner": the
-    capturer, unlike seed 004's basic games."""
+    capturer, unlike seed 004's basic games.  "An auction pitch variant" whose "primary
+    variation" is the following rule, so auction pitch's revoke penalty stands: a player
+    holding the suit led may still discard another plain suit, and is set back by the bid
+    (``revoke_penalty``); trumping in while able to follow stays refused."""
     return Ruleset(
         name="roadhouse",
         seating=Seating(players=4, team_size=1),
         bidding=BiddingRules(minimum_bid=2, maximum_bid=4, dealer_steal=False, forced_minimum_only=True,
                              forced_moon=True),
         moon=MoonRules(moon_bid=5, moon_all_tricks=True, moon_made=MoonMade.SCORE, moon_score=15),
-        play=PlayRules(follow=Follow.MUST_FOLLOW),
+        play=PlayRules(follow=Follow.MUST_FOLLOW, revoke_penalty=True),
         win=WinRules(target=15, win_by=2, who_may_win=WhoMayWin.ANY),
     )
 
@@ -467,8 +487,9 @@ def _reverse() -> Ruleset:
     """Seed 004, reverse pitch: "follows all of the rules of basic pitch, except the low
     card takes each trick (the lowest card of the suit lead or lowest card of the trump
     suit). High, low, jack, and game points are scored in the normal fashion."  Basic
-    pitch read as seed 004's auction pitch, Low to its original holder included."""
-    return _auction().with_options(name="reverse", lowest_wins=True, revoke_penalty=False)
+    pitch read as seed 004's auction pitch, Low to its original holder and the revoke
+    penalty included."""
+    return _auction().with_options(name="reverse", lowest_wins=True)
 
 
 def _barn() -> Ruleset:
@@ -524,9 +545,9 @@ def _call_partner() -> Ruleset:
     Points are kept individually, though they are earned as a team."  Readings: auction
     pitch (seed 004) for five players; every member of a side scores the side's result;
     an undealt called card leaves the bidder alone, pitching as usual; Low to its original
-    holder, as in auction pitch."""
-    return _auction().with_options(name="call-partner", players=5, team_size=1, partner_call=PartnerCall.LEAD,
-                                    revoke_penalty=False)
+    holder and the revoke penalty, as in auction pitch (a revoking partner is set back by
+    the bid, the rest of its side scoring as usual)."""
+    return _auction().with_options(name="call-partner", players=5, team_size=1, partner_call=PartnerCall.LEAD)
 
 
 def _abacos() -> Ruleset:
@@ -612,9 +633,9 @@ def _scranton() -> Ruleset:
     then dealt a fresh five card hand, must show his six cards to all players, cannot bid
     further, and refrains from playing the final trick of the round" (option
     ``coke_sits_out=first``: "In a New York variation, the player refrains from playing the
-    first trick").  Played over seed 004's auction pitch, Low to its original holder
-    included."""
-    return _auction().with_options(name="scranton", coke=True, revoke_penalty=False)
+    first trick").  Played over seed 004's auction pitch, Low to its original holder and
+    the revoke penalty included."""
+    return _auction().with_options(name="scranton", coke=True)
 
 
 def _entry(name: str, seed: str, paragraph: str, summary: str, build: Callable[[], Ruleset]) -> Preset:

@@ -48,24 +48,25 @@ def two_trump_follow_mask(hand: int, lead_suit: int, table: TrumpTable, joker_le
     possession of the joker has cards of that trump remaining. A joker may be cut in at any
     time if a non-trump suit is lead"; with the double-down override, "a joker [may] be
     played if the other joker was led, regardless of the second card ... and the rest of
-    the player's hand"."""
+    the player's hand".  Both trump suits are "a trump suit": on a sub-trump lead a player
+    holding a sub-trump may not cut a joker in either (it may still trump in)."""
     if lead_suit == NO_SUIT:  # only a joker so far: the next card sets the suit
         return hand
     jokers = hand & JOKER_MASK
+    doubled_down = jokers if joker_led and double_down else 0
     if lead_suit == table.trump:
         trumps = hand & table.trump_mask
         if not trumps:
             return hand
-        return trumps | jokers if joker_led and double_down else trumps
+        return trumps | doubled_down
     follow = hand & table.suit_masks[lead_suit]
     if not follow:
         return hand
+    if lead_suit == table.sub_trump:  # "a trump suit is lead": no joker while holding it
+        return (follow if must_follow else follow | hand & table.trump_mask) | doubled_down
     if must_follow:  # follow suit, trump only when void; a joker still "at any time"
         return follow | jokers
-    allowed = follow | hand & table.trump_mask | jokers
-    if lead_suit != table.sub_trump:
-        allowed |= hand & table.sub_mask
-    return allowed
+    return follow | hand & table.trump_mask | jokers | hand & table.sub_mask
 
 
 def random_card(mask: int, uniform: Callable[[], float]) -> int:
