@@ -315,11 +315,5 @@ class HousePresence(Presence):
     def send_encoded(self, encoded: bytes) -> bool:
         message = bot_pb2.RefereeMessage.FromString(encoded)
         if message.HasField("decision_request"):
-            request = message.decision_request
-            answer = bot_pb2.Decision(match_id=request.match_id, decision_id=request.decision_id)
-            if request.legal_actions or not request.HasField("card_set"):
-                answer.legal_action_index = 0
-            else:  # too many card sets to list: the first the constraint admits
-                answer.action.CopyFrom(wire.action_to_pb(wire.card_set_actions(request.card_set)[0]))
-            self.resolve(answer)
+            self.resolve(wire.first_legal_decision(message.decision_request))
         return True

@@ -99,12 +99,7 @@ class Flood:
             named = [limit for limit in LIMITS if limit in message.error.message]
             self.refused[named[0] if named else message.error.message[:60]] += 1
         elif kind == "decision_request":
-            request = message.decision_request
-            answer = bot_pb2.Decision(match_id=request.match_id, decision_id=request.decision_id)
-            if request.legal_actions or not request.HasField("card_set"):
-                answer.legal_action_index = 0
-            else:  # too many card sets to list: the first the constraint admits
-                answer.action.CopyFrom(wire.action_to_pb(wire.card_set_actions(request.card_set)[0]))
+            answer = wire.first_legal_decision(message.decision_request)
             asyncio.get_running_loop().call_later(ANSWER_S, outbox.put_nowait, bot_pb2.BotMessage(decision=answer))
 
     async def watch(self) -> None:

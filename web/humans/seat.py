@@ -308,7 +308,7 @@ class PeopleSeat:
             if table is not None and not table.finished:
                 table.ask(request)
             else:
-                outbox.put_nowait(bot_pb2.BotMessage(decision=_first_legal(request)))
+                outbox.put_nowait(bot_pb2.BotMessage(decision=wire.first_legal_decision(request)))
         elif kind == "strike":
             struck = self.tables.get(message.strike.match_id)
             if struck is not None:
@@ -317,15 +317,6 @@ class PeopleSeat:
             ended = self.tables.get(message.match_ended.match_id)
             if ended is not None:
                 ended.end(message.match_ended.result)
-
-
-def _first_legal(request: bot_pb2.DecisionRequest) -> bot_pb2.Decision:
-    """The first legal action, for a match no person sits in."""
-    if request.legal_actions:
-        return bot_pb2.Decision(match_id=request.match_id, decision_id=request.decision_id, legal_action_index=0)
-    first = wire.card_set_actions(request.card_set)[0]
-    return bot_pb2.Decision(match_id=request.match_id, decision_id=request.decision_id,
-                            action=wire.action_to_pb(first))
 
 
 async def _drain(outbox: asyncio.Queue[bot_pb2.BotMessage | None]) -> AsyncIterator[bot_pb2.BotMessage]:

@@ -236,6 +236,16 @@ def card_set_actions(rule: pb.CardSetRule) -> Sequence[Action]:
                                       rule.min_count, rule.max_count))
 
 
+def first_legal_decision(request: bot_pb2.DecisionRequest) -> bot_pb2.Decision:
+    """The answer naming the request's first legal action (the first card set a constraint
+    admits when the request lists none): what a placeholder player, which never thinks,
+    plays."""
+    if request.legal_actions or not request.HasField("card_set"):
+        return bot_pb2.Decision(match_id=request.match_id, decision_id=request.decision_id, legal_action_index=0)
+    return bot_pb2.Decision(match_id=request.match_id, decision_id=request.decision_id,
+                            action=action_to_pb(card_set_actions(request.card_set)[0]))
+
+
 def card_set_rule_to_pb(rule: CardSetRule) -> pb.CardSetRule:
     """A card-set constraint as a message."""
     return pb.CardSetRule(allowed=cards_to_pb(rule.allowed), required=cards_to_pb(rule.required),
