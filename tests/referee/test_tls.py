@@ -15,6 +15,7 @@ import contextlib
 import os
 import shutil
 import subprocess
+import sys
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -183,5 +184,33 @@ def test_the_workers_and_the_clis_client_reaches_a_tls_referee_through_the_envir
             with pytest.raises(grpc.RpcError) as refused:
                 await asyncio.to_thread(RefereeClient(arena.address, "test-admin", 30).bots, 5)
             assert refused.value.code() in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED)
+
+    run(scenario())
+
+
+def test_pitch_bot_check_plays_its_practice_matches_with_a_tls_referee(redis_url: str, certs: Path) -> None:
+    """``pitch-bot check --referee`` trusts the arena's CA with ``--tls-ca``, for a Python bot
+    and for a bot process (``--command``, whose plaintext stream to the check's local relay
+    goes on over TLS); without it the check fails with a clear message, no traceback."""
+    bin_dir = Path(sys.executable).parent
+
+    async def check(token: str, address: str, *options: str) -> tuple[int, str]:
+        process = await asyncio.create_subprocess_exec(
+            str(bin_dir / "pitch-bot"), "check", *options, "--referee", address, "--token", token,
+            "-r", "cutthroat", "--games", "1", stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT)
+        output, _ = await asyncio.wait_for(process.communicate(), 120)
+        return process.returncode or 0, output.decode(errors="replace")
+
+    async def scenario() -> None:
+        async with running_arena(redis_url, **tls_settings(certs, relay_port=False)) as arena:
+            token = (await arena.register()).token
+            ca = ("--tls-ca", str(certs / "ca.pem"))
+            code, output = await check(token, arena.address, "heuristic", *ca)
+            assert code == 0 and "PASS" in output, output
+            command = ("--command", f"{bin_dir / 'pitch-bot'} run heuristic")
+            code, output = await check(token, arena.address, *command, *ca)
+            assert code == 0 and "PASS" in output, output
+            code, output = await check(token, arena.address, "heuristic")
+            assert code == 2 and "no referee answered" in output and "Traceback" not in output, output
 
     run(scenario())

@@ -45,6 +45,11 @@ RulesetOption = Annotated[str, typer.Option("--ruleset", "-r", help="Preset name
 OptionsOption = Annotated[list[str] | None, typer.Option(
     "--option", "-o", help="Ruleset option key=value (value as JSON, else text); repeatable.")]
 SeedOption = Annotated[int, typer.Option(help="Seed: the same seed replays the same games.")]
+TlsOption = Annotated[bool, typer.Option("--tls", help="Speak TLS to the referees (system roots unless --tls-ca).")]
+TlsCaOption = Annotated[str, typer.Option(envvar="PITCH_TLS_CA", help="PEM file of the arena's CA to trust "
+                                                                    "(implies --tls).")]
+TlsServerNameOption = Annotated[str, typer.Option(envvar="PITCH_TLS_SERVER_NAME", help="The name expected on the "
+                                                  "referees' certificate, when it differs from the host dialled.")]
 BudgetOption = Annotated[float | None, typer.Option(
     "--budget-ms", min=1, help="Milliseconds a searching bot (pimc) may think per decision; keep it well "
                                "under the referee's time per decision (2000 ms by default).")]
@@ -164,13 +169,9 @@ def run(
     seed: SeedOption = 0,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Log every match and reconnection.")] = False,
     budget_ms: BudgetOption = None,
-    tls: Annotated[bool, typer.Option("--tls", help="Speak TLS to the referees (system roots unless --tls-ca).")]
-    = False,
-    tls_ca: Annotated[str, typer.Option(envvar="PITCH_TLS_CA", help="PEM file of the arena's CA to trust "
-                                                                   "(implies --tls).")] = "",
-    tls_server_name: Annotated[str, typer.Option(envvar="PITCH_TLS_SERVER_NAME", help="The name expected on the "
-                                                 "referees' certificate, when it differs from the host dialled.")]
-    = "",
+    tls: TlsOption = False,
+    tls_ca: TlsCaOption = "",
+    tls_server_name: TlsServerNameOption = "",
 ) -> None:
     """Connect a bot to the arena's referees and play until Ctrl-C, reconnecting when a stream
     drops (one stream per live referee, found through the one address given)."""
@@ -209,6 +210,9 @@ def check(
         "--ruleset", "-r", help="Check only these presets (repeatable); default: a set covering every "
                                 "decision any preset asks.")] = None,
     budget_ms: BudgetOption = None,
+    tls: TlsOption = False,
+    tls_ca: TlsCaOption = "",
+    tls_server_name: TlsServerNameOption = "",
 ) -> None:
     """Play the bot through every decision kind and report what it did wrong (exit 1 if anything)."""
     if (bot is None) == (command is None):
@@ -230,10 +234,13 @@ def check(
         if not token:
             _fail("--referee needs --token (or PITCH_BOT_TOKEN)")
         try:
+            security = ChannelSecurity(tls, tls_ca, tls_server_name)
             if command is not None:
-                report = check_process(command, referee, token, games=games, seed=seed, presets=presets)
+                report = check_process(command, referee, token, games=games, seed=seed, presets=presets,
+                                       security=security)
             else:
-                report = check_remote(factory, referee, token, games=games, seed=seed, presets=presets)
+                report = check_remote(factory, referee, token, games=games, seed=seed, presets=presets,
+                                      security=security)
         except (ConnectionRefused, RefereeUnreachable, ValueError, OSError) as exc:
             _fail(str(exc))
     console = _console()

@@ -26,6 +26,7 @@ from pitch_sdk.proto.pitch.v1 import bot_pb2
 from pitch_sdk.protocol import wire
 from pitch_sdk.remote.answering import where
 from pitch_sdk.remote.client import BotClient
+from pitch_sdk.remote.tls import PLAINTEXT, ChannelSecurity
 from pitch_sdk.rules import Action, DecisionKind, GameState, Observation, Ruleset, observe, preset
 
 #: Presets whose games reach every decision the presets ask: bids and plays
@@ -248,10 +249,10 @@ class RefereeUnreachable(RuntimeError):
 
 def check_remote(bot_factory: Callable[[], Bot], address: str, token: str, games: int = 1, seed: int = 0,
                  timeout_s: float = 300.0, presets: Sequence[str] = COVERAGE,
-                 connect_timeout_s: float = 5.0) -> ComplianceReport:
-    """Play a practice match of each of ``presets`` through a referee, one at a time (as the
-    local check plays one decision at a time: a slow bot then spends the same time in
-    both, rather than waiting remotely for threads its other matches hold); raises
+                 connect_timeout_s: float = 5.0, security: ChannelSecurity = PLAINTEXT) -> ComplianceReport:
+    """Play a practice match of each of ``presets`` through a referee (over ``security``),
+    one at a time (as the local check plays one decision at a time: a slow bot then spends
+    the same time in both, rather than waiting remotely for threads its other matches hold); raises
     :class:`RefereeUnreachable` if the referee does not welcome the bot within
     ``connect_timeout_s``."""
     report = ComplianceReport()
@@ -260,7 +261,7 @@ def check_remote(bot_factory: Callable[[], Bot], address: str, token: str, games
 
     async def play(request: bot_pb2.PracticeRequest) -> BotClient:
         client = BotClient(lambda: _CountingBot(bot_factory(), report), address, token, capacity=1,
-                           practice=[request])
+                           practice=[request], security=security)
         stop = asyncio.Event()
         runner = asyncio.create_task(client.run(stop))
         welcomed = asyncio.create_task(client.connected.wait())

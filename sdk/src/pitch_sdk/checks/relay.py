@@ -29,6 +29,7 @@ from pitch_sdk.checks.compliance import COVERAGE, ComplianceReport, practice_req
 from pitch_sdk.proto.pitch.v1 import bot_pb2, bot_pb2_grpc
 from pitch_sdk.protocol import wire
 from pitch_sdk.protocol.batching import unbatched
+from pitch_sdk.remote.tls import PLAINTEXT, ChannelSecurity
 from pitch_sdk.rules import DecisionKind
 
 #: Seconds the bot process gets to stop after SIGTERM before it is killed.
@@ -141,11 +142,11 @@ class _Relay(bot_pb2_grpc.BotServiceServicer):
 
 
 async def _check(command: Sequence[str], address: str, token: str, observed: _Observed, requested: int,
-                 timeout_s: float) -> list[str]:
+                 timeout_s: float, security: ChannelSecurity) -> list[str]:
     """Serve the relay, run the bot's process until every practice match ended (or it
     exits, or the time is up), stop it; problems with the process itself."""
     problems: list[str] = []
-    async with grpc.aio.insecure_channel(address) as channel:
+    async with security.channel(address) as channel:  # the bot process speaks plaintext to the local relay
         server = grpc.aio.server()
         bot_pb2_grpc.add_BotServiceServicer_to_server(_Relay(bot_pb2_grpc.BotServiceStub(channel), observed),
                                                        server)
@@ -182,16 +183,17 @@ async def _stop(process: asyncio.subprocess.Process) -> None:
 
 
 def check_process(command: str, address: str, token: str, games: int = 1, seed: int = 0,
-                  timeout_s: float = 300.0, presets: Sequence[str] = COVERAGE) -> ComplianceReport:
+                  timeout_s: float = 300.0, presets: Sequence[str] = COVERAGE,
+                  security: ChannelSecurity = PLAINTEXT) -> ComplianceReport:
     """Check the bot that ``command`` (a shell-like command line, run without a shell) starts,
-    through practice matches of ``presets`` with a referee, as ``check_remote`` checks a
-    Python bot."""
+    through practice matches of ``presets`` with a referee (over ``security``), as
+    ``check_remote`` checks a Python bot."""
     argv = shlex.split(command)
     if not argv:
         raise ValueError("the bot's command is empty")
     requests = practice_requests(presets, games, seed)
     observed = _Observed(ComplianceReport(), list(requests))
-    problems = asyncio.run(_check(argv, address, token, observed, len(requests), timeout_s))
+    problems = asyncio.run(_check(argv, address, token, observed, len(requests), timeout_s, security))
     cut_short = "before the bot process exited" if problems else f"in {timeout_s:.0f} s"
     report = report_practice(observed.report, observed.results, observed.strikes, observed.errors, len(requests),
                              cut_short)
