@@ -3,11 +3,13 @@
 //
 //	./pitch-go-bot --referee HOST:PORT --token TOKEN
 //
-// (or PITCH_REFEREE and PITCH_BOT_TOKEN in the environment, like `pitch-bot run`).
+// (or PITCH_REFEREE and PITCH_BOT_TOKEN in the environment, like `pitch-bot run`); an arena
+// that speaks TLS: --tls-ca ca.pem (or PITCH_TLS_CA), or --tls for a publicly issued certificate.
 // Exit codes: 0 stopped by a signal; 2 bad arguments, or the referee refused the token or hello.
 package main
 
 import (
+	"crypto/tls"
 	"errors"
 	"flag"
 	"fmt"
@@ -16,6 +18,8 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
+
+	"google.golang.org/grpc/credentials"
 
 	"pitchkit/client"
 	"pitchkit/strategy"
@@ -32,6 +36,11 @@ func main() {
 	capacity := flag.Uint("capacity", 4, "seats to play at once, across matches (1..1024)")
 	var rulesets rulesetList
 	flag.Var(&rulesets, "ruleset", "only this preset (repeatable; default: all)")
+	useTLS := flag.Bool("tls", false, "speak TLS to the referee (the system's roots unless --tls-ca)")
+	tlsCA := flag.String("tls-ca", os.Getenv("PITCH_TLS_CA"),
+		"PEM file of the arena's CA to trust (implies --tls; or PITCH_TLS_CA)")
+	tlsName := flag.String("tls-server-name", os.Getenv("PITCH_TLS_SERVER_NAME"),
+		"the name expected on the referee's certificate when it differs from the host dialled")
 	flag.Parse()
 	log.SetFlags(log.LstdFlags | log.Lmicroseconds | log.LUTC)
 
@@ -43,8 +52,19 @@ func main() {
 	case *capacity < 1 || *capacity > 1024:
 		usage("--capacity is 1..1024")
 	}
+	var security credentials.TransportCredentials
+	switch {
+	case *tlsCA != "":
+		fromFile, err := credentials.NewClientTLSFromFile(*tlsCA, *tlsName)
+		if err != nil {
+			usage(fmt.Sprintf("--tls-ca: %v", err))
+		}
+		security = fromFile
+	case *useTLS:
+		security = credentials.NewTLS(&tls.Config{ServerName: *tlsName})
+	}
 	connection := client.New(*referee, *token, strategy.Bot{},
-		client.Options{Capacity: uint32(*capacity), Rulesets: rulesets})
+		client.Options{Capacity: uint32(*capacity), Rulesets: rulesets, Credentials: security})
 	signals := make(chan os.Signal, 1)
 	signal.Notify(signals, os.Interrupt, syscall.SIGTERM)
 	go func() {

@@ -29,6 +29,7 @@ from pitch_sdk.remote.tls import ChannelSecurity
 from referee.config import RefereeConfig
 from referee.relay import RELAY_METHOD
 from store.tls import Tls, aio_channel
+from tests.kits.kit_process import KIT_COMMANDS
 from tests.referee.bots import FirstLegalBot
 from tests.referee.harness import ADMIN, FAST, directory, eventually, played_here, run, running_arena
 from tests.referee.test_relay import SingleStreamBot
@@ -212,5 +213,41 @@ def test_pitch_bot_check_plays_its_practice_matches_with_a_tls_referee(redis_url
             assert code == 0 and "PASS" in output, output
             code, output = await check(token, arena.address, "heuristic")
             assert code == 2 and "no referee answered" in output and "Traceback" not in output, output
+
+    run(scenario())
+
+
+def test_the_kits_bots_play_a_match_with_a_tls_referee(redis_url: str, certs: Path, tmp_path: Path) -> None:
+    """The Node and Go kits' bots speak TLS with ``--tls-ca`` (or ``PITCH_TLS_CA``) and play
+    a match beside an SDK bot on a referee whose listener speaks TLS only; a kit given an
+    unreadable CA file stops at once with exit 2 naming the flag."""
+    commands = {kit: command() for kit, command in KIT_COMMANDS.items()}
+
+    async def scenario() -> None:
+        async with running_arena(redis_url, **tls_settings(certs, relay_port=False)) as arena:
+            sdk_bot, _ = await arena.connect(FirstLegalBot, security=ChannelSecurity(ca=str(certs / "ca.pem")))
+            processes, seats = [], [sdk_bot]
+            try:
+                for kit, command in commands.items():
+                    registered = await arena.register()
+                    env = {**os.environ, "PITCH_REFEREE": arena.address, "PITCH_BOT_TOKEN": registered.token,
+                           "PITCH_TLS_CA": str(certs / "ca.pem")}
+                    log = (tmp_path / f"{kit}.log").open("wb")
+                    processes.append(subprocess.Popen(command, env=env, stdout=log, stderr=subprocess.STDOUT))
+                    seats.append(registered.bot_id)
+                registry = arena.server.arena.registry
+                await eventually(lambda: set(seats) <= {p.bot.bot_id for p in registry.connected()}, timeout=30)
+                played = await arena.run_match("cutthroat", seats, games=1, seed=5)
+                assert played.result.completed and not played.result.forfeited
+                assert all(seat.strikes == 0 for seat in played.result.seats)
+            finally:
+                for process in processes:
+                    process.terminate()
+                    process.wait(timeout=10)
+            for kit, command in commands.items():
+                unreadable = await asyncio.to_thread(
+                    subprocess.run, [*command, "--referee", arena.address, "--token", "x", "--tls-ca",
+                                     str(tmp_path / "missing.pem")], capture_output=True, text=True, timeout=30)
+                assert unreadable.returncode == 2 and "--tls-ca" in unreadable.stderr, (kit, unreadable.stderr)
 
     run(scenario())

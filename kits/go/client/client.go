@@ -18,6 +18,7 @@ import (
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 
@@ -71,6 +72,8 @@ type Options struct {
 	Capacity   uint32   // seats to play at once, across matches (0: 1)
 	Rulesets   []string // presets the bot plays (empty: all)
 	MaxBackoff time.Duration
+	// Credentials secure the channel (TLS to an arena that speaks it); nil: plaintext.
+	Credentials credentials.TransportCredentials
 }
 
 // Connection is a bot process's connection to one referee.
@@ -112,7 +115,11 @@ func (c *Connection) stopping() bool {
 
 // Run plays until Stop; it returns an error wrapping ErrRefused when retrying cannot help.
 func (c *Connection) Run() error {
-	conn, err := grpc.Dial(c.address, grpc.WithInsecure())
+	security := grpc.WithInsecure()
+	if c.options.Credentials != nil {
+		security = grpc.WithTransportCredentials(c.options.Credentials)
+	}
+	conn, err := grpc.Dial(c.address, security)
 	if err != nil {
 		return fmt.Errorf("%w: %v", ErrRefused, err)
 	}

@@ -25,8 +25,11 @@ class BotConnection {
    * @param {string[]} [options.rulesets=[]]  presets the bot plays (empty: all)
    * @param {number} [options.maxBackoffMs=10000]  longest wait between reconnection attempts
    * @param {(level: string, text: string) => void} [options.log]
+   * @param {{ca: ?Buffer, serverName: string}} [options.tls]  speak TLS, trusting `ca` (a PEM
+   *   certificate; null: the system's roots), expecting `serverName` on the referee's certificate
+   *   when it differs from the host dialled; absent: plaintext
    */
-  constructor({ address, token, strategy, capacity = 4, rulesets = [], maxBackoffMs = 10000, log }) {
+  constructor({ address, token, strategy, capacity = 4, rulesets = [], maxBackoffMs = 10000, log, tls = null }) {
     this.address = address;
     this.token = token;
     this.strategy = strategy;
@@ -35,7 +38,9 @@ class BotConnection {
     this.maxBackoffMs = maxBackoffMs;
     this.log = log || ((level, text) => process.stderr.write(`${new Date().toISOString()} ${level} ${text}\n`));
     this.pitch = loadPitch();
-    this.stub = new this.pitch.BotService(address, grpc.credentials.createInsecure());
+    const credentials = tls ? grpc.credentials.createSsl(tls.ca) : grpc.credentials.createInsecure();
+    const channelOptions = tls && tls.serverName ? { 'grpc.ssl_target_name_override': tls.serverName } : {};
+    this.stub = new this.pitch.BotService(address, credentials, channelOptions);
     this.seats = new Map(); // `${match_id}/${seat}` -> the seat's record (see strategy.js)
     this.stats = { decisions: 0, strikes: 0, matches: 0 };
     this.stopping = false;
