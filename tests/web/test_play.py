@@ -125,3 +125,14 @@ def test_the_form_refuses_a_connected_bot_without_the_admin_token(arena: WebAren
     seats = {"preset": "partnership", "opponent": f"bot:{bot}"}
     assert page.request.post(f"{arena.url}/play", form=seats, max_redirects=0).status == 403
     assert page.request.post(f"{arena.url}/play", form={"preset": "nope"}, max_redirects=0).status == 400
+
+
+@pytest.mark.parametrize("depth", [3_000, 100_000])
+def test_options_nested_deep_are_a_400_not_a_traceback(arena: WebArena, page: Any, depth: int) -> None:
+    """Options nested thousands deep (the JSON parser's recursion runs out: a 500 with a
+    traceback before) or longer than the form allows are refused with a 400 saying why."""
+    options = "[" * depth + "]" * depth
+    response = page.request.post(f"{arena.url}/play", form={"preset": "partnership", "options": options},
+                                 max_redirects=0)
+    assert response.status == 400, response.text()[:300]
+    assert "options" in response.text() and "Traceback" not in response.text()

@@ -87,13 +87,22 @@ def play_form(request: Request) -> Response:
                   error=request.query_params.get("error"))
 
 
+#: Characters of the options' JSON (every preset's options together fit in a few hundred).
+MAX_OPTIONS_CHARS = 10_000
+
+
 def _options(form: Any) -> dict[str, Any]:
     """The rules options from the form: its JSON object, and points to win over it."""
     text = str(form.get("options", "")).strip()
+    if len(text) > MAX_OPTIONS_CHARS:
+        raise HTTPException(400, f"options are at most {MAX_OPTIONS_CHARS} characters of JSON")
     try:
         options = json.loads(text) if text else {}
     except json.JSONDecodeError as exc:
         raise HTTPException(400, f"options must be a JSON object: {shown(str(exc))}") from None
+    except RecursionError:  # nested deeper than the parser's recursion allows
+        raise HTTPException(400, "options must be a JSON object of rule options, not nested lists or objects "
+                                 "hundreds deep") from None
     if not isinstance(options, dict):
         raise HTTPException(400, "options must be a JSON object")
     target = str(form.get("target", "")).strip()

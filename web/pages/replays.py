@@ -80,9 +80,14 @@ def _game_number(text: str, games: int) -> int:
     return int(text)
 
 
+#: Digits a step number may have (a game has far fewer than a billion steps).
+MAX_STEP_DIGITS = 9
+
+
 def _step_number(text: str, steps: int) -> int:
-    """The step the query names; 400 when it is not a whole number, 404 when past the game."""
-    if not text.isdecimal():
+    """The step the query names; 400 when it is not a whole number (or has more digits than a
+    step number ever needs: Python refuses to read one of over 4,300), 404 when past the game."""
+    if not text.isdecimal() or len(text) > MAX_STEP_DIGITS:
         raise HTTPException(400, f"step must be a whole number from 0 to {steps - 1}, not {shown(text)!r}")
     if int(text) >= steps:
         raise HTTPException(404, f"no step {shown(text)}: this game has steps 0 to {steps - 1}")
