@@ -13,6 +13,7 @@ from pathlib import Path
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 from starlette.routing import BaseRoute, Mount, Route
@@ -27,6 +28,7 @@ from web.hosted import pages as hosted_pages
 from web.humans import games as humans
 from web.pages import bots, leaderboards, live, play, replays, sprt, tournaments
 from web.pages.common import render
+from web.security_headers import SecurityHeaders
 from web.templating import make_templates
 
 STATIC = Path(__file__).parent / "static"
@@ -85,7 +87,7 @@ def create_app(config: WebConfig, arena: WebArena | None = None, extra_routes: l
         *(extra_routes or []),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
-    app = Starlette(routes=routes, lifespan=lifespan,
+    app = Starlette(routes=routes, lifespan=lifespan, middleware=[Middleware(SecurityHeaders)],
                     exception_handlers={HTTPException: error_page, Exception: server_error})
     app.state.arena = served
     app.state.templates = make_templates()

@@ -55,10 +55,14 @@ def page(browser: Any) -> Iterator[Any]:
     tab.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
     errors: list[str] = []
     tab.on("pageerror", lambda error: errors.append(str(error)))
+    refused: list[str] = []  # what the Content-Security-Policy blocked: a page that needs more than it allows
+    tab.on("console", lambda message: refused.append(message.text)
+           if message.type == "error" and "Content Security Policy" in message.text else None)
     yield tab
     context.close()
     assert not dialogs, f"a page opened a script dialog: {dialogs}"
     assert not errors, f"a page raised a JavaScript error: {errors}"
+    assert not refused, f"the Content-Security-Policy blocked part of a page: {refused}"
 
 
 @pytest.fixture(scope="session")

@@ -245,3 +245,16 @@ def test_a_tournament_page_counts_unrated_matches_apart_with_their_reason(client
     assert '<tr data-index="0" data-status="unrated">' in page and "fallback-heavy: seat 3 30 of 33" in page
     assert '<span id="count-unrated">1</span> match kept off the ratings' in page
     assert '<tr data-index="1" data-status="played">' in page
+
+
+def test_every_page_carries_the_security_headers(client: TestClient) -> None:
+    """Pages, errors and static files: a Content-Security-Policy that allows scripts and
+    styles from the arena only and no framing, nosniff, no framing (legacy header) and a
+    same-origin referrer; pages that show no secret may be cached."""
+    for path in ("/", "/bots", "/no-such-page", "/static/arena.css"):
+        headers = client.get(path).headers
+        policy = headers["content-security-policy"]
+        assert "script-src 'self'" in policy and "frame-ancestors 'none'" in policy and "default-src 'self'" in policy
+        assert headers["x-content-type-options"] == "nosniff" and headers["x-frame-options"] == "DENY"
+        assert headers["referrer-policy"] == "same-origin"
+    assert "no-store" not in client.get("/").headers.get("cache-control", "")

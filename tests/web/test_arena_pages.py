@@ -153,11 +153,14 @@ def test_a_tournament_started_from_the_page_shows_live_progress_then_its_table(a
 
 def test_registering_from_the_page_shows_the_token_once(arena: WebArena, page: Any) -> None:
     """The bots page's form (admin token) registers through the referee; the next page shows
-    the token, which the store knows only by its hash; a second bot of that name is refused."""
+    the token (a page no cache may keep), which the store knows only by its hash; a second
+    bot of that name is refused."""
     page.goto(f"{arena.url}/bots")
     page.fill("#register-bot input[name=name]", "from-the-web")
     page.fill("#register-bot input[name=admin_token]", arena.web.admin_token)
-    page.click("#register-bot button[type=submit]")
+    with page.expect_response(lambda response: response.request.method == "POST") as shown_once:
+        page.click("#register-bot button[type=submit]")
+    assert shown_once.value.headers.get("cache-control") == "no-store"
     token = page.locator("#bot-token").inner_text()
     record = arena.store.bot_for_token(token)
     assert record is not None and record.name == "from-the-web"

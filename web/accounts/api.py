@@ -28,9 +28,10 @@ from store.rate_limits import (
     RateLimited,
 )
 from store.redis_store import BotRecord, StoreError
-from web.accounts.identity import accounts, client_address, limiter, no_store, require_account
+from web.accounts.identity import accounts, client_address, limiter, require_account
 from web.auth import bearer, check_admin
 from web.pages.common import arena
+from web.security_headers import no_store
 
 #: Largest JSON body the API reads.
 MAX_BODY = 16 * 1024

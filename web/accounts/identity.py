@@ -91,9 +91,3 @@ def set_session_cookie(request: Request, response: Response, session_id: str) ->
     cross-site form posts carry it), Secure when the arena is served over https."""
     response.set_cookie(SESSION_COOKIE, session_id, max_age=7 * 86_400, httponly=True, samesite="lax",
                         secure=request.url.scheme == "https", path="/")
-
-
-def no_store(response: Response) -> Response:
-    """Mark a response that shows a secret as never to be cached."""
-    response.headers["Cache-Control"] = "no-store"
-    return response

@@ -30,12 +30,12 @@ from web.accounts.identity import (
     check_csrf,
     client_address,
     limiter,
-    no_store,
     session_of,
     sessions,
     set_session_cookie,
 )
 from web.pages.common import render, shown
+from web.security_headers import no_store
 
 #: Longest field a form of these pages reads.
 MAX_FIELD = 1024

@@ -23,6 +23,7 @@ from store.versions import BotVersions
 from web.auth import bearer, check_admin
 from web.hosted.pages import owner_panel
 from web.pages.common import arena, not_found, render, shown
+from web.security_headers import no_store
 from web.views.charts import Series, history_chart
 
 #: Recent matches shown on a bot's page.
@@ -126,8 +127,8 @@ async def register(request: Request) -> Response:
         status = {grpc.StatusCode.ALREADY_EXISTS: 409, grpc.StatusCode.INVALID_ARGUMENT: 400}.get(error.code(), 503)
         detail = error.details() if status != 503 else "the referee cannot be reached: no bot was registered"
         raise HTTPException(status, shown(str(detail))) from None
-    return render(request, "registered.html", status_code=201, name=name, bot_id=registered.bot_id,
-                  token=registered.token, referee=web.config.referee)
+    return no_store(render(request, "registered.html", status_code=201, name=name, bot_id=registered.bot_id,
+                           token=registered.token, referee=web.config.referee))
 
 
 routes = [
