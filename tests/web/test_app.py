@@ -258,3 +258,12 @@ def test_every_page_carries_the_security_headers(client: TestClient) -> None:
         assert headers["x-content-type-options"] == "nosniff" and headers["x-frame-options"] == "DENY"
         assert headers["referrer-policy"] == "same-origin"
     assert "no-store" not in client.get("/").headers.get("cache-control", "")
+
+
+def test_error_text_a_link_sets_is_not_shown(client: TestClient) -> None:
+    """``?error=`` is not read by any page: a link could make the arena's own page say
+    anything ("your account is locked, log in at ..."); errors are the server's own words."""
+    planted = "Your account is locked: sign in again at evil.example"
+    for path in ("/play", "/tournaments"):
+        page = client.get(path, params={"error": planted})
+        assert page.status_code == 200 and "evil.example" not in page.text

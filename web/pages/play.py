@@ -83,8 +83,7 @@ def play_form(request: Request) -> Response:
     return render(request, "play.html", presets=presets, default=DEFAULT_PRESET, most_seats=MOST_SEATS,
                   house=list(HOUSE_BOTS), bots=bots, referee_down=connected is None, running=games.running,
                   limit=web.config.max_human_matches, decision_ms=web.config.human_decision_ms,
-                  bank_ms=web.config.human_bank_ms, max_strikes=PERSON_MAX_STRIKES,
-                  error=request.query_params.get("error"))
+                  bank_ms=web.config.human_bank_ms, max_strikes=PERSON_MAX_STRIKES)
 
 
 #: Characters of the options' JSON (every preset's options together fit in a few hundred).

@@ -41,8 +41,7 @@ def tournaments(request: Request) -> Response:
     listed = [control.progress(web.tournaments, tournament_id) for tournament_id in ids]
     connected = web.connected() or {}
     return render(request, "tournaments.html", tournaments=listed,
-                  connected=sorted((b for b in connected.values() if b.connected), key=lambda b: b.name),
-                  error=request.query_params.get("error"))
+                  connected=sorted((b for b in connected.values() if b.connected), key=lambda b: b.name))
 
 
 def _plan(store: TournamentStore, tournament_id: str) -> Any:
