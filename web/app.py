@@ -29,14 +29,14 @@ from web.humans import games as humans
 from web.pages import bots, leaderboards, live, play, replays, sprt, tournaments
 from web.pages.common import render
 from web.security_headers import SecurityHeaders
-from web.templating import make_templates
+from web.templating import make_templates, path_for
 
 STATIC = Path(__file__).parent / "static"
 
 
 def home(request: Request) -> Response:
     """The arena's front page is its leaderboards."""
-    return RedirectResponse(request.url_for("leaderboards"), status_code=302)
+    return RedirectResponse(path_for(request, "leaderboards"), status_code=302)
 
 
 def health(request: Request) -> Response:

@@ -8,6 +8,8 @@ import datetime
 from pathlib import Path
 from urllib.parse import quote
 
+from jinja2 import pass_context
+from starlette.requests import Request
 from starlette.templating import Jinja2Templates
 
 from store.versions import bot_of
@@ -53,10 +55,24 @@ def bot_path(bot_id: str) -> str:
     return "/bots/" + quote(bot_of(bot_id), safe="")
 
 
+def path_for(request: Request, name: str, /, **params: object) -> str:
+    """The root-relative path of route ``name``: links and redirects never carry the host the
+    request named (a forged ``Host`` header would otherwise end up in every link and
+    ``Location`` a cache may keep)."""
+    return str(request.scope.get("root_path", "")) + str(request.app.url_path_for(name, **params))
+
+
+@pass_context
+def _template_path_for(context: dict[str, object], name: str, /, **params: object) -> str:
+    request = context["request"]
+    assert isinstance(request, Request)
+    return path_for(request, name, **params)
+
+
 def make_templates() -> Jinja2Templates:
     """The templates with the arena's filters (autoescape is on for ``.html``)."""
     templates = Jinja2Templates(directory=str(TEMPLATES))
     templates.env.filters.update(rating=rating, percent=percent, interval=interval, when=when,
                                  milliseconds=milliseconds)
-    templates.env.globals.update(milliseconds=milliseconds, bot_path=bot_path)
+    templates.env.globals.update(milliseconds=milliseconds, bot_path=bot_path, url_for=_template_path_for)
     return templates

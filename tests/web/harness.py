@@ -145,3 +145,19 @@ def read_sse(url: str, count: int | None = None) -> list[tuple[str, dict[str, An
                 if count is not None and sum(len(data.get("events", [])) for _, data in events) >= count:
                     break
     return events
+
+
+def wait_in_page(page: Any, expression: str, timeout_ms: float = 30_000, arg: object = None) -> None:
+    """Poll a JavaScript ``expression`` (a function of ``arg`` when given) until it is truthy.
+
+    Playwright's ``wait_for_function`` evaluates its predicate with ``eval`` inside the page
+    while it polls, which the arena's Content-Security-Policy (no ``unsafe-eval``) refuses;
+    ``page.evaluate`` goes through the DevTools protocol, which the policy does not govern.
+    Raises Playwright's ``TimeoutError`` after ``timeout_ms``, as ``wait_for_function`` does."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    deadline = time.monotonic() + timeout_ms / 1000
+    while not (page.evaluate(expression, arg) if arg is not None else page.evaluate(expression)):
+        if time.monotonic() > deadline:
+            raise PlaywrightTimeout(f"{expression} was not true within {timeout_ms / 1000:.0f} s")
+        time.sleep(0.05)

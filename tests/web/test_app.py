@@ -267,3 +267,16 @@ def test_error_text_a_link_sets_is_not_shown(client: TestClient) -> None:
     for path in ("/play", "/tournaments"):
         page = client.get(path, params={"error": planted})
         assert page.status_code == 200 and "evil.example" not in page.text
+
+
+def test_links_and_redirects_never_carry_the_host_the_request_named(client: TestClient, store: Store) -> None:
+    """A forged ``Host`` header ends up in no link, script source or redirect: they are
+    root-relative paths (Starlette's ``url_for`` builds absolute URLs from that header)."""
+    _field(store)
+    forged = {"host": "evil.example"}
+    home = client.get("/", headers=forged, follow_redirects=False)
+    assert home.status_code == 302 and home.headers["location"] == "/leaderboards"
+    for path in ("/leaderboards", "/bots", "/play", "/live", "/tournaments"):
+        page = client.get(path, headers=forged)
+        assert page.status_code == 200 and "evil.example" not in page.text, path
+        assert 'href="/static/arena.css"' in page.text

@@ -12,7 +12,7 @@ import pytest
 from competitions.ratings.leaderboard import Leaderboard, record_match
 from store.results import result_to_dict
 from tests.results import duel
-from tests.web.harness import HOSTILE_NAME, WebArena
+from tests.web.harness import HOSTILE_NAME, WebArena, wait_in_page
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("web-arena")]  # one worker builds the arena, once
 
@@ -137,9 +137,9 @@ def test_a_tournament_started_from_the_page_shows_live_progress_then_its_table(a
     assert total == len(arena.tournaments.plan(tournament_id).matches) == 12
     first = int(page.locator("#count-played").inner_text())
     assert first < total, "the tournament finished before its page could follow it"
-    page.wait_for_function(  # the counter moves while the page stays the same document
-        f"() => Number(document.getElementById('count-played').textContent) > {first} && window.marker",
-        timeout=60_000)
+    wait_in_page(page,  # the counter moves while the page stays the same document
+                 f"() => Number(document.getElementById('count-played').textContent) > {first} && window.marker",
+                 timeout_ms=60_000)
     page.screenshot(path=str(screenshots / "tournament-running.png"), full_page=True)
     page.wait_for_selector("#final-table", timeout=120_000)
     page.screenshot(path=str(screenshots / "tournament.png"), full_page=True)

@@ -24,7 +24,7 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from pitch_sdk.proto.pitch.v1 import arena_pb2
 from pitch_sdk.rules import GameLog
-from tests.web.harness import HOSTILE_NAME, WebArena, read_sse
+from tests.web.harness import HOSTILE_NAME, WebArena, read_sse, wait_in_page
 from tests.web.test_spectator_model import Streamed, data_cards, public_cards, spectator_stream
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("web-arena")]  # one worker builds the arena, once
@@ -116,11 +116,11 @@ def test_running_matches_are_listed_and_follow_the_referee(arena: WebArena, long
     links = row.locator("a.bot")
     assert links.all_inner_texts() == [arena.names[bot_id] for bot_id in watched_seats(arena)]
     hrefs = [link.get_attribute("href") for link in links.all()]
-    assert [href.removeprefix(arena.url) for href in hrefs] == [f"/bots/{bot_id}" for bot_id in watched_seats(arena)]
+    assert hrefs == [f"/bots/{bot_id}" for bot_id in watched_seats(arena)]
     assert page.get_by_text(HOSTILE_NAME, exact=True).count() == 2
     assert re.fullmatch(rf"\d+ of {GAMES}", row.locator(".game").inner_text())
     assert "rated" in cells.nth(5).inner_text()
-    assert row.locator("a").first.get_attribute("href") == f"{arena.url}/live/{long_match.match_id}"
+    assert row.locator("a").first.get_attribute("href") == f"/live/{long_match.match_id}"
     long_match.finish(arena)
     row.wait_for(state="detached", timeout=15_000)
     assert page.locator("#live-status").inner_text().endswith("without a reload.")
@@ -134,7 +134,7 @@ def test_a_spectator_page_of_a_running_match_shows_no_hidden_card(arena: WebAren
     names no hidden card either; once the match ends the page shows the result and links
     to the replay."""
     page.goto(f"{arena.url}/live/{long_match.match_id}")
-    page.wait_for_function("Number(document.getElementById('table').dataset.events) >= 60", timeout=20_000)
+    wait_in_page(page, "Number(document.getElementById('table').dataset.events) >= 60", timeout_ms=20_000)
     snapshot = page.evaluate(SNAPSHOT)
     assert page.locator("#table").get_attribute("data-state") == "live"
     page.screenshot(path=str(screenshots / "spectate.png"), full_page=True)
@@ -174,8 +174,8 @@ def test_a_spectator_page_of_a_running_match_shows_no_hidden_card(arena: WebAren
     assert index >= 400
 
     with contextlib.suppress(PlaywrightTimeout):  # the assertion below says how far the page got
-        page.wait_for_function("!['connecting', 'live'].includes(document.getElementById('table').dataset.state)",
-                               timeout=120_000)
+        wait_in_page(page, "!['connecting', 'live'].includes(document.getElementById('table').dataset.state)",
+                     timeout_ms=120_000)
     state = page.locator("#table").get_attribute("data-state")
     assert state == "ended", (state, page.locator("#table").get_attribute("data-events"), len(stream),
                               page.locator("#log li").first.inner_text())

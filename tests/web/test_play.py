@@ -13,7 +13,7 @@ import pytest
 
 from competitions.ratings.leaderboard import Leaderboard, boards
 from competitions.tournaments.control import default_entrants
-from tests.web.harness import WebArena
+from tests.web.harness import WebArena, wait_in_page
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("web-arena")]  # one worker builds the arena, once
 
@@ -81,7 +81,7 @@ def test_a_persons_whole_game_is_played_by_clicking_legal_cards(arena: WebArena,
             page.locator("#play-choose:not([disabled])").click()
         else:
             page.locator("#play-actions .legal").first.click()
-        page.wait_for_function("([id]) => document.getElementById('play').dataset.decisionId !== id", arg=[decision])
+        wait_in_page(page, "([id]) => document.getElementById('play').dataset.decisionId !== id", arg=[decision])
     assert checked_non_legal, "no decision had a card that was not legal to click"
     assert shot, "the person never played a card"
     page.screenshot(path=str(screenshots / "play-result.png"), full_page=True)
@@ -106,7 +106,7 @@ def test_the_decision_endpoint_refuses_clearly(arena: WebArena, page: Any) -> No
                              ).status == 404
     match_id = start_game(arena, page, target=1)
     url = f"{arena.url}/play/{match_id}/decision"
-    page.wait_for_function("document.getElementById('play').dataset.decisionId")
+    wait_in_page(page, "document.getElementById('play').dataset.decisionId")
     decision = page.locator("#play").get_attribute("data-decision-id")
     out_of_range = page.request.post(url, form={"decision_id": decision, "index": "999"})
     assert out_of_range.status == 400 and "out of range" in out_of_range.json()["error"]

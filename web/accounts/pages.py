@@ -36,6 +36,7 @@ from web.accounts.identity import (
 )
 from web.pages.common import render, shown
 from web.security_headers import no_store
+from web.templating import path_for
 
 #: Longest field a form of these pages reads.
 MAX_FIELD = 1024
@@ -55,7 +56,7 @@ def _field(form: FormData, name: str) -> str:
 
 
 def _signed_in(request: Request, session: Session) -> Response:
-    response = RedirectResponse(request.url_for("account"), status_code=303)
+    response = RedirectResponse(path_for(request, "account"), status_code=303)
     set_session_cookie(request, response, session.session_id)
     return response
 
@@ -95,7 +96,7 @@ async def log_out(request: Request) -> Response:
     """End the session (POST with its CSRF token)."""
     session = check_csrf(request, session_of(request), _field(await read_form(request), "csrf"))
     sessions(request).end(session.session_id)
-    response = RedirectResponse(request.url_for("login"), status_code=303)
+    response = RedirectResponse(path_for(request, "login"), status_code=303)
     response.delete_cookie(SESSION_COOKIE, path="/")
     return response
 
@@ -104,7 +105,7 @@ def account_page(request: Request) -> Response:
     """The signed-in author's bots and API tokens (the login form for a browser without a session)."""
     session = session_of(request)
     if session is None:
-        return RedirectResponse(request.url_for("login"), status_code=303)
+        return RedirectResponse(path_for(request, "login"), status_code=303)
     account = accounts(request).get(session.account)
     if account is None or account.disabled:
         raise HTTPException(403, "this account is disabled by the arena's operator")
@@ -173,7 +174,7 @@ async def revoke_token(request: Request) -> Response:
         accounts(request).revoke_token(account, request.path_params["token_id"])
     except AccountError as refused:
         raise HTTPException(404, str(refused)) from None
-    return RedirectResponse(request.url_for("account"), status_code=303)
+    return RedirectResponse(path_for(request, "account"), status_code=303)
 
 
 routes = [

@@ -18,6 +18,7 @@ from store.redis_store import BotRecord
 from web.accounts.identity import check_csrf, session_account, session_of
 from web.hosted.api import read_package, submit_version
 from web.pages.common import arena, not_found
+from web.templating import path_for
 
 #: Output shown per version on the page (the API serves all that is kept).
 SHOWN_LOG_BYTES = 4096
@@ -53,7 +54,7 @@ async def upload(request: Request) -> Response:
                                 version if isinstance(version, str) and version else None)
     except (HostedError, RateLimited) as refused:
         raise HTTPException(429 if isinstance(refused, RateLimited) else 400, str(refused)) from None
-    return RedirectResponse(str(request.url_for("bot", bot_id=record.bot_id)) + "#hosted", status_code=303)
+    return RedirectResponse(str(path_for(request, "bot", bot_id=record.bot_id)) + "#hosted", status_code=303)
 
 
 routes = [Route("/bots/{bot_id}/versions", upload, name="upload_version", methods=["POST"])]

@@ -24,6 +24,7 @@ from web.auth import bearer, check_admin
 from web.hosted.pages import owner_panel
 from web.pages.common import arena, not_found, render, shown
 from web.security_headers import no_store
+from web.templating import path_for
 from web.views.charts import Series, history_chart
 
 #: Recent matches shown on a bot's page.
@@ -85,7 +86,7 @@ def bot(request: Request) -> Response:
         opponents = board.opponents(rated)
         shown = opponents if every_opponent else opponents[:OPPONENTS_SHOWN]
         standings.append(BoardStanding(board_name, live, fitted, shown, len(opponents)))
-        series.append(Series(board_name, str(request.url_for("leaderboard", board=board_name)),
+        series.append(Series(board_name, str(path_for(request, "leaderboard", board=board_name)),
                              [(p.time, p.rating) for p in board.history(rated, last=CHART_POINTS)]))
     recent = web.store.bot_matches(bot_id, RECENT_MATCHES)
     results = web.store.match_results([match_id for match_id, _ in recent])

@@ -33,7 +33,7 @@ from pitch_sdk.rules.errors import RulesError
 from web.arena import WebArena
 from web.pages.common import arena, not_found, render, shown
 from web.referees import RefereesUnreachable, RunningMatches
-from web.templating import when
+from web.templating import path_for, when
 from web.views.spectator import SpectatorTable
 
 #: Seconds between refreshes of the list of running matches in the browser.
@@ -90,8 +90,8 @@ def _listed(request: Request, match: arena_pb2.RunningMatch) -> dict[str, Any]:
     """A running match as the list shows it (and its JSON refresh sends it)."""
     return {"match_id": match.match_id, "preset": match.preset, "game": match.game, "games": match.games,
             "started": when(match.started_unix), "practice": match.practice,
-            "url": str(request.url_for("spectate", match_id=match.match_id)),
-            "seats": [{"bot_id": bot_id, "name": name, "url": str(request.url_for("bot", bot_id=bot_id))}
+            "url": str(path_for(request, "spectate", match_id=match.match_id)),
+            "seats": [{"bot_id": bot_id, "name": name, "url": str(path_for(request, "bot", bot_id=bot_id))}
                       for bot_id, name in zip(match.seat_bot_ids, match.seat_names, strict=False)]}
 
 

@@ -35,6 +35,7 @@ from web.humans.house import HOUSE_BOTS
 from web.humans.identities import known_identities
 from web.humans.seat import DecisionError, Table
 from web.pages.common import arena, not_found, render, shown
+from web.templating import path_for
 
 #: The preset the form proposes.
 DEFAULT_PRESET = "partnership"
@@ -134,7 +135,7 @@ async def start_play(request: Request) -> Response:
         table = await games.start(preset_name, _options(form), seat, opponents)
     except PlayError as exc:
         raise HTTPException(exc.status, str(exc)) from None
-    response = RedirectResponse(request.url_for("play_table", match_id=table.match_id), status_code=303)
+    response = RedirectResponse(path_for(request, "play_table", match_id=table.match_id), status_code=303)
     response.set_cookie(secret_cookie(table.match_id), table.secret, httponly=True, samesite="strict",
                         path=f"/play/{table.match_id}")
     return response

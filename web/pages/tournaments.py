@@ -25,6 +25,7 @@ from competitions.tournaments.store import TournamentError, TournamentStore
 from competitions.tournaments.table import NOT_PLAYED, PLAYED
 from web.auth import bearer, check_admin
 from web.pages.common import arena, not_found, render, shown
+from web.templating import path_for
 
 #: Tournaments per page of the list.
 PAGE_SIZE = 50
@@ -133,7 +134,7 @@ async def start_tournament(request: Request) -> Response:
         tournament_id = await run_in_threadpool(create_and_launch)
     except (ScheduleError, ValueError) as exc:
         raise HTTPException(400, f"cannot schedule it: {shown(str(exc))}") from None
-    return RedirectResponse(request.url_for("tournament", tournament_id=tournament_id), status_code=303)
+    return RedirectResponse(path_for(request, "tournament", tournament_id=tournament_id), status_code=303)
 
 
 routes = [
