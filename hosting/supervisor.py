@@ -26,7 +26,9 @@ class Policy:
     first_backoff_s: float = 1.0
     """The wait before the first restart: a bot that fails at once is not restarted in a tight loop."""
     max_backoff_s: float = 60.0
-    """The longest wait (the backoff doubles up to it); a run at least this long resets it."""
+    """The longest wait: the backoff doubles up to it."""
+    healthy_run_s: float = 60.0
+    """A run at least this long counts as healthy and resets the backoff to ``first_backoff_s``."""
     crashes: int = 5
     window_s: float = 600.0
     """``crashes`` ends within ``window_s`` mark the version failing: it stops being restarted."""
@@ -67,7 +69,7 @@ class Supervisor:
                 if self._stopping.is_set():
                     break
                 now = time.monotonic()
-                consecutive = 1 if now - started >= self.policy.max_backoff_s else consecutive + 1
+                consecutive = 1 if now - started >= self.policy.healthy_run_s else consecutive + 1
                 crashes.append(now)
                 while crashes and now - crashes[0] > self.policy.window_s:
                     crashes.popleft()
