@@ -35,7 +35,7 @@ from typing import Any
 import psutil  # type: ignore[import-untyped]
 
 from chaos_parts.arena import Fleet
-from chaos_parts.forged import forge_relays
+from chaos_parts.forged import RefereeUnreachable, forge_relays
 from chaos_parts.watch import Snapshot
 
 KINDS = ("worker", "pool-child", "bot", "kit-bot", "referee", "referee-term", "redis", "beat", "forged-relay")
@@ -164,8 +164,11 @@ class Injector:
             bot = self.rng.choice(sorted(fleet.bot_ids))
             credentials = {"the admin token": fleet.admin, "a bot's token": fleet.env[bot]["PITCH_BOT_TOKEN"],
                            "a random token": os.urandom(12).hex()}
-            fault.admitted = forge_relays(fleet.addresses[target], credentials, fleet.bot_ids[bot])
-            fault.note = f"forged relays to {bot}: {len(fault.admitted)} of {len(credentials)} admitted"
+            try:
+                fault.admitted = forge_relays(fleet.addresses[target], credentials, fleet.bot_ids[bot])
+                fault.note = f"forged relays to {bot}: {len(fault.admitted)} of {len(credentials)} admitted"
+            except RefereeUnreachable as unreachable:
+                fault.note = f"not tried: {unreachable}"
             fault.restarted = fault.at  # nothing went down
             return fault
         elif kind == "pool-child":

@@ -22,6 +22,13 @@ RELAY_METHOD = "/pitch.v1.RelayService/Relay"
 REFUSAL_WAIT_S = 2.0
 """How long the referee has to refuse a forged call before it counts as admitted (a
 refusal comes before any message is read; the fleet may be loaded by the other faults)."""
+READY_WAIT_S = 15.0
+"""How long a referee just restarted by another fault has to listen before the forgery is
+skipped (a connection refused is no answer from the referee: it tests nothing)."""
+
+
+class RefereeUnreachable(Exception):
+    """The referee did not listen within :data:`READY_WAIT_S`: nothing was tried."""
 
 
 def forged_messages(bot_id: str, match_id: str) -> list[bytes]:
@@ -36,6 +43,10 @@ def forged_messages(bot_id: str, match_id: str) -> list[bytes]:
 async def _attempt(address: str, credential: str, bot_id: str) -> str | None:
     """One forged relay: ``None`` when refused with UNAUTHENTICATED, else what happened."""
     async with grpc.aio.insecure_channel(address) as channel:
+        try:
+            await asyncio.wait_for(channel.channel_ready(), READY_WAIT_S)
+        except TimeoutError:
+            raise RefereeUnreachable(f"{address} not listening after {READY_WAIT_S:g} s") from None
         call = channel.stream_stream(RELAY_METHOD, request_serializer=lambda raw: raw,
                                      response_deserializer=relay_pb2.RelayResponse.FromString)(
             metadata=(("authorization", f"Bearer {credential}"),))
@@ -53,7 +64,8 @@ async def _attempt(address: str, credential: str, bot_id: str) -> str | None:
 
 def forge_relays(address: str, credentials: dict[str, str], bot_id: str) -> list[str]:
     """Try a forged relay on the referee at ``address`` with each credential (name ->
-    token); the admitted ones, described."""
+    token); the admitted ones, described.  Raises :class:`RefereeUnreachable` when the
+    referee does not listen (restarting after another fault)."""
     async def attempts() -> list[str]:
         admitted = []
         for name, token in credentials.items():

@@ -23,6 +23,7 @@ tried on their own against results written to a real Redis."""
 from __future__ import annotations
 
 import json
+import socket
 import subprocess
 import sys
 import uuid
@@ -35,7 +36,7 @@ from store.redis_store import Store
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "bench"))
-from chaos_parts import checks, flood  # noqa: E402  (bench/ is not a package)
+from chaos_parts import checks, flood, forged  # noqa: E402  (bench/ is not a package)
 from chaos_parts.faults import Fault  # noqa: E402
 from chaos_parts.watch import Snapshot  # noqa: E402
 
@@ -84,6 +85,20 @@ def test_the_practice_flood_check_reads_the_last_counts_and_fails_a_peak_over_th
     assert flood.over_bound(flood.summary(log)) == []
     log.write_text("")
     assert flood.over_bound(flood.summary(log)) == ["the flood never got a welcome: nothing was checked"]
+
+
+def test_a_forged_relay_on_a_referee_not_listening_yet_is_not_counted_as_admitted(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A referee restarted by an overlapping fault may not listen yet: a connection refused
+    (UNAVAILABLE) is no answer from the referee, so the forgery is skipped, not counted as
+    admitted (it counted three admissions before, failing a run on a referee that refused
+    nothing)."""
+    with socket.socket() as probe:  # a loopback port nobody listens on
+        probe.bind(("127.0.0.1", 0))
+        address = f"127.0.0.1:{probe.getsockname()[1]}"
+    monkeypatch.setattr(forged, "READY_WAIT_S", 0.5)
+    with pytest.raises(forged.RefereeUnreachable, match="not listening"):
+        forged.forge_relays(address, {"a random token": "x"}, "bot")
 
 
 @pytest.mark.slow
