@@ -8,7 +8,7 @@ Exit codes: 0 success; 1 a service failed or could not be reached; 2 the input w
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from typing import NoReturn
 
@@ -20,9 +20,11 @@ from rich.text import Text
 
 from cli import views
 from competitions.config import WorkerConfig
-from competitions.referee_client import FleetReferees, RefereeClient
+from competitions.referee_client import FleetReferees
+from pitch_sdk.proto.pitch.v1 import arena_pb2
 from store.fleet import FleetDirectory
 from store.redis_store import Store
+from store.seat_keys import names_version, seat_key
 
 
 def console() -> Console:
@@ -72,9 +74,24 @@ def fleet_referee(config: WorkerConfig) -> FleetReferees:
                          FleetDirectory(open_store(config), config.fleet_ttl_s))
 
 
-def entrants(referee: RefereeClient, wanted: list[str] | None, teams: list[str] | None,
-              config: WorkerConfig, allow_offline: bool) -> tuple[list[str], list[list[str]] | None]:
-    """Bot ids of the entrants (and teams) from names or ids; default: every connected bot.
+def seat_of(key: str, by_key: Mapping[str, arena_pb2.BotInfo]) -> tuple[arena_pb2.BotInfo, str] | None:
+    """The bot and seat a name, an id or ``NAME@VERSION`` (``ID@VERSION``) names: the bot
+    alone (its newest connected version) or that version of it (:mod:`store.seat_keys`).
+    A whole key that is a bot's name wins (a name may contain ``@``); else the last ``@``
+    splits the version off."""
+    if key in by_key:
+        return by_key[key], by_key[key].bot_id
+    name, separator, version = key.rpartition("@")
+    if separator and name in by_key and version:
+        return by_key[name], seat_key(by_key[name].bot_id, version)
+    return None
+
+
+def entrants(referee: FleetReferees, wanted: list[str] | None, teams: list[str] | None,
+             config: WorkerConfig, allow_offline: bool, versions: bool = False,
+             ) -> tuple[list[str], list[list[str]] | None]:
+    """Seats of the entrants (and teams) from names or ids, and with ``versions`` also
+    ``NAME@VERSION`` for one version of a bot; default: every connected bot.
 
     An entrant that is not connected now is refused before anything is created, unless
     ``allow_offline``: its every match would wait through the workers' retries and then
@@ -84,10 +101,18 @@ def entrants(referee: RefereeClient, wanted: list[str] | None, teams: list[str] 
 
     def resolve(items: list[str]) -> list[str]:
         keys = [key.strip() for item in items for key in item.split(",") if key.strip()]
-        unknown = [key for key in keys if key not in by_key]
+        found = {key: seat_of(key, by_key) for key in keys}
+        unknown = [key for key, seat in found.items() if seat is None]
         if unknown:
             fail(f"no registered bot named {', '.join(unknown)} (see `pitch-arena bots`)")
-        offline = sorted({str(views.shown(by_key[key].name)) for key in keys if not by_key[key].connected})
+        seats = {key: seat for key, seat in found.items() if seat is not None}
+        versioned = sorted(key for key, (_, seat) in seats.items() if names_version(seat))
+        if versioned and not versions:
+            fail(f"{', '.join(versioned)}: this command takes bots, not versions of them (an SPRT or a match does)")
+        live = referee.directory.connected_bots(versions=True) if versioned else set()
+        offline = sorted({str(views.shown(key if names_version(seat) else bot.name))
+                          for key, (bot, seat) in seats.items()
+                          if not (seat in live if names_version(seat) else bot.connected)})
         if offline:
             waits = sum(config.retry_delay(retry) for retry in range(config.match_retries))
             consequence = (f"each of their matches is retried for about {waits:.0f}s (PITCH_MATCH_RETRIES, "
@@ -97,7 +122,7 @@ def entrants(referee: RefereeClient, wanted: list[str] | None, teams: list[str] 
                       f"--referee {config.referee} --token TOKEN), or pass --allow-offline to run anyway")
             Console(stderr=True, highlight=False).print(
                 Text(f"not connected now: {', '.join(offline)} ({consequence})", style="yellow"))
-        return [by_key[key].bot_id for key in keys]
+        return [seats[key][1] for key in keys]
 
     fixed = [resolve([team]) for team in teams] if teams else None
     if wanted:

@@ -29,7 +29,8 @@ def match(
     preset_name: Annotated[str, typer.Argument(metavar="PRESET", help="Preset (see `pitch-bot variants`).")],
     bots: Annotated[list[str], typer.Argument(
         metavar="BOT...", help="The bot in each seat, in seat order from seat 0, by name or id (as `pitch-arena "
-                               "bots` shows them); a bot may fill several seats.")],
+                               "bots` shows them), or NAME@VERSION for one version of a bot; a bot may fill "
+                               "several seats.")],
     seed: Annotated[int, typer.Option(min=0, help="The seed the deals come from: the same seed deals the same "
                                                   "cards.")] = 1,
     games: Annotated[int, typer.Option(min=1, help="Games in the match.")] = 1,
@@ -55,12 +56,15 @@ def match(
     referee = common.fleet_referee(config)
     with common.reaching(config):
         known = {key: bot for bot in referee.bots() for key in (bot.bot_id, bot.name)}
-        unknown = [key for key in keys if key not in known]
+        found = {key: common.seat_of(key, known) for key in keys}
+        unknown = [key for key, seat in found.items() if seat is None]
         if unknown:
             common.fail(f"no registered bot named {', '.join(unknown)} (see `pitch-arena bots`)")
+        resolved = {key: seat for key, (_, seat) in ((k, v) for k, v in found.items() if v is not None)}
+        seats = [resolved[key] for key in keys]
         try:
-            result = referee.play_match(preset_name, [known[key].bot_id for key in keys], seed=seed, games=games,
-                                        options_json=options, match_id=match_id)
+            result = referee.play_match(preset_name, seats, seed=seed, games=games, options_json=options,
+                                        match_id=match_id)
         except grpc.RpcError as error:
             if error.code() is grpc.StatusCode.INVALID_ARGUMENT:  # the referee's own checks of the input
                 common.fail(f"the referee refused the match: {error.details()}")

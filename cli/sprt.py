@@ -31,13 +31,16 @@ from competitions.sprt.plan import MAX_GAMES, SprtSpec
 from competitions.sprt.store import SprtStore
 from competitions.tournaments.schedule import ScheduleError
 from competitions.tournaments.store import TournamentError
+from store.seat_keys import bot_of_seat, seat_label
 
 ShowProgress = Callable[[sprt_control.SprtProgress, str | None], None]
 
 
 def sprt(
-    new: Annotated[str | None, typer.Argument(metavar="NEW", help="The bot under test, by name or id.")] = None,
-    old: Annotated[str | None, typer.Argument(metavar="OLD", help="The bot it is compared with.")] = None,
+    new: Annotated[str | None, typer.Argument(
+        metavar="NEW", help="The bot under test, by name or id; NAME@VERSION for one version of it.")] = None,
+    old: Annotated[str | None, typer.Argument(
+        metavar="OLD", help="The bot it is compared with (NAME@VERSION: another version of the same bot).")] = None,
     preset: Annotated[str, typer.Option(help="A two-sided preset (partnership presets).")] = "partnership",
     elo0: Annotated[float, typer.Option(help="H0: NEW is this much stronger (normalized Elo).")] = 0.0,
     elo1: Annotated[float, typer.Option(help="H1: NEW is this much stronger (normalized Elo).")] = 10.0,
@@ -78,7 +81,7 @@ def sprt(
             if not isinstance(overrides, dict):
                 common.fail("--options must be a JSON object")
             ids, _ = common.entrants(common.fleet_referee(config), [new, old, *([partner] if partner else [])], None,
-                                     config, False)
+                                     config, False, versions=True)
             spec = SprtSpec(f"sprt-{uuid.uuid4().hex[:10]}", preset, ids[0], ids[1], ids[2] if partner else None,
                             elo0, elo1, alpha, beta, max_games, seed, overrides, parallel)
             try:
@@ -96,9 +99,9 @@ def sprt(
         if sent and not celery.control.ping(timeout=1.0):
             console.print("[yellow]no worker answered: the matches wait in Redis until one starts "
                           "(pitch-arena worker)[/]")
-        names = sprts.store.bot_names([sprts.spec(run_id).new, sprts.spec(run_id).old])
         first = sprt_control.progress(sprts, run_id)
-        label = f"{names.get(first.spec.new, first.spec.new)} vs {names.get(first.spec.old, first.spec.old)}"
+        names = sprts.store.bot_names([bot_of_seat(first.spec.new), bot_of_seat(first.spec.old)])
+        label = f"{seat_label(first.spec.new, names)} vs {seat_label(first.spec.old, names)}"
         try:
             with _display(console, label, first.spec.max_games) as show:
                 final = poll_until(lambda: sprt_control.progress(sprts, run_id), show,

@@ -206,8 +206,8 @@ class FleetReferees(RefereeClient):
         Raises :class:`grpc.RpcError`: the last referee's refusal, or :class:`NoRefereeFits`."""
         addresses = self.addresses_for(match)
         if not addresses:
-            connected = self.directory.connected_bots()
-            offline = sorted({bot for bot in match.seats if bot not in connected})
+            connected = self.directory.connected_bots(versions=True)
+            offline = sorted({seat for seat in match.seats if seat not in connected})
             if offline:
                 raise NoRefereeFits(f"bot {', '.join(offline)} is not connected to any live referee", Refusal.ABSENT)
             raise NoRefereeFits(f"no live referee has room for match {match.match_id}: the fleet is full",

@@ -40,6 +40,7 @@ from referee.sessions import HousePresence, Presence, Registry
 from store.accounts import Accounts
 from store.redis_store import BotRecord, Store
 from store.results import result_from_dict, result_to_dict
+from store.seat_keys import bot_of_seat, version_of_seat
 from store.versions import BotVersions
 
 log = logging.getLogger("pitch.referee")
@@ -158,33 +159,35 @@ class Arena:
         return await asyncio.to_thread(self.store.bot_for_token, token)
 
     async def seats_for(self, bot_ids: Sequence[str], match_id: str) -> list[Presence]:
-        """The presences of ``bot_ids``, in seat order: a bot connected here plays here; one
-        connected only to another referee of the fleet is relayed from there (see
-        :mod:`referee.relay`; close them with :func:`referee.relay.close_relays` if the
-        match does not start)."""
+        """The presences of ``bot_ids``, in seat order (each a bot id, its newest connected
+        version, or ``{bot id}@{version}``, that version: :mod:`store.seat_keys`): a bot
+        connected here plays here; one connected only to another referee of the fleet is
+        relayed from there (see :mod:`referee.relay`; close them with
+        :func:`referee.relay.close_relays` if the match does not start)."""
         bounded_list("seat_bot_ids", bot_ids, bounds.MAX_LIST_ITEMS, bounds.MAX_ID_CHARS)
         here: dict[str, Presence] = {}
         away: dict[str, list[int]] = {}
-        for seat, bot_id in enumerate(bot_ids):
-            presence = self.registry.get(bot_id)
+        for seat, named in enumerate(bot_ids):
+            presence = self.registry.get(named)
             if presence is None or not presence.connected:
-                away.setdefault(bot_id, []).append(seat)
+                away.setdefault(named, []).append(seat)
             else:
-                here[bot_id] = presence
+                here[named] = presence
         relayed: dict[str, Presence] = {}
         try:
-            for bot_id, seats in away.items():
-                known = await asyncio.to_thread(self.store.bot, bot_id)
+            for named, seats in away.items():
+                known = await asyncio.to_thread(self.store.bot, bot_of_seat(named))
                 if known is None:
-                    raise RequestRefused(grpc.StatusCode.NOT_FOUND, f"bot {echo(bot_id)!r} is not registered")
+                    raise RequestRefused(grpc.StatusCode.NOT_FOUND, f"bot {echo(named)!r} is not registered")
+                version = version_of_seat(named)
+                label = echo(known.name if version is None else f"{known.name}@{version}")
                 if self.relays is None:
-                    raise RequestRefused(grpc.StatusCode.FAILED_PRECONDITION,
-                                         f"bot {echo(known.name)!r} is not connected")
-                relayed[bot_id] = await self.relays.seat(known, match_id, seats)
+                    raise RequestRefused(grpc.StatusCode.FAILED_PRECONDITION, f"bot {label!r} is not connected")
+                relayed[named] = await self.relays.seat(known, match_id, seats, named)
         except BaseException:
             close_relays(relayed.values())
             raise
-        return [here.get(bot_id) or relayed[bot_id] for bot_id in bot_ids]
+        return [here.get(named) or relayed[named] for named in bot_ids]
 
     async def match_spec(self, match_id: str, preset_name: str, options_json: str, seats: Sequence[Presence],
                          seed: int, games: int, time_control: bot_pb2.TimeControl | None,
@@ -205,7 +208,7 @@ class Arena:
             needed = sum(1 for p in seats if p is holder)
             if holder.seats_in_use + needed > holder.capacity:
                 raise RequestRefused(grpc.StatusCode.RESOURCE_EXHAUSTED,
-                                     f"bot {echo(holder.bot.name)!r} plays {holder.seats_in_use} of its "
+                                     f"bot {echo(holder.label)!r} plays {holder.seats_in_use} of its "
                                      f"{holder.capacity} seats already; this match needs {needed} more")
         if self.fleet is not None:  # last: a match refused after this would hold seats it never plays
             await self.fleet.seats.take(match_id, seats)

@@ -41,7 +41,8 @@ class FleetSeats:
         self.ledger = ledger
         self.referee_id = referee_id
         self.held: dict[str, dict[str, int]] = {}
-        """Match id -> bot id -> the seats of it this referee took (and has not given back)."""
+        """Match id -> seat key (a bot's version) -> the seats of it this referee took (and has
+        not given back)."""
         self.unreleased: dict[str, list[str]] = {}
         """Releases that failed (Redis down), retried by :meth:`beat`."""
         self._giving_back: set[asyncio.Task[None]] = set()
@@ -56,10 +57,10 @@ class FleetSeats:
         for presence in seats:
             if isinstance(presence, HousePresence):
                 continue
-            bot_id = presence.bot.bot_id
-            names[bot_id] = presence.bot.name
-            prior = needs.get(bot_id)
-            needs[bot_id] = presence.seat_need((prior.seats if prior else 0) + 1)
+            key = presence.key  # each version of a bot has its own capacity
+            names[key] = presence.label
+            prior = needs.get(key)
+            needs[key] = presence.seat_need((prior.seats if prior else 0) + 1)
         if not needs:
             return
         call = asyncio.ensure_future(asyncio.to_thread(self.ledger.take, self.referee_id, match_id, needs))
@@ -72,7 +73,7 @@ class FleetSeats:
             raise
         if refusal is not None:
             raise refused(refusal, names[refusal.bot_id])
-        self.held[match_id] = {bot_id: need.seats for bot_id, need in needs.items()}
+        self.held[match_id] = {key: need.seats for key, need in needs.items()}
 
     async def release(self, match_id: str) -> None:
         """Give back the seats of ``match_id`` (it ended, was aborted, or never started)."""

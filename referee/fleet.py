@@ -25,7 +25,7 @@ from pitch_sdk.proto.pitch.v1 import bot_pb2
 from referee.admission import DISABLED
 from referee.capacity import FleetSeats
 from referee.config import RefereeConfig
-from referee.sessions import Registry
+from referee.sessions import Presence, Registry
 from store.accounts import Accounts
 from store.fleet import FleetDirectory
 from store.redis_store import Store
@@ -145,10 +145,12 @@ class FleetMember:
         is stopping), read the fleet, and tell the bots that asked when referees joined or
         left."""
         registry = self.registry
-        declared = {p.bot.bot_id: p.capacity for p in registry.connected()} if self._resync else None
+        connected = registry.connected() if self._resync else []
+        declared = {p.key: p.capacity for p in connected} if self._resync else None
+        listed = ({p.key for p in connected} | {p.bot.bot_id for p in connected}) if self._resync else None
         try:
             forgotten = await asyncio.to_thread(self.directory.announce, self.referee_id, self.address,
-                                                self.capacity, self.running(), declared, sorted(self.claimed),
+                                                self.capacity, self.running(), listed, sorted(self.claimed),
                                                 declared, self.left, self.relay_address)
             live = await asyncio.to_thread(self.directory.live)
             await self.seats.beat()
@@ -197,18 +199,21 @@ class FleetMember:
                 self._resync = True  # the next heartbeat rewrites the entry
                 log.warning("fleet directory write failed (%s)", exc)
 
-    def bot_connected(self, bot_id: str) -> None:
-        """A bot opened a stream here: list it (matches it plays may be placed here) with
-        the capacity it declared (which bounds its seats fleet-wide)."""
-        presence = self.registry.get(bot_id)
-        capacity = presence.capacity if presence is not None else 1
+    def bot_connected(self, presence: Presence) -> None:
+        """A version of a bot opened a stream here: list it (matches seating it, or the bot
+        alone, may be placed here) with the capacity it declared (which bounds its seats
+        fleet-wide)."""
+        key, capacity = presence.key, presence.capacity
         if not self.withdrawn:  # a referee that left for good is listed nowhere
-            self._writes.put_nowait(lambda: self.directory.bot_connected(self.referee_id, bot_id, capacity))
+            self._writes.put_nowait(lambda: self.directory.bot_connected(self.referee_id, key, capacity))
 
-    def bot_disconnected(self, bot_id: str) -> None:
-        """A bot's last stream here ended."""
+    def bot_disconnected(self, presence: Presence) -> None:
+        """A version's last stream here ended (the bot stays listed while another version
+        of it is connected here)."""
+        key = presence.key
+        last = not any(p.connected for p in self.registry.versions(presence.bot.bot_id))
         if not self.withdrawn:
-            self._writes.put_nowait(lambda: self.directory.bot_disconnected(self.referee_id, bot_id))
+            self._writes.put_nowait(lambda: self.directory.bot_disconnected(self.referee_id, key, last))
 
     def running_changed(self) -> None:
         """A match started or ended: the count placement reads."""

@@ -133,7 +133,7 @@ class HostCall:
         self.opening[relay_id] = opened
         self.seats[relay_id] = presence  # before the open: a reply about the relay may follow `opened` at once
         self.outbox.send(relay_pb2.RelayRequest(open=relay_pb2.RelayOpen(
-            relay_id=relay_id, bot_id=presence.bot.bot_id, match_id=presence.match_id,
+            relay_id=relay_id, bot_id=presence.seat, match_id=presence.match_id,
             seats=presence.seats)).SerializeToString())
         try:
             hello = await asyncio.wait_for(opened, OPEN_TIMEOUT_S)
@@ -240,8 +240,12 @@ class RelayedPresence(Presence):
     """A seat (or several) of a bot whose stream is on another referee: to the match, a
     presence like a local one (see the module docstring)."""
 
-    def __init__(self, bot: BotRecord, relays: Relays, match_id: str, seats: Sequence[int]) -> None:
+    def __init__(self, bot: BotRecord, relays: Relays, match_id: str, seats: Sequence[int],
+                 seat: str | None = None) -> None:
         super().__init__(bot)
+        self.seat = seat or bot.bot_id
+        """What the seats name (the bot, or one version of it: :mod:`store.seat_keys`); once
+        open, the version the host seated, so that a relay opened again finds the same one."""
         self.relays = relays
         self.match_id = match_id
         self.seats = tuple(seats)
@@ -281,7 +285,7 @@ class RelayedPresence(Presence):
         FAILED_PRECONDITION otherwise) when none takes it."""
         refusals: list[str] = []
         exhausted = False
-        for referee_id, address in await self.relays.hosts_of(self.bot.bot_id):
+        for referee_id, address in await self.relays.hosts_of(self.seat):
             self.bot_connected = True  # as the host sees it when it opens the relay; it says when that changes
             try:
                 host = self.relays.host(address)
@@ -294,6 +298,8 @@ class RelayedPresence(Presence):
                 refusals.append(f"{address}: no answer within {OPEN_TIMEOUT_S:g} s")
                 continue
             self.session = Session(hello)  # the bot's hello, for what it takes
+            self.version = hello.bot_version
+            self.seat = self.key
             self.host, self.host_referee_id = host, referee_id
             return
         why = "; ".join(refusals) if refusals else "no live referee has a stream from it"
@@ -324,7 +330,7 @@ class RelayedPresence(Presence):
                 if self.closed or self.host is not host or self.bot_connected:
                     return
                 try:
-                    hosts = await self.relays.hosts_of(self.bot.bot_id)
+                    hosts = await self.relays.hosts_of(self.seat)
                 except RelayRefused:
                     continue  # the directory is unreachable for now: look again
                 if self.host is host and not self.bot_connected \
@@ -402,19 +408,21 @@ class Relays:
         self._channels: dict[str, grpc.aio.Channel] = {}
         self._calls: dict[str, HostCall] = {}
 
-    async def seat(self, bot: BotRecord, match_id: str, seats: Sequence[int]) -> RelayedPresence:
-        """A relayed presence for ``bot``'s ``seats`` of ``match_id``, its relay open."""
-        presence = RelayedPresence(bot, self, match_id, seats)
+    async def seat(self, bot: BotRecord, match_id: str, seats: Sequence[int], seat: str | None = None
+                   ) -> RelayedPresence:
+        """A relayed presence for ``bot``'s ``seats`` of ``match_id`` (played by the version
+        ``seat`` names, if it names one), its relay open."""
+        presence = RelayedPresence(bot, self, match_id, seats, seat)
         await presence.open()
         return presence
 
-    async def hosts_of(self, bot_id: str) -> list[tuple[str, str]]:
-        """The live referees where ``bot_id`` has a stream, least busy first: (id, the
-        address of its relay listener)."""
+    async def hosts_of(self, seat: str) -> list[tuple[str, str]]:
+        """The live referees where the bot (or version) ``seat`` names has a stream, least
+        busy first: (id, the address of its relay listener)."""
         if not self.identity.token:
             raise RelayRefused(grpc.StatusCode.FAILED_PRECONDITION, NO_RELAY_TOKEN)
         try:
-            entries = await asyncio.to_thread(self.directory.hosting, [bot_id])
+            entries = await asyncio.to_thread(self.directory.hosting, [seat])
         except redis.RedisError as exc:
             raise RelayRefused(grpc.StatusCode.UNAVAILABLE, store_unreachable(exc)) from None
         return [(entry.referee_id, entry.relay_address or entry.address) for entry in entries]

@@ -49,11 +49,12 @@ from referee.arena import Arena
 from referee.client_limits import bot_client, peer_client
 from referee.config import echo
 from referee.relay import close_relays
-from referee.sessions import Presence, Session
+from referee.sessions import Presence, Session, TooManyVersions
 from store.accounts import API_TOKEN_PREFIX, Unauthorized
 from store.rate_limits import CHANGES_PER_ACCOUNT, RateLimited, RateLimiter
 from store.redis_store import BotRecord, StoreError
 from store.results import result_from_dict
+from store.seat_keys import seat_key
 from store.versions import BOT_VERSIONS, RATED_IDS, VersionLimitError
 
 log = logging.getLogger("pitch.referee")
@@ -108,22 +109,27 @@ class BotServicer(bot_pb2_grpc.BotServiceServicer):
             await context.abort(grpc.StatusCode.UNAVAILABLE, store_unreachable(exc))
         except VersionLimitError as exc:
             await self._abort(context, client, grpc.StatusCode.RESOURCE_EXHAUSTED, str(exc))
-        previous = arena.registry.get(bot.bot_id)
-        replaced = previous.session if previous is not None else None
-        presence, session = arena.registry.attach(bot, hello)
-        arena.client_events.log(logging.INFO, "bot %r connected (session %s, capacity %d%s)", bot.name,
-                                session.session_id, presence.capacity,
+        previous = arena.registry.get(seat_key(bot.bot_id, hello.bot_version))
+        replaced = previous.session if previous is not None and previous.connected else None
+        try:
+            presence, session = arena.registry.attach(bot, hello)
+        except TooManyVersions as exc:
+            await self._abort(context, client, grpc.StatusCode.RESOURCE_EXHAUSTED, str(exc))
+        others = [p.version for p in arena.registry.versions(bot.bot_id) if p.connected and p is not presence]
+        arena.client_events.log(logging.INFO, "bot %r connected (session %s, version %s, capacity %d%s%s)",
+                                bot.name, session.session_id, echo(hello.bot_version), presence.capacity,
                                 f"; ends its previous stream, session {replaced.session_id}" if replaced else "",
+                                f"; beside its versions {', '.join(map(echo, others))}" if others else "",
                                 client=client)
         fleet = arena.fleet
         if fleet is not None:
-            fleet.bot_connected(bot.bot_id)
+            fleet.bot_connected(presence)
         await context.write(bot_pb2.RefereeMessage(welcome=bot_pb2.Welcome(
             protocol_version=PROTOCOL_VERSION, session_id=session.session_id, bot_id=bot.bot_id,
             reconnect_grace_seconds=int(arena.config.reconnect_grace_s),
             fleet=fleet.addresses if fleet else [], referee_address=fleet.address if fleet else "",
             practice_matches_at_once=min(arena.limits.practice.per_bot, arena.limits.practice.total),
-            practice_requests_per_minute=arena.limits.practice_requests.per_minute)))
+            practice_requests_per_minute=arena.limits.practice_requests.per_minute, other_versions=others)))
         reader = asyncio.create_task(self._read_answers(context, presence, session))
         reader.add_done_callback(lambda task: self._reader_ended(task, bot, session))
         try:
@@ -133,7 +139,7 @@ class BotServicer(bot_pb2_grpc.BotServiceServicer):
             reader.cancel()
             arena.registry.detach(presence, session)
             if fleet is not None and not presence.connected:
-                fleet.bot_disconnected(bot.bot_id)
+                fleet.bot_disconnected(presence)
             arena.client_events.log(logging.INFO, "bot %r disconnected (session %s)", bot.name, session.session_id,
                                     client=client)
         if session.ending is not None:
@@ -302,14 +308,14 @@ class ArenaServicer(arena_pb2_grpc.ArenaServiceServicer):
         bots = []
         records = await asyncio.to_thread(self.arena.store.bots)
         current = await asyncio.to_thread(self.arena.versions.current_of, [r.bot_id for r in records])
-        for record in records:
-            presence = self.arena.registry.get(record.bot_id)
-            connected = presence is not None and presence.connected
+        for record in records:  # every connected version of a bot counts: each plays its own seats
+            versions = self.arena.registry.versions(record.bot_id)
+            live = [p for p in versions if p.connected]
+            newest = self.arena.registry.get(record.bot_id)
             bots.append(arena_pb2.BotInfo(
-                bot_id=record.bot_id, name=record.name, owner=record.owner, connected=connected,
-                capacity=presence.capacity if connected and presence else 0,
-                seats_in_use=presence.seats_in_use if presence else 0,
-                bot_version=presence.session.hello.bot_version if connected and presence and presence.session else "",
+                bot_id=record.bot_id, name=record.name, owner=record.owner, connected=bool(live),
+                capacity=sum(p.capacity for p in live), seats_in_use=sum(p.seats_in_use for p in versions),
+                bot_version=newest.version if live and newest else "",
                 rated_id=current.get(record.bot_id, "")))
         return arena_pb2.ListBotsResponse(bots=bots)
 

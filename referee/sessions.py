@@ -1,9 +1,13 @@
-"""Connected bots: one presence per registered bot, one session per open stream.
+"""Connected bots: one presence per version of a registered bot, one session per open stream.
 
-A *presence* outlives streams: it holds the bot's seat count, its pending decisions and
-its active matches, so a bot that reconnects with the same token resumes where it was.
-A *session* is one open ``Connect`` stream with its outgoing queue.  Matches talk to
-presences; the service moves answers from the stream to the pending decisions here.
+A *presence* outlives streams: it holds the seat count, pending decisions and active
+matches of one version of a bot (its seat key, :mod:`store.seat_keys`), so a bot that
+reconnects with the same token and version resumes where it was.  Two versions of one bot
+are two presences, connected side by side (an SPRT of a new version against the old one
+seats both), each playing the seats that name it; a seat naming the bot alone goes to its
+newest connection.  A *session* is one open ``Connect`` stream with its outgoing queue.
+Matches talk to presences; the service moves answers from the stream to the pending
+decisions here.
 """
 
 from __future__ import annotations
@@ -20,7 +24,12 @@ from pitch_sdk.proto.pitch.v1 import bot_pb2
 from pitch_sdk.protocol import wire
 from referee.protowire import field_tag, join_batch
 from store.redis_store import BotRecord
+from store.seat_keys import names_version, seat_key
 from store.seats import SeatNeed
+
+MAX_VERSIONS_CONNECTED = 8
+"""Versions of one bot connected to one referee at once: each is a presence holding
+memory, and a token cycling version strings must not create them without bound."""
 
 
 class Session:
@@ -133,9 +142,11 @@ class PendingDecision:
 
 @dataclass
 class Presence:
-    """A registered bot as the referee knows it, across reconnections."""
+    """One version of a registered bot as the referee knows it, across reconnections."""
 
     bot: BotRecord
+    version: str = ""
+    """The version its streams say in their hello (empty: none said)."""
     session: Session | None = None
     seats_in_use: int = 0
     pending: dict[str, PendingDecision] = field(default_factory=dict)
@@ -153,6 +164,22 @@ class Presence:
     relayed: dict[str, Callable[[bot_pb2.Decision], None]] = field(default_factory=dict)
     """Where answers naming a match another referee runs go (match id -> its relay, see
     :mod:`referee.relay`), when no pending decision here takes them."""
+
+    @property
+    def key(self) -> str:
+        """Its seat key, ``{bot id}@{version}``: how the fleet's directory and seat ledger
+        know this stream apart from the bot's other versions."""
+        return seat_key(self.bot.bot_id, self.version)
+
+    @property
+    def label(self) -> str:
+        """How refusals and logs name it: the bot's name and version."""
+        return f"{self.bot.name}@{self.version}" if self.version else self.bot.name
+
+    @property
+    def idle(self) -> bool:
+        """Holds nothing a reconnection would resume: no seat, decision, match or relay."""
+        return not (self.seats_in_use or self.pending or self.resume_messages or self.relayed or self.watchers)
 
     @property
     def connected(self) -> bool:
@@ -235,37 +262,66 @@ class Presence:
         return next((key for key in seats if decision_id.startswith(f"{key[0]}:")), None)
 
 
+class TooManyVersions(Exception):
+    """A bot already has :data:`MAX_VERSIONS_CONNECTED` other versions connected here."""
+
+
 class Registry:
-    """Presences by bot id, and the attach/detach of streams."""
+    """Presences by seat key, the newest connection of each bot, and the attach/detach of
+    streams."""
 
     def __init__(self) -> None:
         self._presences: dict[str, Presence] = {}
+        self._newest: dict[str, list[str]] = {}
+        """Bot id -> the seat keys of its presences, the most recently attached last."""
         self.on_change: Callable[[], None] = lambda: None
 
-    def presence(self, bot: BotRecord) -> Presence:
-        """The presence for ``bot`` (created on first use)."""
-        presence = self._presences.get(bot.bot_id)
+    def presence(self, bot: BotRecord, version: str = "") -> Presence:
+        """The presence of ``bot`` at ``version`` (created on first use)."""
+        key = seat_key(bot.bot_id, version)
+        presence = self._presences.get(key)
         if presence is None:
-            presence = self._presences[bot.bot_id] = Presence(bot)
+            presence = self._presences[key] = Presence(bot, version)
+            self._newest.setdefault(bot.bot_id, []).append(key)
         return presence
 
-    def get(self, bot_id: str) -> Presence | None:
-        """The presence of a bot that has connected at least once."""
-        return self._presences.get(bot_id)
+    def get(self, seat: str) -> Presence | None:
+        """The presence a seat names: ``{bot id}@{version}`` exactly; a bot id alone, its
+        newest connected version (else the newest one, disconnected); ``None`` for a bot
+        that never connected here."""
+        if names_version(seat):
+            return self._presences.get(seat)
+        versions = self.versions(seat)
+        return next((p for p in reversed(versions) if p.connected), versions[-1] if versions else None)
+
+    def versions(self, bot_id: str) -> list[Presence]:
+        """Every presence of ``bot_id`` here, the most recently attached last."""
+        return [self._presences[key] for key in self._newest.get(bot_id, [])]
 
     def connected(self) -> list[Presence]:
         """The presences with an open stream now."""
         return [presence for presence in self._presences.values() if presence.connected]
 
     def attach(self, bot: BotRecord, hello: bot_pb2.Hello) -> tuple[Presence, Session]:
-        """Open a session for ``bot``; a previous stream with the same token is replaced.
+        """Open a session for ``bot`` at its hello's version; a previous stream of the same
+        bot and version is replaced (another version's stream is not: each plays its own
+        seats).  Raises :class:`TooManyVersions` when :data:`MAX_VERSIONS_CONNECTED` other
+        versions of the bot are connected here.
 
         Matches in progress and pending decisions are re-sent on the new stream."""
-        presence = self.presence(bot)
+        key = seat_key(bot.bot_id, hello.bot_version)
+        others = [p for p in self.versions(bot.bot_id) if p.connected and p.key != key]
+        if len(others) >= MAX_VERSIONS_CONNECTED:
+            raise TooManyVersions(f"{len(others)} other versions of the bot are connected to this referee, the "
+                                  f"most at once: end one of them first")
+        presence = self.presence(bot, hello.bot_version)
+        newest = self._newest[bot.bot_id]
+        newest.remove(key)
+        newest.append(key)
         session = Session(hello)
         if presence.session is not None:  # the service's log line says so
-            presence.session.end(grpc.StatusCode.ABORTED, "replaced by a newer connection of the same bot "
-                                 f"(session {session.session_id})")
+            presence.session.end(grpc.StatusCode.ABORTED, "replaced by a newer connection of the same bot and "
+                                 f"version (session {session.session_id})")
         presence.session = session
         for message in presence.resume_messages.values():
             session.send(message.SerializeToString())
@@ -278,11 +334,17 @@ class Registry:
         return presence, session
 
     def detach(self, presence: Presence, session: Session) -> None:
-        """The stream ``session`` ended."""
+        """The stream ``session`` ended.  A version left idle and disconnected is forgotten
+        unless it is the bot's newest (which a bot alone names): a bot cycling versions
+        leaves no presence behind."""
         session.close()
         if presence.session is session:
             presence.session = None
         self._changed(presence)
+        newest = self._newest.get(presence.bot.bot_id, [])
+        if not presence.connected and presence.idle and newest and newest[-1] != presence.key:
+            newest.remove(presence.key)
+            del self._presences[presence.key]
 
     def end_streams(self, code: grpc.StatusCode, message: str) -> None:
         """End every open stream with a status, after what is queued on it (a stopping

@@ -19,15 +19,17 @@ set and its match claims expire on their own.  Keys, under the store's prefix:
 * ``fleet:referee:{id}`` - hash: ``address``, ``capacity`` (matches it runs at once),
   ``running`` (matches it runs now), ``heartbeat``, ``relay_address`` (its relay
   listener, empty when the relay is served on ``address``); expires after ``ttl_s``;
-* ``fleet:bots:{id}`` - set of the bot ids with an open stream to that referee; expires
-  with it;
-* ``fleet:bot:{bot id}`` - set of the ids of the referees that bot has a stream to: the
-  index placement reads (a few keys per match, however many referees there are), written
-  with ``fleet:bots:{id}``.  It has no TTL of its own: a member counts only while its
-  referee is in ``fleet:live`` and not draining, and a reader deletes the members that
-  have left ``fleet:live`` (a stopped referee removes itself at once);
-* ``fleet:capacity:{id}`` - hash, bot id -> the capacity (seats at once) each of those bots
-  declared in its hello to that referee; expires with it (read by
+* ``fleet:bots:{id}`` - set of what has an open stream to that referee: each connected
+  version's seat key (``{bot id}@{version}``, :mod:`store.seat_keys`) and its bot's id;
+  expires with it;
+* ``fleet:bot:{seat}`` - for a seat key or a bot id, set of the ids of the referees that
+  version (or any version of that bot) has a stream to: the index placement reads (a few
+  keys per match, however many referees there are), written with ``fleet:bots:{id}``.  It
+  has no TTL of its own: a member counts only while its referee is in ``fleet:live`` and
+  not draining, and a reader deletes the members that have left ``fleet:live`` (a stopped
+  referee removes itself at once);
+* ``fleet:capacity:{id}`` - hash, seat key -> the capacity (seats at once) each of those
+  versions declared in its hello to that referee; expires with it (read by
   :mod:`store.seats`, which also holds ``fleet:seats:{bot id}``);
 * ``fleet:match:{match id}`` - the claim: the id of the referee that runs the match
   (``SET NX`` with a TTL renewed by the owner's heartbeat), so a match id runs on at most
@@ -45,6 +47,7 @@ from dataclasses import dataclass
 import redis
 
 from store.redis_store import Store
+from store.seat_keys import bot_of_seat, names_version
 
 DEFAULT_TTL_S = 10.0
 """How long a referee that stopped renewing stays in the directory (and holds its claims)."""
@@ -214,25 +217,29 @@ class FleetDirectory:
         expired = members is None and not results[bots_renewed]
         return bool(results[-1 - len(renew_matches)]) or expired
 
-    def bot_connected(self, referee_id: str, bot_id: str, capacity: int = 1) -> None:
-        """A bot opened a stream to the referee (between heartbeats), declaring that it plays
-        ``capacity`` seats at once: kept in Redis so that a referee that plays a seat of the
-        bot relayed from this referee's stream knows the bound of its seats fleet-wide
-        (:mod:`store.seats`)."""
+    def bot_connected(self, referee_id: str, seat: str, capacity: int = 1) -> None:
+        """A version of a bot (its seat key, :mod:`store.seat_keys`) opened a stream to the
+        referee (between heartbeats), declaring that it plays ``capacity`` seats at once:
+        listed under its seat key and its bot's id, and its capacity kept in Redis so that a
+        referee that plays a seat of it relayed from this referee's stream knows the bound
+        of its seats fleet-wide (:mod:`store.seats`)."""
         pipe = self.client.pipeline(transaction=False)
-        pipe.sadd(self._key("bot", bot_id), referee_id)
-        pipe.sadd(self._key("bots", referee_id), bot_id)
+        for member in dict.fromkeys((seat, bot_of_seat(seat))):
+            pipe.sadd(self._key("bot", member), referee_id)
+            pipe.sadd(self._key("bots", referee_id), member)
         pipe.pexpire(self._key("bots", referee_id), self._ttl_ms)
-        pipe.hset(self._key("capacity", referee_id), bot_id, capacity)
+        pipe.hset(self._key("capacity", referee_id), seat, capacity)
         pipe.pexpire(self._key("capacity", referee_id), self._ttl_ms)
         pipe.execute()
 
-    def bot_disconnected(self, referee_id: str, bot_id: str) -> None:
-        """A bot's stream to the referee ended."""
+    def bot_disconnected(self, referee_id: str, seat: str, last: bool = True) -> None:
+        """A version's stream to the referee ended; ``last``: no other version of its bot is
+        connected there, so the bot's id is delisted too."""
         pipe = self.client.pipeline(transaction=False)
-        pipe.srem(self._key("bot", bot_id), referee_id)
-        pipe.srem(self._key("bots", referee_id), bot_id)
-        pipe.hdel(self._key("capacity", referee_id), bot_id)
+        for member in dict.fromkeys((seat, *([bot_of_seat(seat)] if last else []))):
+            pipe.srem(self._key("bot", member), referee_id)
+            pipe.srem(self._key("bots", referee_id), member)
+        pipe.hdel(self._key("capacity", referee_id), seat)
         pipe.execute()
 
     def set_running(self, referee_id: str, running: int) -> None:
@@ -358,10 +365,12 @@ class FleetDirectory:
                  (pair.rpartition("=") for pair in str(counts).split())}
         return str(holder or ""), local, bool(missing)
 
-    def connected_bots(self) -> set[str]:
-        """Every bot with a stream open to at least one live referee that takes new work."""
+    def connected_bots(self, versions: bool = False) -> set[str]:
+        """Every bot with a stream open to at least one live referee that takes new work (by
+        id; with ``versions``, each connected version's seat key too)."""
         keys = [self._key("bots", entry.referee_id) for entry in self.live()]
-        return {str(bot_id) for bot_id in self.client.sunion(keys)} if keys else set()
+        members = {str(member) for member in self.client.sunion(keys)} if keys else set()
+        return members if versions else {member for member in members if not names_version(member)}
 
     # ------------------------------------------------------------ match claims
     def claim(self, match_id: str, referee_id: str) -> str:

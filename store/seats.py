@@ -4,11 +4,12 @@ once) holds for the whole fleet and not per referee.
 
 A bot with a stream on every referee declares its whole capacity on each; each referee
 counting only its own seats would give it up to N times that at once (more decisions
-waiting in its thread pool, then timeouts).  The ledger is one hash per bot, keyed by the
-bot and never by a referee's session, under the fleet's keys (see
-:mod:`store.fleet`):
+waiting in its thread pool, then timeouts).  The ledger is one hash per version of a bot
+(its seat key, :mod:`store.seat_keys`: two versions connected at once are two processes,
+each declaring its own capacity), keyed by the version and never by a referee's session,
+under the fleet's keys (see :mod:`store.fleet`):
 
-* ``fleet:seats:{bot id}`` - match id -> ``{referee id}:{seats}``: the bot's seats in each
+* ``fleet:seats:{seat key}`` - match id -> ``{referee id}:{seats}``: the version's seats in each
   match running now, written by the referee that runs the match, whichever referee holds
   the bot's stream (so a seat relayed from another referee's stream counts too).
 
@@ -34,6 +35,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from store.fleet import FleetDirectory
+from store.seat_keys import bot_of_seat
 
 #: KEYS: fleet:live, then per bot its seats hash and the capacity hash of the referee its
 #: capacity is read from.  ARGV: referee id, match id, oldest live heartbeat, then per bot
@@ -205,49 +207,41 @@ class SeatLedger:
 
     def usage(self, bot_ids: Sequence[str] | None = None) -> dict[str, SeatUsage]:
         """Each of ``bot_ids`` (default: every bot with a stream on a live referee)
-        fleet-wide: the capacity its streams declared (``fleet:capacity:{referee}``) and the
-        seats it plays on the live referees (its ledger), without asking any referee.
+        fleet-wide, summed over its connected versions (each declares and plays its own
+        seats): the capacity their streams declared (``fleet:capacity:{referee}``) and the
+        seats they play on the live referees (their ledgers), without asking any referee.
         Three round trips however many referees and bots: the live referees, their
-        declarations (one script for every bot, one ``HMGET`` per referee for given ones,
-        pipelined), the bots' ledgers (one pipeline of ``HGETALL``)."""
+        declarations (one script), the versions' ledgers (one pipeline of ``HGETALL``)."""
         if bot_ids is not None and not bot_ids:
             return {}
         directory = self.directory
         live = directory.live_ids(draining=True)  # a draining referee's matches still hold seats
-        declared = self._declared_by_every(live) if bot_ids is None else self._declared_by(live, bot_ids)
-        wanted = sorted(declared) if bot_ids is None else list(bot_ids)
+        declared = self._declared_by_every(live)
+        by_bot: dict[str, list[str]] = {}
+        for seat in declared:
+            by_bot.setdefault(bot_of_seat(seat), []).append(seat)
+        wanted = sorted(by_bot) if bot_ids is None else list(dict.fromkeys(bot_ids))
+        seats = [seat for bot_id in wanted for seat in by_bot.get(bot_id, [bot_id])]
         pipe = directory.client.pipeline(transaction=False)
-        for bot_id in wanted:
-            pipe.hgetall(directory.key("seats", bot_id))
+        for seat in seats:
+            pipe.hgetall(directory.key("seats", seat))
         alive = set(live)
-        usage: dict[str, SeatUsage] = {}
-        for bot_id, ledger in zip(wanted, pipe.execute(), strict=True):
-            in_use = 0
+        in_use: dict[str, int] = dict.fromkeys(wanted, 0)
+        for seat, ledger in zip(seats, pipe.execute(), strict=True):
             for entry in ledger.values():
-                referee_id, _, seats = str(entry).rpartition(":")
-                if referee_id in alive and seats.isdigit():
-                    in_use += int(seats)
-            usage[bot_id] = SeatUsage(in_use, declared.get(bot_id, 0))
-        return usage
+                referee_id, _, taken = str(entry).rpartition(":")
+                if referee_id in alive and taken.isdigit():
+                    in_use[bot_of_seat(seat)] += int(taken)
+        return {bot_id: SeatUsage(in_use[bot_id], sum(declared.get(seat, 0) for seat in by_bot.get(bot_id, [])))
+                for bot_id in wanted}
 
     def _declared_by_every(self, live: Sequence[str]) -> dict[str, int]:
-        """Every bot listed by a live referee, with the most seats it declared on one."""
+        """Every seat key (a bot's version) listed by a live referee, with the most seats it
+        declared on one."""
         if not live:
             return {}
         flat = self._declared(keys=[self.directory.key("capacity", referee_id) for referee_id in live])
-        return {str(bot): int(seats) for bot, seats in zip(flat[::2], flat[1::2], strict=True)}
-
-    def _declared_by(self, live: Sequence[str], bot_ids: Sequence[str]) -> dict[str, int]:
-        """The most seats each of ``bot_ids`` declared on a live referee (absent: none)."""
-        pipe = self.directory.client.pipeline(transaction=False)
-        for referee_id in live:
-            pipe.hmget(self.directory.key("capacity", referee_id), list(bot_ids))
-        declared: dict[str, int] = {}
-        for on_referee in pipe.execute():
-            for bot_id, seats in zip(bot_ids, on_referee, strict=True):
-                if seats is not None:
-                    declared[bot_id] = max(declared.get(bot_id, 0), int(seats))
-        return declared
+        return {str(seat): int(taken) for seat, taken in zip(flat[::2], flat[1::2], strict=True)}
 
     def entries(self, bot_id: str) -> dict[str, str]:
         """The bot's ledger as stored (match id -> ``{referee id}:{seats}``), dead referees'

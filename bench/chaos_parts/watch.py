@@ -16,6 +16,7 @@ from typing import Any
 
 from competitions.tournaments.schedule import Schedule
 from store.redis_store import Store
+from store.seat_keys import bot_of_seat
 
 RETRY = "#retry"
 
@@ -93,8 +94,6 @@ class Watch:
         for schedule in active:
             pipe.hkeys(self._key("tournament", schedule.tournament_id, "outcomes"))
             pipe.hgetall(self._key("tournament", schedule.tournament_id, "started"))
-        for bot in self.bots.values():
-            pipe.hgetall(self._key("fleet", "seats", bot))
         pipe.zrangebyscore(self._key("fleet", "live"), time.time() - self.ttl, "+inf")
         found = pipe.execute()
         shot = Snapshot(at=time.time())
@@ -108,7 +107,6 @@ class Watch:
                     shot.open.add(key)
                 if str(match.index) in started:
                     shot.started[key] = float(started[str(match.index)])
-        ledgers = found[2 * len(active):2 * len(active) + len(self.bots)]
         live = [str(i) for i in found[-1]]
         pipe = client.pipeline(transaction=False)
         opened = sorted(shot.open)
@@ -131,31 +129,38 @@ class Watch:
             address, beat, capacities = more[3 * number:3 * number + 3]
             if address is not None and float(beat or 0) >= newest.get(str(address), (-1.0, ""))[0]:
                 newest[str(address)] = (float(beat or 0), referee_id)
-            for bot, capacity in capacities.items():
-                declared[str(bot)] = max(declared.get(str(bot), 0), int(capacity))
+            for seat, capacity in capacities.items():  # by seat key: each version of a bot has its own
+                declared[str(seat)] = max(declared.get(str(seat), 0), int(capacity))
         shot.live = {referee_id: address for address, (_, referee_id) in newest.items()}
-        self._sample_seats(shot, dict(zip(self.bots.values(), ledgers, strict=True)), set(live), declared)
+        tracked = set(self.bots.values())
+        seats = sorted(seat for seat in declared if bot_of_seat(seat) in tracked)
+        pipe = client.pipeline(transaction=False)
+        for seat in seats:
+            pipe.hgetall(self._key("fleet", "seats", seat))
+        self._sample_seats(shot, dict(zip(seats, pipe.execute(), strict=True)), set(live), declared)
         self.last = shot
         return shot
 
     def _sample_seats(self, shot: Snapshot, ledgers: dict[str, dict[str, str]], live: set[str],
                       declared: dict[str, int]) -> None:
-        """Seats each bot holds on live referees (what the ledger's own script counts) against
-        the capacity it declared; a sample over it is a finding."""
+        """Seats each version of a bot (``ledgers`` by seat key) holds on live referees (what
+        the ledger's own script counts) against the capacity it declared; a sample over it is
+        a finding.  The seats and peaks are kept by bot."""
         self.capacity.samples += 1
-        for bot, fields in ledgers.items():
+        for seat, fields in ledgers.items():
+            bot = bot_of_seat(seat)
             used, matches = 0, set()
             for match_id, value in fields.items():
                 referee_id, _, seats = str(value).rpartition(":")
                 if referee_id in live:
                     used += int(seats)
                     matches.add(self.match_ids.get(str(match_id), str(match_id)))
-            shot.seats[bot] = matches
+            shot.seats[bot] = shot.seats.get(bot, set()) | matches
             self.capacity.peak[bot] = max(self.capacity.peak.get(bot, 0), used)
-            if bot in declared:
-                self.capacity.declared[bot] = declared[bot]
-            if declared.get(bot) and used > declared[bot] and len(self.capacity.over) < 50:
-                self.capacity.over.append({"at": shot.at, "bot": bot, "seats": used, "capacity": declared[bot],
+            if seat in declared:
+                self.capacity.declared[bot] = declared[seat]
+            if declared.get(seat) and used > declared[seat] and len(self.capacity.over) < 50:
+                self.capacity.over.append({"at": shot.at, "bot": seat, "seats": used, "capacity": declared[seat],
                                            "ledger": {str(k): str(v) for k, v in fields.items()}})
 
     def outcome_times(self, keys: list[str]) -> dict[str, float]:

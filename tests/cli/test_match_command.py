@@ -115,3 +115,24 @@ def test_the_match_summary_shows_ignored_answers_and_impersonation_attempts() ->
     text = console.export_text()
     assert "seat 0: cheat (ok, 9 decisions, 0 strikes, 3 ignored answers (1 naming another seat's decision))" in text
     assert "seat 1: b (ok, 9 decisions, 0 strikes)" in text
+
+
+def test_a_seat_may_name_one_version_of_a_bot(arena: ArenaThread, env: dict[str, str]) -> None:
+    """`NAME@VERSION` seats that version of a bot whose two versions are connected at once
+    (the referee records each seat's version); the bot's name alone seats its newest
+    connection.  Before, `NAME@VERSION` was "no registered bot named"."""
+    bot_id, token = arena.register()
+    arena.connect_registered(token, "random", version="old")
+    arena.connect_registered(token, "heuristic", version="new")
+    name = _names(env)[bot_id]
+    store = Store.from_url(env["REDIS_URL"], env["PITCH_STORE_PREFIX"])
+    for seats, versions in (([f"{name}@old", f"{name}@new", f"{name}@old"], ["old", "new", "old"]),
+                            ([name, name, f"{name}@old"], ["new", "new", "old"])):
+        match_id = f"cli-{uuid.uuid4().hex[:8]}"
+        code, out, err = invoke(env, "match", "cutthroat", *seats, "--options", '{"target": 3}',
+                                "--match-id", match_id)
+        assert code == 0, err + out
+        record = store.match_result(match_id)
+        assert record is not None and record["bot_versions"] == versions
+    code, _, err = invoke(env, "match", "cutthroat", f"{name}@gone", name, name)
+    assert code == 1 and "not connected" in err, err

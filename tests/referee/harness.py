@@ -20,6 +20,7 @@ from referee.config import RefereeConfig
 from referee.server import RefereeServer
 from store.fleet import FleetDirectory
 from store.redis_store import Store
+from store.seat_keys import seat_key
 from store.tls import Tls, aio_channel
 
 ADMIN = (("authorization", "Bearer test-admin"),)
@@ -151,6 +152,12 @@ FAST = {"fleet_ttl_s": 1.5}
 def run(coroutine: object) -> object:
     """Run a test coroutine on a fresh event loop."""
     return asyncio.run(coroutine)  # type: ignore[arg-type]
+
+
+def sdk_seat(bot_id: str) -> str:
+    """The seat key of an SDK bot's stream (its class says no version: the SDK sends "0"),
+    under which the fleet's directory and seat ledger know it."""
+    return seat_key(bot_id, "0")
 
 
 def directory(redis_url: str, prefix: str, ttl_s: float = 1.5) -> FleetDirectory:

@@ -24,6 +24,7 @@ from referee.config import RefereeConfig
 from referee.fleet import advertised_address
 from referee.sessions import Presence, Session
 from store.redis_store import BotRecord
+from store.seat_keys import seat_key
 from store.seats import SeatLedger, SeatNeed, SeatRefusal, SeatUsage
 from tests.referee.bots import FirstLegalBot, GatedBot, SteadyBot
 from tests.referee.harness import (
@@ -35,6 +36,7 @@ from tests.referee.harness import (
     played_here,
     run,
     running_arena,
+    sdk_seat,
 )
 from tests.referee.harness import Arena as HarnessArena
 
@@ -446,18 +448,18 @@ def test_a_bots_capacity_holds_across_the_fleet(redis_url: str) -> None:
                     seats.append(other.bot_id)
                 for arena in (first, second):  # the capacity each stream declared, for relayed seats
                     declared = fleet.key("capacity", arena.server.fleet.referee_id)
-                    await eventually(lambda key=declared: fleet.client.hget(key, narrow.bot_id) == "1")
+                    await eventually(lambda key=declared: fleet.client.hget(key, sdk_seat(narrow.bot_id)) == "1")
                 sooner, later = f"m-{uuid.uuid4().hex[:8]}", f"m-{uuid.uuid4().hex[:8]}"
                 playing = asyncio.create_task(first.run_match("cutthroat", seats, match_id=sooner, seed=1))
                 await eventually(lambda: sooner in first.server.arena.tasks)
                 with pytest.raises(grpc.aio.AioRpcError) as refused:
                     await asyncio.wait_for(second.run_match("cutthroat", seats, match_id=later, seed=2), 10)
                 assert refused.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
-                assert f"bot {name!r} plays 1 of its 1 seats on the referee fleet" in (refused.value.details() or "")
+                assert f"bot '{name}@0' plays 1 of its 1 seats on the referee fleet" in (refused.value.details() or "")
                 gate.set()
                 assert (await playing).result.completed
                 assert (await second.run_match("cutthroat", seats, match_id=later, seed=2)).result.completed
-                assert all(ledger.entries(bot_id) == {} for bot_id in seats)
+                assert all(ledger.entries(sdk_seat(bot_id)) == {} for bot_id in seats)
             finally:
                 gate.set()
 
@@ -488,7 +490,7 @@ def test_a_killed_referee_holds_no_capacity_once_it_leaves_the_directory(redis_u
                 await connect_everywhere([elsewhere, survivor], other.token, FirstLegalBot, capacity=4)
                 seats.append(other.bot_id)
             playing = asyncio.create_task(elsewhere.run_match("cutthroat", seats, seed=1))
-            await eventually(lambda: ledger.entries(narrow.bot_id) != {})
+            await eventually(lambda: ledger.entries(sdk_seat(narrow.bot_id)) != {})
             later = f"m-{uuid.uuid4().hex[:8]}"
             with pytest.raises(grpc.aio.AioRpcError) as refused:
                 await asyncio.wait_for(survivor.run_match("cutthroat", seats, match_id=later, seed=2), 10)
@@ -506,13 +508,17 @@ def test_a_killed_referee_holds_no_capacity_once_it_leaves_the_directory(redis_u
                     assert error.code() == grpc.StatusCode.RESOURCE_EXHAUSTED and time.monotonic() < deadline
                     await asyncio.sleep(0.2)
             assert result.completed
-            assert ledger.entries(narrow.bot_id) == {}
+            assert ledger.entries(sdk_seat(narrow.bot_id)) == {}
 
     try:
         with LocalArena(tmp_path) as processes:
             run(scenario(processes))
     finally:
         gate.set()
+
+
+UNVERSIONED_X = seat_key("x", "")
+"""The seat key of :func:`seated`'s bot ``x`` (its hello says no version)."""
 
 
 def seated(bot_id: str, capacity: int) -> Presence:
@@ -542,9 +548,9 @@ def test_seats_taken_for_a_cancelled_call_are_given_back(redis_url: str) -> None
                 await taking
             await asyncio.sleep(0.2)  # the script has run by now, in its thread
             await eventually(lambda: not seats._giving_back)
-            assert ledger.entries("x") == ({"m-1": "r:1"} if started else {})
+            assert ledger.entries(UNVERSIONED_X) == ({"m-1": "r:1"} if started else {})
         await seats.release("m-1")
-        assert ledger.entries("x") == {}
+        assert ledger.entries(UNVERSIONED_X) == {}
 
     run(scenario())
 
@@ -574,10 +580,10 @@ def test_a_heartbeat_late_by_more_than_the_ttl_writes_back_the_expired_bots_and_
             bot_id, _ = await arena.connect(FirstLegalBot, capacity=3)
             referee_id = arena.server.fleet.referee_id
             declared, bots = fleet.key("capacity", referee_id), fleet.key("bots", referee_id)
-            await eventually(lambda: fleet.client.hget(declared, bot_id) == "3")
+            await eventually(lambda: fleet.client.hget(declared, sdk_seat(bot_id)) == "3")
             fleet.client.delete(declared, bots)  # what the TTL does to a late heartbeat's keys
-            await eventually(lambda: fleet.client.hget(declared, bot_id) == "3", timeout=5)
-            assert fleet.client.sismember(bots, bot_id)
+            await eventually(lambda: fleet.client.hget(declared, sdk_seat(bot_id)) == "3", timeout=5)
+            assert fleet.client.sismember(bots, bot_id) and fleet.client.sismember(bots, sdk_seat(bot_id))
 
     run(scenario())
 
@@ -594,11 +600,11 @@ def test_a_referee_writes_back_its_seats_a_take_deleted_while_it_looked_dead(red
         await seats.take("running", [seated("x", 3), seated("x", 3)])
         await seats.take("ended", [seated("x", 3)])
         await seats.release("ended")
-        fleet.client.delete(fleet.key("seats", "x"))
+        fleet.client.delete(fleet.key("seats", UNVERSIONED_X))
         await seats.beat()
-        assert ledger.entries("x") == {"running": "r:2"}
+        assert ledger.entries(UNVERSIONED_X) == {"running": "r:2"}
         await seats.release("running")
-        assert ledger.entries("x") == {}
+        assert ledger.entries(UNVERSIONED_X) == {}
 
     run(scenario())
 
@@ -658,14 +664,14 @@ def test_a_draining_referees_seats_count_until_it_has_stopped(redis_url: str) ->
                 with pytest.raises(grpc.aio.AioRpcError) as refused:
                     await asyncio.wait_for(second.run_match("cutthroat", seats, match_id=later, seed=2), 5)
                 assert refused.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
-                assert f"bot {name!r} plays 1 of its 1 seats on the referee fleet" in (refused.value.details() or "")
+                assert f"bot '{name}@0' plays 1 of its 1 seats on the referee fleet" in (refused.value.details() or "")
                 assert ledger.usage([narrow.bot_id])[narrow.bot_id].in_use == 1
                 gate.set()
                 assert (await asyncio.wait_for(playing, 30)).result.completed
                 await asyncio.wait_for(stopping, 15)
                 assert fleet.holder(sooner) == "" and first.server.fleet.referee_id not in fleet.live_ids(draining=True)
                 assert (await second.run_match("cutthroat", seats, match_id=later, seed=2)).result.completed
-                assert all(ledger.entries(bot_id) == {} for bot_id in seats)
+                assert all(ledger.entries(sdk_seat(bot_id)) == {} for bot_id in seats)
             finally:
                 gate.set()
                 await leaving.__aexit__(None, None, None)

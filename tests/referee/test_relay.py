@@ -29,6 +29,7 @@ from referee.relay_failures import HostFailures
 from referee.relay_identity import RelayIdentity
 from referee.sessions import HousePresence
 from store.redis_store import BotRecord
+from store.seat_keys import seat_key
 from store.seats import SeatLedger
 from tests.referee.bots import GatedBot
 from tests.referee.harness import (
@@ -232,14 +233,14 @@ def test_a_relayed_seat_counts_against_the_capacity_the_bot_declared_to_its_host
                 playing.append(asyncio.create_task(first.run_match("cutthroat", seats, match_id=relayed, seed=2)))
                 await eventually(lambda: relayed in first.server.arena.tasks or playing[1].done())
                 assert not playing[1].done(), "the relayed match was refused"
-                assert sorted(ledger.entries(single.bot_id)) == sorted([there, relayed])
+                assert sorted(ledger.entries(seat_key(single.bot_id, ""))) == sorted([there, relayed])
                 with pytest.raises(grpc.aio.AioRpcError) as refused:
                     await asyncio.wait_for(first.run_match("cutthroat", seats, match_id=third, seed=3), 10)
                 assert refused.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
                 gate.set()
                 for task in playing:
                     assert (await task).result.completed
-                await eventually(lambda: ledger.entries(single.bot_id) == {})
+                await eventually(lambda: ledger.entries(seat_key(single.bot_id, "")) == {})
             finally:
                 gate.set()
 

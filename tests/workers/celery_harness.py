@@ -22,6 +22,7 @@ from typing import IO, Any
 import pytest
 
 from competitions.config import WorkerConfig
+from pitch_sdk.bot import Bot
 from pitch_sdk.bots.loader import load_bot
 from pitch_sdk.remote.client import BotClient
 from tests.referee.harness import Arena, running_arena
@@ -78,11 +79,18 @@ class ArenaThread:
         bot_id, _ = self.call(self.arena.connect(lambda: load_bot(spec)))
         return str(bot_id)
 
-    def connect_registered(self, token: str, spec: str) -> None:
-        """Connect an already registered bot (by its token) as a built-in SDK bot."""
+    def connect_registered(self, token: str, spec: str, version: str | None = None) -> None:
+        """Connect an already registered bot (by its token) as a built-in SDK bot, saying
+        ``version`` in its hello if given (another version of a connected bot plays beside it)."""
+
+        def make() -> Bot:
+            bot = load_bot(spec)
+            if version is not None:
+                bot.version = version  # type: ignore[attr-defined]  # the SDK's hello sends it
+            return bot
 
         async def start() -> None:
-            client = BotClient(lambda: load_bot(spec), self.arena.address, token)
+            client = BotClient(make, self.arena.address, token)
             self.arena.tasks.append(asyncio.create_task(client.run(self.arena.stop)))
             await asyncio.wait_for(client.connected.wait(), timeout=10)
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import uuid
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +22,8 @@ from competitions.sprt.store import SprtStore
 from competitions.tournaments.schedule import ScheduleError
 from competitions.tournaments.table import NOT_PLAYED, PLAYED
 from store.redis_store import Store
+from store.seat_keys import seat_key
+from store.versions import BOT_VERSIONS
 from tests.cli.test_cli import invoke
 from tests.workers.celery_harness import (
     ArenaThread,
@@ -175,3 +178,41 @@ def test_the_follower_shows_the_llr_between_its_bounds_on_a_terminal(redis_url: 
     verdict = sprts.verdict("r")
     assert verdict is not None
     assert verdict_line("r", verdict).startswith("SPRT r: no verdict: the game cap was reached (LLR ")
+
+
+@pytest.mark.slow
+def test_a_new_version_is_tested_against_the_old_one_of_the_same_bot(arena: ArenaThread, redis_url: str,
+                                                                      tmp_path: Path) -> None:
+    """`pitch-arena sprt NAME@2 NAME@1`: one registered bot, its version 1 (the random bot)
+    and its version 2 (the heuristic bot) connected at once with its one token; the SPRT
+    between them runs on a real Celery worker to its end, every match seating each version
+    where the plan says (the recorded versions by seat), and the follower names both.
+    Before, the second connection replaced the first, and `NAME@2` was "no registered bot"."""
+    bot_id, token = arena.register()
+    arena.connect_registered(token, "random", version="1")
+    arena.connect_registered(token, "heuristic", version="2")
+    config = replace(worker_config(redis_url, arena.prefix, f"127.0.0.1:{arena.arena.server.port}"),
+                     auto_sprt=0)  # the run under test is the one asked for, not the automatic one
+    sprts = SprtStore(Store.from_url(redis_url, config.store_prefix))
+    name = sprts.store.bot_names([bot_id])[bot_id]
+    worker = WorkerProcess(config, "versions", tmp_path)
+    env = {"REDIS_URL": redis_url, "PITCH_STORE_PREFIX": arena.prefix, "PITCH_ADMIN_TOKEN": "test-admin",
+           "PITCH_REFEREE": f"127.0.0.1:{arena.arena.server.port}", "COLUMNS": "200", **config.to_env()}
+    try:
+        code, out, err = invoke(env, "sprt", f"{name}@2", f"{name}@1", "--max-games", "12", "--elo1", "200",
+                                "--options", '{"target": 5}', "--seed", "7")
+    finally:
+        worker.stop()
+        print(worker.log()[-3000:])
+    assert code == 0, err + out
+    (run_id,) = sprts.run_ids()
+    run = sprts.spec(run_id)
+    assert (run.new, run.old) == (seat_key(bot_id, "2"), seat_key(bot_id, "1"))
+    assert f"{name}@2 vs {name}@1" in out
+    verdict = sprts.verdict(run_id)
+    assert verdict is not None and verdict["games"] >= 2
+    for index, outcome in sprts.runs.outcomes(run_id).items():
+        seats = schedule(run).matches[index].seats
+        recorded = sprts.store.match_result(outcome["match_id"])
+        assert recorded is not None
+        assert recorded[BOT_VERSIONS] == [seat.rpartition("@")[2] for seat in seats]

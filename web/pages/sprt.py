@@ -10,6 +10,7 @@ from starlette.routing import Route
 
 from competitions.sprt import control
 from competitions.sprt.store import SprtStore
+from store.seat_keys import bot_of_seat, seat_label
 from web.pages.common import arena, render
 
 #: Runs listed (newest first).
@@ -23,7 +24,9 @@ def runs(request: Request) -> Response:
     web = arena(request)
     sprts = SprtStore(web.store)
     listed = [control.progress(sprts, run_id) for run_id in sprts.run_ids()[:PAGE_SIZE]]
-    names = web.names([bot for run in listed for bot in (run.spec.new, run.spec.old)])
+    seats = [seat for run in listed for seat in (run.spec.new, run.spec.old)]
+    known = web.names([bot_of_seat(seat) for seat in seats])
+    names = {seat: seat_label(seat, known) for seat in seats}  # a version shows as name@version
     going = any(not run.finished and run.stalled_reason is None for run in listed)
     return render(request, "sprt.html", runs=listed, names=names, refresh=REFRESH_S if going else None)
 

@@ -201,6 +201,10 @@ class BotClient:
         if kind == "welcome":
             log.info("connected to %s as %s (session %s)", self.address, self._sample.name,
                      message.welcome.session_id)
+            if message.welcome.other_versions:
+                log.info("%s: versions %s of this bot are connected too; each plays the seats that name it, "
+                         "and seats naming the bot alone come to this newest connection", self.address,
+                         ", ".join(message.welcome.other_versions))
             self.referee_address = message.welcome.referee_address or self.address
             self.connected.set()
             if self.on_fleet is not None and message.welcome.fleet:

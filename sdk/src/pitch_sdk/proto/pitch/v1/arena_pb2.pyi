@@ -235,7 +235,8 @@ class RunMatchRequest(_message.Message):
     @_builtins.property
     def seat_bot_ids(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
         """The bot id in each seat, by seat (index = seat, from 0); a bot may fill several
-        seats (at most 64 seats).
+        seats (at most 64 seats). A bot id seats the bot's newest connected version;
+        `{bot_id}@{version}` seats that version (two versions of one bot may play each other).
         """
 
     @_builtins.property

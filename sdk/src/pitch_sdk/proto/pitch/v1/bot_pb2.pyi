@@ -484,6 +484,7 @@ class Welcome(_message.Message):
     REFEREE_ADDRESS_FIELD_NUMBER: _builtins.int
     PRACTICE_MATCHES_AT_ONCE_FIELD_NUMBER: _builtins.int
     PRACTICE_REQUESTS_PER_MINUTE_FIELD_NUMBER: _builtins.int
+    OTHER_VERSIONS_FIELD_NUMBER: _builtins.int
     protocol_version: _builtins.str
     """The protocol version both sides will use."""
     session_id: _builtins.str
@@ -514,6 +515,14 @@ class Welcome(_message.Message):
         (see docs/fleet.md). Empty from a referee that predates the fleet.
         """
 
+    @_builtins.property
+    def other_versions(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """The other versions of this bot (their hello's `bot_version`) with a stream open to
+        this referee now. Each version is its own player: it plays the seats that name it
+        (`{bot_id}@{version}`), and a seat naming the bot alone goes to its newest connection,
+        this one. A stream with the same token and version as an open one replaces it.
+        """
+
     def __init__(
         self,
         *,
@@ -525,10 +534,11 @@ class Welcome(_message.Message):
         referee_address: _builtins.str = ...,
         practice_matches_at_once: _builtins.int = ...,
         practice_requests_per_minute: _builtins.int = ...,
+        other_versions: _abc.Iterable[_builtins.str] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot_id", b"bot_id", "fleet", b"fleet", "practice_matches_at_once", b"practice_matches_at_once", "practice_requests_per_minute", b"practice_requests_per_minute", "protocol_version", b"protocol_version", "reconnect_grace_seconds", b"reconnect_grace_seconds", "referee_address", b"referee_address", "session_id", b"session_id"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot_id", b"bot_id", "fleet", b"fleet", "other_versions", b"other_versions", "practice_matches_at_once", b"practice_matches_at_once", "practice_requests_per_minute", b"practice_requests_per_minute", "protocol_version", b"protocol_version", "reconnect_grace_seconds", b"reconnect_grace_seconds", "referee_address", b"referee_address", "session_id", b"session_id"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -130,7 +130,9 @@ class RelayOpen(_message.Message):
     SEATS_FIELD_NUMBER: _builtins.int
     RELAY_ID_FIELD_NUMBER: _builtins.int
     bot_id: _builtins.str
-    """The bot whose stream the host forwards to (at most 128 printable characters)."""
+    """The bot whose stream the host forwards to (at most 128 printable characters): its id
+    (its newest connected version), or `{bot_id}@{version}` for one version of it.
+    """
     match_id: _builtins.str
     """The match (1-128 printable characters)."""
     relay_id: _builtins.int
