@@ -443,7 +443,9 @@ def test_a_match_whose_pool_process_died_goes_back_to_the_front_of_the_queue(are
     tournament.launch(app, tournaments, first.tournament_id)
     backlog = tournament.create(tournaments, "cutthroat", bots, games=3, seed=15)  # a sweep interval outlasts a match
     tournament.launch(app, tournaments, backlog.tournament_id)
-    workers.append(WorkerProcess(rig.config, "one-at-a-time", tmp_path, concurrency=1))
+    # the broker's own restore of unacked messages (at the queue's front) must not race the sweep
+    config = replace(rig.config, visibility_timeout_s=2400)
+    workers.append(WorkerProcess(config, "one-at-a-time", tmp_path, concurrency=1))
     wait_until(lambda: 0 in tournaments.leased(first.tournament_id, [0]), 30, "the first match to start")
     killed = time.time()
     (pool,) = psutil.Process(workers[0].process.pid).children()
