@@ -35,6 +35,11 @@ RESENT_MATCH_PRIORITY = 0
 #: (behind a backlog of 500 the retry of a 5 s deferral waited minutes and held up its
 #: tournament), and behind the matches the sweep sends again.
 RETRIED_MATCH_PRIORITY = 3
+#: Priority of an SPRT's matches: a run queues only its few pairs in flight at a time, and
+#: plays its pairs one window after another, so behind a round robin's backlog it would
+#: wait for the whole backlog at every window (a test of hundreds of pairs, for days);
+#: ahead of the new matches, it holds up a backlog by those few matches only.
+PACED_MATCH_PRIORITY = 6
 
 
 @dataclass

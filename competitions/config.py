@@ -36,6 +36,14 @@ ENVIRONMENT = {
     "auto_interval_s": "PITCH_AUTO_INTERVAL_S",
     "auto_games": "PITCH_AUTO_GAMES",
     "auto_ladder_presets": "PITCH_AUTO_LADDER_PRESETS",
+    "auto_sprt": "PITCH_AUTO_SPRT",
+    "auto_sprt_preset": "PITCH_AUTO_SPRT_PRESET",
+    "auto_sprt_elo0": "PITCH_AUTO_SPRT_ELO0",
+    "auto_sprt_elo1": "PITCH_AUTO_SPRT_ELO1",
+    "auto_sprt_alpha": "PITCH_AUTO_SPRT_ALPHA",
+    "auto_sprt_beta": "PITCH_AUTO_SPRT_BETA",
+    "auto_sprt_max_games": "PITCH_AUTO_SPRT_MAX_GAMES",
+    "auto_sprt_per_author": "PITCH_AUTO_SPRT_PER_AUTHOR",
     "elo_initial": "PITCH_ELO_INITIAL",
     "elo_k": "PITCH_ELO_K",
     "elo_provisional_games": "PITCH_ELO_PROVISIONAL_GAMES",
@@ -96,6 +104,24 @@ class WorkerConfig:
     auto_ladder_presets: str = ""
     """Comma-separated presets played as endless ladders by beat (matchmaking among the
     connected bots instead of round robins: :mod:`competitions.ladder.control`); empty: none."""
+    auto_sprt: int = 1
+    """1: every new version of a bot is tested against its predecessor by an SPRT the
+    workers start by themselves (:mod:`competitions.version_tests`); 0: off."""
+    auto_sprt_preset: str = "partnership"
+    """The preset of the automatic SPRTs (a two-sided one)."""
+    auto_sprt_elo0: float = 0.0
+    """H0 of the automatic SPRTs: the new version is at most this much stronger (normalized Elo)."""
+    auto_sprt_elo1: float = 10.0
+    """H1 of the automatic SPRTs: the new version is at least this much stronger."""
+    auto_sprt_alpha: float = 0.05
+    """The automatic SPRTs' false positive rate."""
+    auto_sprt_beta: float = 0.05
+    """The automatic SPRTs' false negative rate."""
+    auto_sprt_max_games: int = 2000
+    """The automatic SPRTs' game cap (no verdict there)."""
+    auto_sprt_per_author: int = 1
+    """Automatic SPRTs one author (a bot's owner) may have running at once; more wait their
+    turn, so one author's burst of versions never holds the fleet from the others."""
     elo_initial: float = 1500.0
     """A new bot's rating (see :class:`competitions.ratings.model.EloConfig`)."""
     elo_k: float = 16.0
@@ -117,6 +143,8 @@ class WorkerConfig:
                      "alive_interval_s"):
             if getattr(self, name) <= 0:
                 raise ValueError(f"{name} must be positive, got {getattr(self, name)}")
+        if self.auto_sprt_per_author < 1 or self.auto_sprt_max_games < 2:
+            raise ValueError("auto_sprt_per_author must be at least 1 and auto_sprt_max_games at least 2")
         if self.match_retries < 0 or self.auto_games < 1:
             raise ValueError("match_retries must not be negative and auto_games must be at least 1")
         if self.visibility_timeout_s <= self.match_timeout_s + self.retry_backoff_max_s:

@@ -31,6 +31,7 @@ ENVIRONMENT = {
     "pids": "PITCH_SANDBOX_PIDS",
     "backoff_s": "PITCH_HOSTED_BACKOFF_S",
     "max_backoff_s": "PITCH_HOSTED_MAX_BACKOFF_S",
+    "auto_sprt": "PITCH_AUTO_SPRT",
 }
 
 
@@ -79,6 +80,10 @@ class HostConfig:
     """The first wait before restarting a bot that crashed; it doubles per crash."""
     max_backoff_s: float = 60.0
     """The longest wait before a restart."""
+    auto_sprt: int = 1
+    """The workers' switch of the automatic SPRTs (the same variable): while on, a bot's
+    version stays running beside its newer one until the newer one's test is over (it is
+    the test's opponent); 0: a newer version replaces it at once."""
 
     def __post_init__(self) -> None:
         for name in ("slots", "capacity", "memory_mb", "pids"):

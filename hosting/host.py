@@ -3,7 +3,8 @@
 Every ``poll_s`` a host beats (its id, slots and load, with a TTL: a dead host drops out of
 the live hosts on its own), reads the versions that should run, renews the leases and tokens
 of those it runs, stops those that should not run any more (deleted, failing, replaced by a
-newer version of their bot, their bot or account disabled) or whose lease another host
+newer version of their bot whose automatic test against them is over, their bot or
+account disabled) or whose lease another host
 took, and claims unclaimed versions for its free slots.  It claims at most its fair share
 (the wanted versions over the live hosts) of a round's unclaimed versions, so that hosts
 started together split the work; a version left unclaimed for a whole round is claimed
@@ -20,6 +21,7 @@ import logging
 import math
 import random
 import signal
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -32,6 +34,8 @@ from store.artifacts import Artifacts
 from store.data_dir import data_dir
 from store.hosted import HostedVersion, HostedVersions
 from store.redis_store import Store
+from store.seat_keys import seat_key
+from store.version_tests import VersionTestStore
 
 log = logging.getLogger("pitch.hosting")
 Key = tuple[str, str]
@@ -55,15 +59,23 @@ class Survey:
     """Versions to stop, with the status to write (``None``: leave the record as it is)."""
 
 
-def newest_per_bot(versions: list[HostedVersion]) -> tuple[list[HostedVersion],
-                                                          list[tuple[HostedVersion, HostedVersion]]]:
-    """The newest version of each bot, and each older one with the version that replaces it.
-    A bot plays one version at a time, as a remote bot does: the referee keeps one stream per
-    bot, so two versions of one bot would keep replacing each other's stream."""
-    newest: dict[str, HostedVersion] = {}
+def playing_versions(versions: list[HostedVersion], settled: Callable[[HostedVersion], bool],
+                     ) -> tuple[list[HostedVersion], list[tuple[HostedVersion, HostedVersion]]]:
+    """The versions that should run: each bot's newest and, while ``settled`` says the
+    newest's automatic SPRT against its predecessor is not over, the version before it (the
+    test's opponent: the two play side by side, each its own player); and each other
+    version with the newest one that replaces it."""
+    by_bot: dict[str, list[HostedVersion]] = {}
     for version in sorted(versions, key=lambda v: (v.submitted, v.version)):
-        newest[version.bot_id] = version
-    return list(newest.values()), [(v, newest[v.bot_id]) for v in versions if newest[v.bot_id] is not v]
+        by_bot.setdefault(version.bot_id, []).append(version)
+    playing: list[HostedVersion] = []
+    replaced: list[tuple[HostedVersion, HostedVersion]] = []
+    for ordered in by_bot.values():
+        newest = ordered[-1]
+        kept = ordered[-2:] if len(ordered) > 1 and not settled(newest) else [newest]
+        playing += kept
+        replaced += [(version, newest) for version in ordered if version not in kept]
+    return playing, replaced
 
 
 class BotHost:
@@ -73,6 +85,7 @@ class BotHost:
         self.config = config
         self.host_id = config.host_id or default_host_id()
         self.versions = HostedVersions(store)
+        self.tests = VersionTestStore(store)
         work = Path(config.work_dir) if config.work_dir else data_dir() / "bot-host"
         cache = PackageCache(work / "packages", artifacts)
         cache.clear_partial()
@@ -134,10 +147,10 @@ class BotHost:
         survey = Survey()
         self.versions.beat(self.host_id, {"slots": config.slots, "running": len(self.runners),
                                           "capacity": config.capacity, "referee": config.referee}, config.lease_s)
-        newest, replaced = newest_per_bot(self.versions.wanted())
+        playing, replaced = playing_versions(self.versions.wanted(), self._settled)
         for old, new in replaced:
             self.versions.stop(old.bot_id, old.version, f"replaced by the bot's newer version {new.version}")
-        wanted = {(version.bot_id, version.version): version for version in newest}
+        wanted = {(version.bot_id, version.version): version for version in playing}
         for key, runner in self.runners.items():
             if key not in wanted:
                 survey.stop[key] = self._why_unwanted(key)
@@ -161,6 +174,11 @@ class BotHost:
         claimed = {(version.bot_id, version.version) for version in survey.start}
         self._unclaimed = set(unclaimed) - claimed
         return survey
+
+    def _settled(self, version: HostedVersion) -> bool:
+        """Whether the version's automatic test against its predecessor is over (always,
+        with the automatic SPRTs off: then a bot's newest version alone runs)."""
+        return not self.config.auto_sprt or self.tests.settled(seat_key(version.bot_id, version.version))
 
     def _why_unwanted(self, key: Key) -> str | None:
         """The status to write for a version that should not run any more: none when its

@@ -15,6 +15,8 @@ Layout::
     {p}rated:{rated id}     hash: bot, version, label, first_seen
     {p}bot-current:{id}     rated id of the bot's latest connected version
     {p}superseded           set of rated ids that are not their bot's current version
+    {p}new-versions         sorted set: seat key -> first seen, of later versions awaiting
+                            their automatic SPRT (``competitions.version_tests``)
     {p}house-bots           set of the ids of the arena's own bots (the web arena's seat for
                             people and its house bots): never entered in round robins by default
     {p}match:{id}           match result JSON, written once (SET NX: a retried match never
@@ -59,6 +61,12 @@ tournament's under ``{p}sprt:{id}`` (index ``{p}sprts``), and::
     {p}sprt:{id}:spec               the run's parameters JSON, written once
     {p}sprt:{id}:released           pairs sent to the workers so far (only ever raised)
     {p}sprt:{id}:verdict            how the run ended JSON, written once (SET NX)
+
+Automatic SPRTs of a new version against its predecessor (``store.version_tests``)::
+
+    {p}version-tests                hash: seat key of the new version -> its test JSON (run id,
+                                    predecessor, owner), written once
+    {p}version-tests:open           hash: run id -> the tested seat key, while it has no verdict
 
 Ladders (``competitions.ladder.store``; each round is a tournament ``{ladder id}-{n}``)::
 

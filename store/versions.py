@@ -19,6 +19,9 @@ Keys (under the store's prefix ``{p}``, listed with the rest in :mod:`store.redi
     {p}rated:{rated id}     hash: bot, version, label ("name@version"), first_seen
     {p}bot-current:{bot}    the rated id of the bot's latest connected version
     {p}superseded           set of rated ids that are not their bot's current version
+    {p}new-versions         sorted set: seat key ({bot}@{version}) -> first seen, of each later
+                            version (not a bot's first) until the arena's automatic SPRT
+                            against its predecessor takes it (:mod:`competitions.version_tests`)
 
 Match results carry, beside the protocol's fields, ``bot_versions`` and ``rated_ids`` (one
 per seat, written by the referee when it records the match; see :func:`stamp_fields`);
@@ -36,6 +39,7 @@ from typing import Any, TypeVar
 import redis
 
 from store.redis_store import Store
+from store.seat_keys import seat_key
 
 #: Keys a stored match result carries besides the protocol's ``MatchResult`` fields.
 BOT_VERSIONS = "bot_versions"
@@ -102,10 +106,13 @@ class BotVersions:
                 raise VersionLimitError(f"bot {name!r} has {count} versions, the most a bot may have: connect with "
                                         "one of them or ask the arena's admin (PITCH_MAX_BOT_VERSIONS)")
             rated = bot_id if count == 0 else f"{bot_id}-v{count + 1}"
+            now = time.time()
             pipe.multi()
             pipe.hset(versions, version, rated)
             pipe.hset(self._key("rated", rated), mapping={
-                "bot": bot_id, "version": version, "label": f"{name}@{version}", "first_seen": repr(time.time())})
+                "bot": bot_id, "version": version, "label": f"{name}@{version}", "first_seen": repr(now)})
+            if count:  # a later version: to be tested against its predecessor
+                pipe.zadd(self._key("new-versions"), {seat_key(bot_id, version): now})
             allocated.append(rated)
 
         self.client.transaction(allocate, versions)

@@ -29,7 +29,9 @@ from competitions.sprt import control as sprt
 from competitions.sprt.store import SprtStore
 from competitions.tournaments import control as tournament
 from competitions.tournaments.store import TournamentStore
+from competitions.version_tests import control as version_tests
 from store.redis_store import Store
+from store.version_tests import VersionTestStore
 
 log = logging.getLogger("pitch.workers")
 
@@ -37,9 +39,11 @@ log = logging.getLogger("pitch.workers")
 def sweep(app: Celery, tournaments: TournamentStore, config: WorkerConfig) -> dict[str, list[int]]:
     """One sweep: move the matches a lost pool process put back at the queue's end to its
     front; send again the matches of round robins and SPRT runs that have no live task
-    (ahead of the queued ones), finish what is complete, and send a step to every unfinished
+    (ahead of the queued ones), finish what is complete, send a step to every unfinished
     ladder (a step does nothing while its rounds run; it takes up a step lost with its
-    worker).  Returns the matches sent again, by tournament or run."""
+    worker), and start the automatic SPRTs of new versions that are due
+    (:mod:`competitions.version_tests`).  Returns the matches sent again, by tournament or
+    run."""
     store = tournaments.store
     promoted = promote_redelivered(app, (tournament.PLAY_MATCH, sprt.PLAY_SPRT_MATCH))
     if promoted:
@@ -51,6 +55,8 @@ def sweep(app: Celery, tournaments: TournamentStore, config: WorkerConfig) -> di
     for ladder_id in ladders.ladder_ids():
         if not ladders.finished(ladder_id):
             app.signature(LADDER_STEP, (ladder_id,), immutable=True).apply_async(expires=config.requeue_interval_s)
+    if config.auto_sprt:
+        version_tests.sweep(app, VersionTestStore(store), config)
     return resent
 
 

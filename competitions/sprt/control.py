@@ -25,7 +25,7 @@ from typing import Any
 
 from celery import Celery, group
 
-from competitions.broker import NEW_MATCH_PRIORITY, RESENT_MATCH_PRIORITY
+from competitions.broker import PACED_MATCH_PRIORITY, RESENT_MATCH_PRIORITY
 from competitions.sprt.plan import SprtSpec, Standing, schedule, standing
 from competitions.sprt.store import SprtStore
 from competitions.tournaments.recovery import held_twice, lost_matches
@@ -106,7 +106,7 @@ def advance(app: Celery, sprts: SprtStore, run_id: str) -> int:
     return len(matches)
 
 
-def _send(app: Celery, run_id: str, indices: Sequence[int], priority: int = NEW_MATCH_PRIORITY) -> None:
+def _send(app: Celery, run_id: str, indices: Sequence[int], priority: int = PACED_MATCH_PRIORITY) -> None:
     if indices:
         group(app.signature(PLAY_SPRT_MATCH, (run_id, index), immutable=True, priority=priority)
               for index in indices).apply_async()

@@ -17,6 +17,8 @@ import pytest
 from pitch_sdk.packages.archive import pack
 from pitch_sdk.proto.pitch.v1 import arena_pb2
 from store.accounts import Accounts
+from store.seat_keys import seat_key
+from store.version_tests import VersionTest, VersionTestStore
 from tests.hosting.hosts import HELLO_S, HEURISTIC, LEASE_S, POLL_S, Arena, hosts_beside
 from tests.kits.kit_process import KITS, node_kit
 from tests.workers.celery_harness import ArenaThread
@@ -74,20 +76,32 @@ def test_the_node_kit_folder_is_hosted_and_plays(hosted: Arena) -> None:
     assert played.result.seats[0].decisions > 0 and played.result.seats[0].strikes == 0
 
 
-def test_a_new_version_replaces_the_bots_running_one(hosted: Arena) -> None:
+def test_a_new_version_runs_beside_the_old_one_until_its_test_is_over_then_replaces_it(hosted: Arena) -> None:
+    """A second version of a hosted bot starts while the first keeps running: the two play
+    side by side (the automatic SPRT of the new one against the old needs both), a match
+    may seat each, and the bot alone names the newest.  Once the new version's test is
+    over, the first is stopped as replaced.  Before, the first was stopped at once, and the
+    automatic test had no opponent."""
     bot_id = hosted.submit(HEURISTIC, version="1.0")
     hosted.wait(lambda: hosted.status(bot_id, "1.0") == "running" and hosted.connected(bot_id), 30,
                 "the first version to run")
     hosted.submit(HEURISTIC + "# the second version\n", version="2.0", bot_id=bot_id)
-    hosted.wait(lambda: hosted.status(bot_id, "2.0") == "running", 30, "the second version to run")
-    old = hosted.versions.get(bot_id, "1.0")
-    assert old is not None and old.status == "stopped" and "replaced by the bot's newer version 2.0" in old.detail
-    hosted.wait(lambda: hosted.versions.holder(bot_id, "1.0") is None and hosted.playing(bot_id) == "2.0", 10,
-                "the first version's bot to stop and the second to connect")
-    others = [hosted.referee.connect("random") for _ in range(2)]
+    hosted.wait(lambda: hosted.status(bot_id, "2.0") == "running" and hosted.playing(bot_id) == "2.0", 30,
+                "the second version to run")
+    registry = hosted.referee.arena.server.arena.registry
+    assert {p.version for p in registry.versions(bot_id) if p.connected} == {"1.0", "2.0"}
+    assert hosted.status(bot_id, "1.0") == "running"
     played: arena_pb2.RunMatchResponse = hosted.referee.call(hosted.referee.arena.run_match(
-        "cutthroat", [bot_id, *others], seed=6, games=1), timeout=60)
-    assert played.seat_bot_versions[0] == "2.0"
+        "cutthroat", [seat_key(bot_id, "2.0"), seat_key(bot_id, "1.0"), bot_id], seed=6, games=1), timeout=60)
+    assert list(played.seat_bot_versions) == ["2.0", "1.0", "2.0"]
+    tests = VersionTestStore(hosted.store)
+    tests.record(VersionTest(seat_key(bot_id, "2.0"), "", "", "", time.time(), skipped="settled by the test"))
+    hosted.wait(lambda: hosted.status(bot_id, "1.0") == "stopped" and hosted.versions.holder(bot_id, "1.0") is None,
+                10, "the first version to stop once the second's test is over")
+    old = hosted.versions.get(bot_id, "1.0")
+    assert old is not None and "replaced by the bot's newer version 2.0" in old.detail
+    hosted.wait(lambda: not any(p.connected for p in registry.versions(bot_id) if p.version == "1.0"), 10,
+                "the first version's stream to end")
 
 
 def test_a_dead_hosts_versions_start_on_another_host_within_the_lease(hosted: Arena, tmp_path: Path) -> None:

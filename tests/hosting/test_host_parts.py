@@ -13,12 +13,12 @@ from typer.testing import CliRunner
 from cli.main import app
 from hosting.cache import PackageCache
 from hosting.config import HostConfig
-from hosting.host import STARTS_PER_POLL, BotHost
+from hosting.host import STARTS_PER_POLL, BotHost, playing_versions
 from hosting.limits import Limits
 from hosting.proxy import MAX_SOCKET_PATH_BYTES, BotProxy, Upstream
 from hosting.runner import SOCKET_NAME, RunnerContext, VersionRunner, short_id, socket_root
 from store.artifacts import FileArtifacts
-from store.hosted import HostedVersions
+from store.hosted import HostedVersion, HostedVersions, Status
 from store.redis_store import Store
 
 
@@ -137,3 +137,22 @@ def test_a_poll_starts_a_bounded_number_of_versions(redis_url: str, tmp_path: Pa
     first = host._survey()
     assert len(first.start) == STARTS_PER_POLL
     assert len(host._survey().start) == 5  # the rest, the next poll (the first ones hold their leases)
+
+
+def _version(bot_id: str, version: str, submitted: float) -> HostedVersion:
+    return HostedVersion(bot_id, version, "0" * 64, "{}", "tester", submitted, Status.RUNNING, "", submitted, 0,
+                         None)
+
+
+def test_a_bots_previous_version_runs_until_the_newest_ones_test_is_over() -> None:
+    """Each bot's newest version runs; the one before it too while the newest's automatic
+    test is not over (it is the test's opponent), never an older one; with the test over
+    (or the automatic SPRTs off: every version settled) the newest alone."""
+    versions = [_version("a", "1", 1.0), _version("a", "2", 2.0), _version("a", "3", 3.0), _version("b", "1", 1.5)]
+    playing, replaced = playing_versions(versions, lambda version: False)
+    assert sorted((v.bot_id, v.version) for v in playing) == [("a", "2"), ("a", "3"), ("b", "1")]
+    assert [(old.version, new.version) for old, new in replaced] == [("1", "3")]
+    playing, replaced = playing_versions(versions, lambda version: True)
+    assert sorted((v.bot_id, v.version) for v in playing) == [("a", "3"), ("b", "1")]
+    assert sorted((old.version, new.version) for old, new in replaced) == [("1", "3"), ("2", "3")]
+    assert HostConfig.from_env({"PITCH_AUTO_SPRT": "0"}).auto_sprt == 0
