@@ -97,11 +97,13 @@ class KitBot:
         return any(bot.bot_id == self.bot_id and bot.connected for bot in self.arena.call(listed()).bots)
 
     def drop_stream(self) -> None:
-        """Open a stream with the bot's token: the referee ends the bot's own (ABORTED, replaced),
-        so the bot must reconnect, which in turn replaces this one."""
+        """Open a stream with the bot's token and version: the referee ends the bot's own
+        (ABORTED, replaced), so the bot must reconnect, which in turn replaces this one."""
+        presence = self.arena.arena.server.arena.registry.get(self.bot_id)
+        version = presence.version if presence is not None else ""
 
         async def intrude() -> None:
-            hello = bot_pb2.Hello(bot_name="intruder", protocol_versions=["pitch.v1"])
+            hello = bot_pb2.Hello(bot_name="intruder", bot_version=version, protocol_versions=["pitch.v1"])
             await RawBot(self.arena.arena, self.token, hello, lambda bot, message: None).started()
 
         connections = self.log().count("connected to")
