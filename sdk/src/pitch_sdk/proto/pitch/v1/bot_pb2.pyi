@@ -29,8 +29,10 @@ Conversation, in order:
 6. If the stream drops, the bot reconnects with the same token and sends a new hello;
    within the referee's grace window it resumes its seats where they were: the referee
    sends `match_started` again for every match in progress, then the decisions still
-   pending. A new stream with the same token replaces the old one: the old stream ends
-   with status ABORTED, "replaced by a newer connection of the same bot (session <id>)".
+   pending. A new stream with the same token and the same `bot_version` replaces the old
+   one: the old stream ends with status ABORTED, "replaced by a newer connection of the
+   same bot and version (session <id>)". A stream with another version plays beside it
+   (see `Welcome.other_versions`).
 7. Batches (optional): a bot whose hello sets `batching` may get several messages that
    were ready at the same moment in one `RefereeMessage.batch`; any bot may send
    several answers in one `BotMessage.batch`. Either side handles a batch's messages
