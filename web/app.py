@@ -30,6 +30,7 @@ from web.pages import bots, leaderboards, live, play, replays, sprt, tournaments
 from web.pages.common import render
 from web.security_headers import SecurityHeaders
 from web.templating import make_templates, path_for
+from web.versions import api as versions_api
 
 STATIC = Path(__file__).parent / "static"
 
@@ -83,6 +84,7 @@ def create_app(config: WebConfig, arena: WebArena | None = None, extra_routes: l
         *hosted_pages.routes,
         *accounts_api.routes,
         *hosted_api.routes,
+        *versions_api.routes,
         accounts_api.not_found_route,
         *(extra_routes or []),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),

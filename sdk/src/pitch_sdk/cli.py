@@ -19,6 +19,7 @@ from rich.progress import Progress
 from rich.text import Text
 
 from pitch_sdk.arena_api.commands import add_commands
+from pitch_sdk.arena_api.status import status
 from pitch_sdk.bot import Bot
 from pitch_sdk.bots import BUILTIN_BOTS, BotLoadError, load_bot
 from pitch_sdk.checks.compliance import COVERAGE, RefereeUnreachable, check_locally, check_remote
@@ -39,6 +40,7 @@ app = typer.Typer(
          "hosted bots.",
     no_args_is_help=True, add_completion=False)
 add_commands(app)
+app.command()(status)
 
 BOT_HELP = f"Bots, one per seat: a built-in ({', '.join(BUILTIN_BOTS)}), file.py:Class or module:Class."
 RulesetOption = Annotated[str, typer.Option("--ruleset", "-r", help="Preset name (see `pitch-bot variants`).")]

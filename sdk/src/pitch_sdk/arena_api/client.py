@@ -105,6 +105,13 @@ class ArenaApi:
         """The bot's hosted versions, newest first."""
         return list(self._json("GET", f"/bots/{_part(bot)}/versions")["versions"])
 
+    def status(self, bot: str, version: str | None = None) -> dict[str, Any]:
+        """Where a version of the account's bot (default: its newest) stands: its check, its
+        automatic SPRT against its predecessor, its verdict."""
+        raw = self._call("GET", f"/bots/{_part(bot)}/status", query={"version": version} if version else None)
+        found: dict[str, Any] = json.loads(raw)
+        return found
+
     def log(self, bot: str, version: str) -> str:
         """The last kilobytes of a hosted version's output."""
         return self._call("GET", f"/bots/{_part(bot)}/versions/{_part(version)}/log").decode("utf-8", "replace")
