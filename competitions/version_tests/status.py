@@ -91,7 +91,8 @@ def version_status(store: Store, bot_id: str, version: str) -> VersionStatus | N
                                      "and its owner's running tests leave room")
         if record is not None and str(record.status) in ("queued", "starting", "checking", "restarting"):
             return status("checking" if str(record.status) == "checking" else "submitted", record.detail)
-        if len(BotVersions(store).versions(bot_id)) <= 1:
+        seen = BotVersions(store).versions(bot_id)
+        if seen and seen[0].version == version:
             return status("undecided", "the bot's first version: there is nothing to test it against")
         return status("waiting", "not connected yet")
     if not test.run_id:

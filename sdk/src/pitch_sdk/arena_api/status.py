@@ -48,7 +48,7 @@ def status(bot: BotName,
     failures = 0
     while not found["final"]:
         line = _line(found)
-        if line != shown and not as_json:
+        if line != shown:  # progress on standard error: standard output stays the answer
             Console(stderr=True, highlight=False).print(Text(line))
             shown = line
         if deadline is not None and time.monotonic() >= deadline:

@@ -1,0 +1,130 @@
+"""``pitch-bot status``: an author asks where a version stands, and ``--wait`` blocks until
+the arena's verdict and exits by it, so the author's own CI can ask "is my new version
+better?".  A real web service over HTTP, real Redis, the real sweep that starts the
+automatic SPRT (its matches queued on a real Celery broker; the test records their
+outcomes as the workers would), the real CLI."""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+import time
+import uuid
+from collections.abc import Iterator
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from cli.local_arena import free_port
+from competitions.queue import make_app
+from competitions.sprt import control as sprt_control
+from competitions.sprt.store import SprtStore
+from competitions.version_tests import control
+from pitch_sdk.cli import app as pitch_bot
+from store.fleet import FleetDirectory
+from store.hosted import HostedVersions, Status
+from store.redis_store import Store
+from store.seat_keys import seat_key
+from store.version_tests import VersionTestStore
+from store.versions import BotVersions
+from tests.web.harness import served
+from tests.workers.test_tournament import worker_config
+from web.app import create_app
+from web.arena import WebArena
+from web.config import WebConfig
+
+
+@pytest.fixture(scope="module")
+def arena_url(redis_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Store]]:
+    os.environ["PITCH_ARTIFACTS_DIR"] = str(tmp_path_factory.mktemp("artifacts"))
+    store = Store.from_url(redis_url, f"status-{uuid.uuid4().hex[:8]}:")
+    config = WebConfig(redis_url=redis_url, store_prefix=store.prefix, referee=f"127.0.0.1:{free_port()}",
+                       admin_token="status-admin")
+    with served(create_app(config, WebArena(config, store))) as url:
+        yield url, store
+    for key in store.client.scan_iter(f"{store.prefix}*"):
+        store.client.delete(key)
+    del os.environ["PITCH_ARTIFACTS_DIR"]
+
+
+def _run(home: Path, url: str, *args: str) -> tuple[int, str, str]:
+    env = {"HOME": str(home), "XDG_CONFIG_HOME": "", "PITCH_ARENA_URL": url, "PITCH_API_TOKEN": "", "COLUMNS": "200"}
+    result = CliRunner().invoke(pitch_bot, list(args), env=env, input="author-password\n")
+    if result.exception is not None and not isinstance(result.exception, SystemExit):
+        raise result.exception
+    return result.exit_code, result.stdout, result.stderr
+
+
+def _author(home: Path, url: str, store: Store) -> tuple[str, str]:
+    """A signed-up author (logged in under ``home``) with one bot: its name and id."""
+    name = f"author{uuid.uuid4().hex[:6]}"
+    assert _run(home, url, "signup", name, "--password-stdin")[0] == 0
+    bot = f"{name}-bot"
+    assert _run(home, url, "new-bot", bot)[0] == 0
+    return bot, next(b.bot_id for b in store.bots() if b.name == bot)
+
+
+def _won_by_new(index: int) -> dict[str, Any]:
+    """A played one-game match NEW won (NEW holds party 0 in a pair's first match, 1 in its second)."""
+    party = index % 2
+    game = {"has_winner": True, "scores": [11, 4]} | ({"winner": party} if party else {})
+    return {"status": "played", "result": {"games": [game]}}
+
+
+def test_wait_follows_a_version_to_its_verdict_and_exits_by_it(arena_url: tuple[str, Store], tmp_path: Path,
+                                                               redis_url: str) -> None:
+    """Versions 1 and 2 of an author's bot connected: the sweep starts the SPRT of 2 against
+    1; `status` shows it testing (LLR between its bounds, games); `status --wait` polls
+    while the pairs come in and, at H1, prints the final JSON and exits 0.  Version 1 is
+    undecided (the bot's first), a version that kept crashing is rejected (exit 2), and
+    another account cannot read the bot (404, exit 4)."""
+    url, store = arena_url
+    bot, bot_id = _author(tmp_path / "alice", url, store)
+    config = replace(worker_config(redis_url, store.prefix), auto_sprt_elo1=200.0, auto_sprt_max_games=40)
+    directory = FleetDirectory(store, config.fleet_ttl_s)
+    directory.announce("referee", "127.0.0.1:1", 8, 0, [], [])
+    for version in ("1", "2"):
+        BotVersions(store).connected(bot_id, version)
+        directory.bot_connected("referee", seat_key(bot_id, version), 4)
+    app = make_app(config)
+    (test,) = control.sweep(app, VersionTestStore(store), config).started
+    code, out, _ = _run(tmp_path / "alice", url, "status", bot, "2", "--json")
+    shown = json.loads(out)
+    assert code == 0 and shown["state"] == "testing" and not shown["final"]
+    assert shown["test"]["predecessor"] == "1" and shown["test"]["games"] == 0 and shown["test"]["upper"] > 0
+    sprts = SprtStore(store)
+    outcome: dict[str, Any] = {}
+
+    def follow() -> None:
+        outcome["answer"] = _run(tmp_path / "alice", url, "status", bot, "--wait", "--json", "--interval", "1")
+
+    waiting = threading.Thread(target=follow)
+    waiting.start()
+    time.sleep(1.5)  # its first answers: still testing
+    for index in range(40):  # what the workers would record, pair by pair, until the verdict
+        sprts.runs.record_outcome(test.run_id, index, _won_by_new(index))
+        if index % 2:
+            sprt_control.advance(app, sprts, test.run_id)
+        if sprts.verdict(test.run_id) is not None:
+            break
+    waiting.join(30)
+    code, out, err = outcome["answer"]
+    final = json.loads(out)
+    assert code == 0, err
+    assert "2: testing: SPRT against 1: LLR +0.00" in err  # what it showed while it waited
+    assert final["state"] == "better" and final["final"] and final["version"] == "2"
+    assert final["test"]["llr"] >= final["test"]["upper"] and "H1 accepted against 1" in final["detail"]
+    code, out, _ = _run(tmp_path / "alice", url, "status", bot, "1", "--wait")
+    assert code == 3 and "the bot's first version" in out
+    hosted = HostedVersions(store)
+    hosted.add(bot_id, "3", "0" * 64, "{}", "alice")
+    hosted.set_status(bot_id, "3", Status.FAILING, "exited with status 1 (5 times in 600 s)")
+    code, out, _ = _run(tmp_path / "alice", url, "status", bot, "--wait")
+    assert code == 2 and "3: rejected: exited with status 1" in out
+    _author(tmp_path / "mallory", url, store)
+    code, _, err = _run(tmp_path / "mallory", url, "status", bot)
+    assert code == 4 and "no bot named" in err
