@@ -2,7 +2,8 @@
 
 Every ``poll_s`` a host beats (its id, slots and load, with a TTL: a dead host drops out of
 the live hosts on its own), reads the versions that should run, renews the leases and tokens
-of those it runs, stops those that should not run any more (deleted, failing, replaced by a
+of those it runs, stops those that should not run any more (deleted, failing, rejected by
+the compliance check, replaced by a
 newer version of their bot, their bot or account disabled) or whose lease another host
 took, and claims unclaimed versions for its free slots.  It claims at most its fair share
 (the wanted versions over the live hosts) of a round's unclaimed versions, so that hosts
@@ -30,7 +31,7 @@ from hosting.config import HostConfig, default_host_id
 from hosting.runner import RunnerContext, VersionRunner, socket_root
 from store.artifacts import Artifacts
 from store.data_dir import data_dir
-from store.hosted import HostedVersion, HostedVersions
+from store.hosted import RESTING, HostedVersion, HostedVersions
 from store.redis_store import Store
 
 log = logging.getLogger("pitch.hosting")
@@ -99,7 +100,7 @@ class BotHost:
     async def poll(self) -> None:
         """One round: drop ended runners, survey Redis, stop and start what it says."""
         for key, runner in list(self.runners.items()):
-            if runner.ended:  # failing: its supervisor gave up, and said why
+            if runner.ended:  # failing, rejected or not checked: its record says why
                 await self._drop(key, None)
         survey = await asyncio.to_thread(self._survey)
         for key, status in survey.stop.items():
@@ -164,9 +165,9 @@ class BotHost:
 
     def _why_unwanted(self, key: Key) -> str | None:
         """The status to write for a version that should not run any more: none when its
-        record says why (deleted: stopped; failing), else it waits for its bot to be enabled."""
+        record says why (deleted: stopped; failing; rejected), else it waits for its bot to be enabled."""
         record = self.versions.get(*key)
-        if record is None or record.status in ("stopped", "failing"):
+        if record is None or record.status in RESTING:
             return None
         return UNWANTED
 

@@ -96,6 +96,27 @@ class ComplianceReport:
         """One line per kind of problem: how often, and its first occurrence."""
         return [f"{key} ({count}x), first: {self.examples[key]}" for key, count in self.counts.items()]
 
+    @property
+    def decisions(self) -> int:
+        """Decisions the bot was asked."""
+        return sum(entry.asked for entry in self.kinds.values())
+
+    def summary(self) -> str:
+        """One line: passed or failed, with the decisions asked and the problems found."""
+        problems = sum(self.counts.values())
+        return (f"compliance check {'passed' if self.passed else 'failed'}: {self.matches} matches, "
+                f"{self.decisions} decisions, {problems} problem{'' if problems == 1 else 's'}")
+
+    def as_text(self) -> str:
+        """The report as plain text (where no table can be drawn: the arena's record of a
+        hosted version, its owner's terminal): the summary, each problem, each decision kind
+        asked, then the warnings, most telling first."""
+        lines = [self.summary(), *(f"problem: {problem}" for problem in self.problems)]
+        lines += [f"{kind.value}: asked {entry.asked}, ok {entry.ok}, over time {entry.over_budget}, slowest "
+                  f"{entry.slowest_ms:.1f} ms" for kind, entry in self.kinds.items() if entry.asked]
+        lines += [f"warning: {warning}" for warning in self.warnings]
+        return "\n".join(lines)
+
     def problem(self, key: str, text: str) -> None:
         """Record a problem of kind ``key`` (e.g. "play: illegal action")."""
         self.counts[key] = self.counts.get(key, 0) + 1
