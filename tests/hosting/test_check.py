@@ -13,25 +13,11 @@ import pytest
 
 from pitch_sdk.proto.pitch.v1 import arena_pb2
 from store.hosted import check_id
-from tests.hosting.hosts import HEURISTIC, Arena, hosts_beside
+from tests.hosting.hosts import HEURISTIC, ILLEGAL, Arena, hosts_beside, statuses_until
 from tests.workers.celery_harness import ArenaThread
 
 pytestmark = pytest.mark.xdist_group("bot-hosts")
 
-ILLEGAL = '''
-from pitch_sdk.bot import Bot as Base
-from pitch_sdk.rules import PlayCard
-
-
-class Bot(Base):
-    """Plays a card it does not hold whenever it must play."""
-
-    def act(self, observation, legal_actions):
-        if isinstance(legal_actions[0], PlayCard):
-            held = set(observation.hand)
-            return next(PlayCard(c) for c in map(type(observation.hand[0]), range(52)) if c not in held)
-        return legal_actions[0]
-'''
 CHECK_S = 60
 """Long enough for a whole check (its practice matches) on a loaded machine."""
 
@@ -48,24 +34,6 @@ def stop_what_the_test_submitted(hosted: Arena) -> Iterator[None]:
     yield
     for bot_id, version in hosted.started:
         hosted.versions.stop(bot_id, version)
-
-
-def statuses_until(hosted: Arena, bot_id: str, final: str, timeout: float) -> tuple[list[str], bool]:
-    """The statuses the version went through until ``final``, and whether its bot was ever
-    connected under its own id on the way."""
-    seen: list[str] = []
-    connected = False
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        status = hosted.status(bot_id)
-        if not seen or seen[-1] != status:
-            seen.append(status)
-        connected = connected or hosted.connected(bot_id)
-        if status == final:
-            return seen, connected
-        time.sleep(0.05)
-    hosted.wait(lambda: False, 0, f"the version to be {final} (seen: {seen})")
-    raise AssertionError("unreachable")
 
 
 def test_a_version_that_plays_illegal_moves_is_rejected_and_never_plays_a_rated_match(hosted: Arena) -> None:
