@@ -16,9 +16,12 @@ can be placed on the version until it passed and its real stream opens; the iden
 house bot (no automatic competition enters it), listed nowhere, and ends with the check.
 
 A check ends in one of three verdicts: passed; failed (the bot's doing: strikes, illegal
-actions, timeouts, refused practice, matches left unfinished, the process exiting, no
-hello); or inconclusive: the bot said hello but the referee never welcomed it (it could
-not be reached, or refused the check's token), which says nothing about the bot.
+actions, timeouts, matches left unfinished, the process exiting, no hello); or
+inconclusive, which says nothing about the bot: the bot said hello but the referee never
+welcomed it (it could not be reached, was stopping, or refused the check's token), or
+the referee refused some of the check's practice matches and the bot did nothing wrong in
+the others (the requests are the host's own, well formed: a refusal is the referee's load,
+its practice share or its match limit).
 """
 
 from __future__ import annotations
@@ -32,8 +35,9 @@ from enum import StrEnum
 from hosting.config import HostConfig
 from hosting.proxy import BotProxy
 from hosting.sandbox import Sandbox
-from pitch_sdk.checks.compliance import COVERAGE, practice_requests
+from pitch_sdk.checks.compliance import COVERAGE, REFUSED, UNFINISHED, practice_requests
 from pitch_sdk.checks.relay import PracticeObserver
+from pitch_sdk.proto.pitch.v1 import bot_pb2
 from store.hosted import HostedVersions
 
 POLL_S = 0.05
@@ -90,11 +94,17 @@ async def check_version(proxy: BotProxy, start: Callable[[], Awaitable[Sandbox]]
             await sandbox.stop(grace_s=0.5)
         await asyncio.to_thread(versions.close_check, bot_id, version, token)
     output = sandbox.output_tail() if sandbox is not None else b""
-    if proxy.greeted.is_set() and not observer.welcomed and not problems:
-        summary = ("compliance check not finished: the referee did not welcome the bot (unreachable, or it "
-                   "refused the check's token); the version waits for another try")
+    refusal = observer.refusal
+    if (proxy.greeted.is_set() and not observer.welcomed and not problems
+            and (refusal is None or refusal.reason == bot_pb2.REFUSAL_REASON_SHUTTING_DOWN)):
+        summary = ("compliance check not finished: the referee did not welcome the bot (unreachable, stopping, or "
+                   "it refused the check's token); the version waits for another try")
         return CheckOutcome(Verdict.INCONCLUSIVE, summary, summary, output)
     report = observer.complete(cut_short, problems)
+    if observer.errors and set(report.counts) <= {REFUSED, UNFINISHED}:
+        summary = (f"compliance check not finished: the referee refused {len(observer.errors)} of its practice "
+                   "matches (busy); the version waits for another try")
+        return CheckOutcome(Verdict.INCONCLUSIVE, summary, f"{summary}\n{report.as_text()}", output)
     return CheckOutcome(Verdict.PASSED if report.passed else Verdict.FAILED, report.summary(), report.as_text(),
                         output)
 
@@ -110,6 +120,8 @@ async def _watch(observer: PracticeObserver, proxy: BotProxy, sandbox: Sandbox,
         while not observer.finished:
             if ended.done():
                 return [f"exited during the check: {ended.result().reason}"], "before the bot exited"
+            if observer.refusal is not None:
+                return [], "before the referee refused the hello"
             elapsed = loop.time() - started
             if not proxy.greeted.is_set() and elapsed > config.hello_deadline_s:
                 return [f"no hello within {config.hello_deadline_s:g} s"], "before the bot said hello"

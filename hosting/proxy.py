@@ -18,8 +18,9 @@ is what the arena, not the bot, decides:
 
 During a version's compliance check (:mod:`hosting.check`) the proxy also holds a
 :class:`pitch_sdk.checks.relay.PracticeObserver`: it notes every message that passes, as
-``pitch-bot check --command``'s relay does, and adds the check's practice requests to the
-stream to the referee; the upstream token is then the check identity's.
+``pitch-bot check --command``'s relay does, adds the check's practice requests to the
+stream to the referee and lets only the bot's hello and answers pass; the upstream token is
+then the check identity's.
 
 Bounds: at most ``max_streams`` streams at once and ``streams_per_minute`` new ones, each
 message at most the referee's size, a hello within ``hello_timeout_s``; any other RPC is
@@ -134,22 +135,47 @@ class _OpenRate:
 
 class _Upstream:
     """One upstream stream: its writes (the bot's messages, and a check's practice requests
-    added from the other direction) one at a time, as gRPC requires, each noted by the
-    check's observer when there is one."""
+    added from the other direction) one at a time, as gRPC requires.
+
+    During a check the bot's messages are noted by the check's observer, and only its hello
+    and then its answers pass: the practice matches are the check's alone (a bot asking for
+    its own easy ones could otherwise pass them off as the check's), and a second hello
+    would be answered with an error the check would take for a refused practice match."""
 
     def __init__(self, call: _Call, observer: PracticeObserver | None) -> None:
         self.call = call
         self.observer = observer
         self._lock = asyncio.Lock()
+        self._passing = "hello"
+        """The one kind of the bot's messages a check lets pass now: its hello, then answers."""
 
     async def write(self, raw: bytes, from_bot: bool = False) -> None:
-        """Send ``raw`` to the referee (a bot's message is noted first)."""
+        """Send ``raw`` to the referee (a bot's message checked first, during a check)."""
         if from_bot and self.observer is not None:
-            with contextlib.suppress(DecodeError):  # the referee refuses it, and says why
-                for inner in unbatched(bot_pb2.BotMessage.FromString(raw)):
-                    self.observer.from_bot(inner)
+            checked = self._checked(raw, self.observer)
+            if checked is None:
+                return
+            raw = checked
         async with self._lock:
             await self.call.write(raw)
+
+    def _checked(self, raw: bytes, observer: PracticeObserver) -> bytes | None:
+        """A bot's message during its check: noted, less what the check does not let pass
+        (``None`` when nothing is left)."""
+        try:
+            message = bot_pb2.BotMessage.FromString(raw)
+        except DecodeError:
+            return raw  # the referee refuses it, and says why
+        members = unbatched(message)
+        kept = [inner for inner in members if inner.WhichOneof("message") == self._passing]
+        self._passing = "decision"
+        for inner in kept:
+            observer.from_bot(inner)
+        if len(kept) == len(members):
+            return raw
+        if not kept:
+            return None
+        return bot_pb2.BotMessage(batch=bot_pb2.BotMessages(messages=kept)).SerializeToString()
 
     async def done_writing(self) -> None:
         """The bot ended its side of the stream."""

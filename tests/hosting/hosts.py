@@ -113,6 +113,14 @@ class Arena:
         self.started.append((bot_id, version))
         return bot_id
 
+    def each_test(self) -> Iterator[None]:
+        """Around one test (an autouse fixture's body): the versions it submitted are stopped
+        after it, so the tests that follow find the hosts' slots free."""
+        self.started.clear()
+        yield
+        for bot_id, version in self.started:
+            self.versions.stop(bot_id, version)
+
     def start_host(self, host_id: str, tmp: Path) -> Host:
         log_path = tmp / f"{host_id}.log"
         with log_path.open("wb") as log:

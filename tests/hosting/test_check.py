@@ -30,10 +30,7 @@ def hosted(arena: ArenaThread, redis_url: str, tmp_path_factory: pytest.TempPath
 
 @pytest.fixture(autouse=True)
 def stop_what_the_test_submitted(hosted: Arena) -> Iterator[None]:
-    hosted.started.clear()
-    yield
-    for bot_id, version in hosted.started:
-        hosted.versions.stop(bot_id, version)
+    yield from hosted.each_test()
 
 
 def test_a_version_that_plays_illegal_moves_is_rejected_and_never_plays_a_rated_match(hosted: Arena) -> None:
@@ -89,3 +86,13 @@ def test_a_version_that_passed_is_not_checked_again_when_another_host_takes_it(h
     assert "checking" not in seen, seen
     hosted.wait(lambda: hosted.connected(bot_id), 30, "the version to connect from the new host")
     assert hosted.versions.log(bot_id, "v1").count(b"--- compliance check:") == 1
+
+
+def test_a_version_that_crashes_during_its_check_is_rejected_at_once_not_restarted(hosted: Arena) -> None:
+    bot_id = hosted.submit("import sys\nprint('the marker of a crash', file=sys.stderr)\nsys.exit(3)\n")
+    seen, connected = statuses_until(hosted, bot_id, "rejected", CHECK_S)
+    assert seen[-2:] == ["checking", "rejected"] and not connected, seen
+    record = hosted.versions.get(bot_id, "v1")
+    assert record is not None and record.restarts == 0
+    assert "problem: bot process (1x), first: exited during the check: exited with status 3" in record.report
+    assert b"the marker of a crash" in hosted.versions.log(bot_id, "v1")

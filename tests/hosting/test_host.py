@@ -39,11 +39,7 @@ def hosted(arena: ArenaThread, redis_url: str, tmp_path_factory: pytest.TempPath
 
 @pytest.fixture(autouse=True)
 def stop_what_the_test_submitted(hosted: Arena) -> Iterator[None]:
-    """Each test's versions stop after it: the tests that follow find free slots."""
-    hosted.started.clear()
-    yield
-    for bot_id, version in hosted.started:
-        hosted.versions.stop(bot_id, version)
+    yield from hosted.each_test()
 
 
 def test_a_submitted_version_plays_and_its_result_is_recorded_under_it(hosted: Arena) -> None:

@@ -48,6 +48,11 @@ COVERAGE_OPTIONS: Mapping[str, Mapping[str, object]] = {
 }
 #: Hands per checked game: enough to meet each decision, few enough to stay quick.
 CHECK_HANDS = 8
+#: The kinds of problem a remote check reports about the practice matches themselves rather
+#: than the bot's answers: the referee refused one (it was busy, say), or some had not ended
+#: when the check stopped.
+REFUSED = "practice match refused"
+UNFINISHED = "practice matches unfinished"
 
 
 def check_options(name: str) -> dict[str, object]:
@@ -248,13 +253,13 @@ def report_practice(report: ComplianceReport, results: Sequence[bot_pb2.MatchRes
     about the practice matches: refused requests, strikes, and matches left unfinished
     (``cut_short`` says what ended the check before them, e.g. "in 300 s")."""
     for message in errors:
-        report.problem("practice match refused", message)
+        report.problem(REFUSED, message)
     for strike in strikes:
         reason = bot_pb2.StrikeReason.Name(strike.reason).removeprefix("STRIKE_REASON_").lower().replace("_", " ")
         report.problem(f"{wire.kind_from_pb(strike.fallback.kind)}: strike for {reason}",
                        f"{strike.message} (match {strike.match_id})")
     if len(results) + len(errors) < requested:
-        report.problem("practice matches unfinished",
+        report.problem(UNFINISHED,
                        f"only {len(results)} of {requested} ended {cut_short}")
     report.matches = len(results)
     struck = Counter(wire.kind_from_pb(strike.fallback.kind) for strike in strikes)

@@ -62,6 +62,8 @@ class PracticeObserver:
     welcomed: bool = False
     """Whether the referee welcomed the bot (a check the referee never answered says
     nothing about the bot)."""
+    refusal: bot_pb2.Refusal | None = None
+    """The referee's refusal of the bot's hello, if it refused it."""
 
     @classmethod
     def for_requests(cls, requests: Sequence[bot_pb2.PracticeRequest]) -> PracticeObserver:
@@ -77,6 +79,8 @@ class PracticeObserver:
         """The report of what was seen (see :func:`report_practice`), with ``problems`` of
         the bot process itself (it exited, said no hello, ...)."""
         report = report_practice(self.report, self.results, self.strikes, self.errors, self.requested, cut_short)
+        if self.refusal is not None:
+            report.problem("hello refused", self.refusal.message)
         for problem in problems:
             report.problem("bot process", problem)
         return report
@@ -98,6 +102,8 @@ class PracticeObserver:
         elif kind == "match_ended":
             self.results.append(message.match_ended.result)
             self.in_flight -= 1
+        elif kind == "refusal":
+            self.refusal = message.refusal
         elif kind == "welcome":
             self.welcomed = True
             if message.welcome.practice_matches_at_once:
