@@ -32,7 +32,7 @@ Keys (under the store's prefix ``{p}``, listed with the rest in :mod:`store.redi
                                 most 4 KiB), checked ("1" once the check passed)
     {p}hosted-versions:{bot}    sorted set: version -> submission number (the bot's versions in order)
     {p}hosted-count:{bot}       the bot's submissions so far (the N of the default ``v<N>``)
-    {p}hosted-active            set of the refs of versions neither stopped nor failing
+    {p}hosted-active            set of the refs of versions neither stopped, failing nor rejected
     {p}hosted-log:{ref}         the last 64 KiB of the version's output (stdout and stderr)
     {p}hosted-lease:{ref}       the id of the host running the version (SET NX PX, renewed)
     {p}bot-hosts                sorted set: host id -> time of its last heartbeat
@@ -296,7 +296,7 @@ class HostedVersions:
         return found[0] if found else None
 
     def wanted(self) -> list[HostedVersion]:
-        """Every version some host should run: neither stopped nor failing, and its bot
+        """Every version some host should run: neither stopped, failing nor rejected, and its bot
         registered and playable (neither it nor its account disabled by the operator:
         :meth:`store.accounts.Accounts.playable`), by ref."""
         refs = sorted(str(ref) for ref in self.client.smembers(self._key("hosted-active")))
