@@ -83,8 +83,9 @@ class BotHost:
 
     async def run(self, stop: asyncio.Event) -> None:
         """Poll until ``stop`` is set, then stop every bot and release every lease."""
-        log.info("bot host %s: %d slots, %d seats per version, playing through %s", self.host_id,
-                 self.config.slots, self.config.capacity, self.config.referee)
+        log.info("bot host %s: %d slots, %d seats per version, playing through %s%s", self.host_id,
+                 self.config.slots, self.config.capacity, self.config.referee,
+                 "" if self.config.check else "; no compliance check (PITCH_HOSTED_CHECK=0)")
         try:
             while not stop.is_set():
                 try:
