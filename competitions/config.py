@@ -104,9 +104,9 @@ class WorkerConfig:
     auto_ladder_presets: str = ""
     """Comma-separated presets played as endless ladders by beat (matchmaking among the
     connected bots instead of round robins: :mod:`competitions.ladder.control`); empty: none."""
-    auto_sprt: int = 1
-    """1: every new version of a bot is tested against its predecessor by an SPRT the
-    workers start by themselves (:mod:`competitions.version_tests`); 0: off."""
+    auto_sprt: bool = True
+    """Every new version of a bot is tested against its predecessor by an SPRT the workers
+    start by themselves (:mod:`competitions.version_tests`); off: ``PITCH_AUTO_SPRT=0``."""
     auto_sprt_preset: str = "partnership"
     """The preset of the automatic SPRTs (a two-sided one)."""
     auto_sprt_elo0: float = 0.0

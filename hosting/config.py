@@ -31,6 +31,8 @@ ENVIRONMENT = {
     "pids": "PITCH_SANDBOX_PIDS",
     "backoff_s": "PITCH_HOSTED_BACKOFF_S",
     "max_backoff_s": "PITCH_HOSTED_MAX_BACKOFF_S",
+    "check": "PITCH_HOSTED_CHECK",
+    "check_timeout_s": "PITCH_HOSTED_CHECK_S",
     "auto_sprt": "PITCH_AUTO_SPRT",
 }
 
@@ -80,17 +82,23 @@ class HostConfig:
     """The first wait before restarting a bot that crashed; it doubles per crash."""
     max_backoff_s: float = 60.0
     """The longest wait before a restart."""
-    auto_sprt: int = 1
+    check: bool = True
+    """Check each version (the compliance practice matches, :mod:`hosting.check`) before it
+    plays its first arena match; off (``PITCH_HOSTED_CHECK=0``): versions play at once."""
+    check_timeout_s: float = 300.0
+    """How long a version's compliance check may take: its practice matches unfinished by
+    then are a problem of the check."""
+    auto_sprt: bool = True
     """The workers' switch of the automatic SPRTs (the same variable): while on, a bot's
     version stays running beside its newer one until the newer one's test is over (it is
-    the test's opponent); 0: a newer version replaces it at once."""
+    the test's opponent); off: a newer version replaces it at once."""
 
     def __post_init__(self) -> None:
         for name in ("slots", "capacity", "memory_mb", "pids"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be at least 1, got {getattr(self, name)}")
         for name in ("lease_s", "poll_s", "hello_deadline_s", "token_ttl_s", "cpu_cores", "backoff_s",
-                     "max_backoff_s"):
+                     "max_backoff_s", "check_timeout_s"):
             if getattr(self, name) <= 0:
                 raise ValueError(f"{name} must be positive, got {getattr(self, name)}")
         if self.poll_s * 2 > self.lease_s:

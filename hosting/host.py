@@ -2,9 +2,9 @@
 
 Every ``poll_s`` a host beats (its id, slots and load, with a TTL: a dead host drops out of
 the live hosts on its own), reads the versions that should run, renews the leases and tokens
-of those it runs, stops those that should not run any more (deleted, failing, replaced by a
-newer version of their bot whose automatic test against them is over, their bot or
-account disabled) or whose lease another host
+of those it runs, stops those that should not run any more (deleted, failing, rejected by
+the compliance check, replaced by a newer version of their bot whose automatic test against
+them is over, their bot or account disabled) or whose lease another host
 took, and claims unclaimed versions for its free slots.  It claims at most its fair share
 (the wanted versions over the live hosts) of a round's unclaimed versions, so that hosts
 started together split the work; a version left unclaimed for a whole round is claimed
@@ -32,7 +32,7 @@ from hosting.config import HostConfig, default_host_id
 from hosting.runner import RunnerContext, VersionRunner, socket_root
 from store.artifacts import Artifacts
 from store.data_dir import data_dir
-from store.hosted import HostedVersion, HostedVersions
+from store.hosted import RESTING, HostedVersion, HostedVersions
 from store.redis_store import Store
 from store.seat_keys import seat_key
 from store.version_tests import VersionTestStore
@@ -95,8 +95,9 @@ class BotHost:
 
     async def run(self, stop: asyncio.Event) -> None:
         """Poll until ``stop`` is set, then stop every bot and release every lease."""
-        log.info("bot host %s: %d slots, %d seats per version, playing through %s", self.host_id,
-                 self.config.slots, self.config.capacity, self.config.referee)
+        log.info("bot host %s: %d slots, %d seats per version, playing through %s%s", self.host_id,
+                 self.config.slots, self.config.capacity, self.config.referee,
+                 "" if self.config.check else "; no compliance check (PITCH_HOSTED_CHECK=0)")
         try:
             while not stop.is_set():
                 try:
@@ -112,7 +113,7 @@ class BotHost:
     async def poll(self) -> None:
         """One round: drop ended runners, survey Redis, stop and start what it says."""
         for key, runner in list(self.runners.items()):
-            if runner.ended:  # failing: its supervisor gave up, and said why
+            if runner.ended:  # failing, rejected or not checked: its record says why
                 await self._drop(key, None)
         survey = await asyncio.to_thread(self._survey)
         for key, status in survey.stop.items():
@@ -182,9 +183,9 @@ class BotHost:
 
     def _why_unwanted(self, key: Key) -> str | None:
         """The status to write for a version that should not run any more: none when its
-        record says why (deleted: stopped; failing), else it waits for its bot to be enabled."""
+        record says why (deleted: stopped; failing; rejected), else it waits for its bot to be enabled."""
         record = self.versions.get(*key)
-        if record is None or record.status in ("stopped", "failing"):
+        if record is None or record.status in RESTING:
             return None
         return UNWANTED
 

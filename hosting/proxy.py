@@ -16,6 +16,12 @@ is what the arena, not the bot, decides:
   relayed to it), so the welcome's fleet and address are cleared and fleet updates dropped,
   or the SDK would try to dial referees it cannot reach.
 
+During a version's compliance check (:mod:`hosting.check`) the proxy also holds a
+:class:`pitch_sdk.checks.relay.PracticeObserver`: it notes every message that passes, as
+``pitch-bot check --command``'s relay does, adds the check's practice requests to the
+stream to the referee and lets only the bot's hello and answers pass; the upstream token is
+then the check identity's.
+
 Bounds: at most ``max_streams`` streams at once and ``streams_per_minute`` new ones, each
 message at most the referee's size, a hello within ``hello_timeout_s``; any other RPC is
 UNIMPLEMENTED (grpc's answer for a method no handler serves).  Upstream failures reach the
@@ -27,6 +33,7 @@ bot), and is counted in :attr:`BotProxy.refused_upstream`.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import time
 from collections import deque
@@ -37,7 +44,9 @@ from typing import Any
 import grpc
 from google.protobuf.message import DecodeError
 
+from pitch_sdk.checks.relay import PracticeObserver
 from pitch_sdk.proto.pitch.v1 import bot_pb2
+from pitch_sdk.protocol.batching import unbatched
 from store.tls import aio_channel
 
 log = logging.getLogger("pitch.hosting.proxy")
@@ -124,6 +133,66 @@ class _OpenRate:
         return True
 
 
+class _Upstream:
+    """One upstream stream: its writes (the bot's messages, and a check's practice requests
+    added from the other direction) one at a time, as gRPC requires.
+
+    During a check the bot's messages are noted by the check's observer, and only its hello
+    and then its answers pass: the practice matches are the check's alone (a bot asking for
+    its own easy ones could otherwise pass them off as the check's), and a second hello
+    would be answered with an error the check would take for a refused practice match."""
+
+    def __init__(self, call: _Call, observer: PracticeObserver | None) -> None:
+        self.call = call
+        self.observer = observer
+        self._lock = asyncio.Lock()
+        self._passing = "hello"
+        """The one kind of the bot's messages a check lets pass now: its hello, then answers."""
+
+    async def write(self, raw: bytes, from_bot: bool = False) -> None:
+        """Send ``raw`` to the referee (a bot's message checked first, during a check)."""
+        if from_bot and self.observer is not None:
+            checked = self._checked(raw, self.observer)
+            if checked is None:
+                return
+            raw = checked
+        async with self._lock:
+            await self.call.write(raw)
+
+    def _checked(self, raw: bytes, observer: PracticeObserver) -> bytes | None:
+        """A bot's message during its check: noted, less what the check does not let pass
+        (``None`` when nothing is left)."""
+        try:
+            message = bot_pb2.BotMessage.FromString(raw)
+        except DecodeError:
+            return raw  # the referee refuses it, and says why
+        members = unbatched(message)
+        kept = [inner for inner in members if inner.WhichOneof("message") == self._passing]
+        self._passing = "decision"
+        for inner in kept:
+            observer.from_bot(inner)
+        if len(kept) == len(members):
+            return raw
+        if not kept:
+            return None
+        return bot_pb2.BotMessage(batch=bot_pb2.BotMessages(messages=kept)).SerializeToString()
+
+    async def done_writing(self) -> None:
+        """The bot ended its side of the stream."""
+        async with self._lock:
+            await self.call.done_writing()
+
+    async def noted(self, raw: bytes) -> None:
+        """Note a referee message, and send the practice requests the observer adds after it."""
+        if self.observer is None:
+            return
+        added = [extra for inner in unbatched(bot_pb2.RefereeMessage.FromString(raw))
+                 for extra in self.observer.from_referee(inner)]
+        with contextlib.suppress(grpc.aio.AioRpcError, asyncio.InvalidStateError):  # the bot ended its side
+            for message in added:
+                await self.write(message.SerializeToString())
+
+
 class BotProxy:
     """One hosted version's ``BotService`` on a Unix socket, forwarding to its referee."""
 
@@ -142,6 +211,9 @@ class BotProxy:
         """Streams open now."""
         self.refused_upstream = 0
         """Streams the referee refused the host's token on."""
+        self.check: tuple[PracticeObserver, str] | None = None
+        """While set, the streams opened are the compliance check's: its observer and the
+        check identity's token (see the module's docstring)."""
         self._rate = _OpenRate(streams_per_minute)
         self._channel: grpc.aio.Channel | None = None
         self._server = grpc.aio.server(options=[("grpc.max_receive_message_length", MAX_BOT_MESSAGE_BYTES)])
@@ -200,11 +272,12 @@ class BotProxy:
                                 f"undecodable first message ({len(first)} bytes): not a BotMessage")
         self.greeted.set()
         assert self._channel is not None, "the proxy was not started"
-        call: _Call = self._channel.stream_stream(CONNECT)(
-            metadata=(("authorization", f"Bearer {self.upstream.token}"),))
-        up = asyncio.create_task(self._bot_to_referee(hello, context, call))
+        observer, token = self.check or (None, self.upstream.token)
+        call: _Call = self._channel.stream_stream(CONNECT)(metadata=(("authorization", f"Bearer {token}"),))
+        stream = _Upstream(call, observer)
+        up = asyncio.create_task(self._bot_to_referee(hello, context, stream))
         try:
-            status = await self._referee_to_bot(call, context)
+            status = await self._referee_to_bot(stream, context)
         finally:
             up.cancel()
             call.cancel()
@@ -212,23 +285,24 @@ class BotProxy:
             await context.abort(*status)
 
     @staticmethod
-    async def _bot_to_referee(hello: bytes, context: _Context,
-                              call: _Call) -> None:
+    async def _bot_to_referee(hello: bytes, context: _Context, stream: _Upstream) -> None:
         """Pass the bot's messages on as they came (the referee bounds and parses them)."""
         try:
-            await call.write(hello)
+            await stream.write(hello, from_bot=True)
             while (raw := await context.read()) is not grpc.aio.EOF:
-                await call.write(raw)
-            await call.done_writing()
+                await stream.write(raw, from_bot=True)
+            await stream.done_writing()
         except (grpc.aio.AioRpcError, asyncio.InvalidStateError):
             return  # the upstream stream ended: the other direction reports how
 
-    async def _referee_to_bot(self, call: _Call,
+    async def _referee_to_bot(self, stream: _Upstream,
                               context: _Context) -> tuple[grpc.StatusCode, str] | None:
         """Pass the referee's messages on until its stream ends; the status to end the bot's
         stream with (``None``: it ended OK)."""
+        call = stream.call
         try:
             while isinstance(raw := await call.read(), bytes):  # until EOF
+                await stream.noted(raw)
                 if (message := for_the_bot(raw)) is not None:
                     await context.write(message)
             code, details = await call.code(), await call.details()

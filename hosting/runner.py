@@ -6,7 +6,13 @@ the sandbox is watched for the bot's hello, and a bot that has said none within 
 is killed like a crash (restarted with backoff, failing after repeated ones) with the reason
 "no hello within 30 s".  The runner writes every status change and, whenever a sandbox ends,
 its output's tail and how it ended; when the runner stops it revokes the token, so a bot
-whose host moved on plays no more with it."""
+whose host moved on plays no more with it.
+
+A version that has not passed the arena's compliance check yet is ``checking`` first
+(:mod:`hosting.check`): one run of its sandbox plays the practice matches under its check
+identity, and only then does the supervisor start it for the arena.  A version that fails
+is ``rejected`` (resting: the runner ends, and its host stops it and revokes its token); one
+whose check says nothing about it (the referee never welcomed it) is ``queued`` again."""
 
 from __future__ import annotations
 
@@ -23,6 +29,7 @@ from pathlib import Path
 import redis
 
 from hosting.cache import PackageCache, remove_tree
+from hosting.check import Verdict, check_version
 from hosting.config import HostConfig
 from hosting.proxy import MAX_SOCKET_PATH_BYTES, BotProxy, Upstream
 from hosting.sandbox import Sandbox, SandboxSpec, python_bot_argv
@@ -69,7 +76,10 @@ class VersionRunner:
         self.proxy: BotProxy | None = None
         self.supervisor: Supervisor | None = None
         self.task: asyncio.Task[None] | None = None
-        """The supervisor's run: done when the bot is failing or the runner stopped."""
+        """The check, then the supervisor's run: done when the bot is failing, was rejected
+        or could not be checked, or the runner stopped."""
+        self._checked = ""
+        """The summary of the check this runner passed, said by the first ``running``."""
         self._no_hello = False
         self._stopping = False
         self._output = b""
@@ -105,10 +115,43 @@ class VersionRunner:
         spec = SandboxSpec(name=f"bot-{self.name}", package_dir=package, argv=argv, socket_dir=self._socket_dir,
                            env={"PITCH_REFEREE": SOCKET_INSIDE, "PITCH_BOT_TOKEN": PLACEHOLDER_TOKEN},
                            limits=config.limits)
+        self.task = asyncio.create_task(self._run(spec), name=f"hosted {self.name}")
+        log.info("hosting %s of bot %s (sandbox bot-%s)", self.version.version, self.version.bot_id, self.name)
+        return True
+
+    async def _run(self, spec: SandboxSpec) -> None:
+        """Check the version unless it passed already (or checks are off), then keep it running."""
+        config = self.context.config
+        if config.check and not self.version.checked:
+            try:
+                passed = await self._check(spec)
+            except Exception as exc:  # the host's fault (Redis out of reach, ...), not the bot's: try again
+                log.exception("bot %s %s: the compliance check could not run", *self.key)
+                await self._status("queued", f"its bot host could not check it ({type(exc).__name__})")
+                return
+            if not passed:
+                return
         self.supervisor = Supervisor(lambda: self._sandbox(spec), self._on_status, self._on_output,
                                      Policy(first_backoff_s=config.backoff_s, max_backoff_s=config.max_backoff_s))
-        self.task = asyncio.create_task(self.supervisor.run(), name=f"hosted {self.name}")
-        log.info("hosting %s of bot %s (sandbox bot-%s)", self.version.version, self.version.bot_id, self.name)
+        await self.supervisor.run()
+
+    async def _check(self, spec: SandboxSpec) -> bool:
+        """Run the compliance check and record its report; whether the version passed."""
+        assert self.proxy is not None
+        await self._status("checking", "compliance check: practice matches against the referee's house bots")
+        outcome = await check_version(self.proxy, lambda: Sandbox.start(spec), self.context.versions, *self.key,
+                                      self.context.config)
+        await self._write(self.context.versions.write_log, *self.key,
+                          outcome.output + f"--- compliance check: {outcome.summary}\n".encode(), append=True)
+        if outcome.verdict == Verdict.INCONCLUSIVE:
+            await self._status("queued", outcome.summary)
+            return False
+        passed = outcome.verdict == Verdict.PASSED
+        await self._write(self.context.versions.record_check, *self.key, outcome.report, passed)
+        if not passed:
+            await self._status("rejected", outcome.summary)
+            return False
+        self._checked = outcome.summary
         return True
 
     def _argv(self) -> tuple[str, ...]:
@@ -146,6 +189,8 @@ class VersionRunner:
             return
         if self._no_hello and detail.startswith(STOPPED):  # not when it ended by itself meanwhile
             detail = detail.replace(STOPPED, f"no hello within {self.context.config.hello_deadline_s:g} s", 1)
+        if status == "running" and not detail:  # the first run after a check says how it went
+            detail, self._checked = self._checked, ""
         if status in ("restarting", "failing"):
             await self._write(self.context.versions.write_log, *self.key, f"--- {status}: {detail}\n".encode(),
                               append=True)
@@ -191,6 +236,10 @@ class VersionRunner:
         self._stopping = True
         if self.supervisor is not None:
             await self.supervisor.stop()
+        elif self.task is not None:  # still checking: the check stops its sandbox and ends its identity
+            self.task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self.task
         if self._watchdog is not None:
             self._watchdog.cancel()
         if self.proxy is not None:
@@ -204,7 +253,8 @@ class VersionRunner:
 
     @property
     def ended(self) -> bool:
-        """Whether the bot ended for good (failing) while the runner was not stopped."""
+        """Whether the bot ended (failing, rejected, or its check inconclusive) while the
+        runner was not stopped: its record says why."""
         return self.task is not None and self.task.done()
 
 

@@ -6,8 +6,17 @@ A submission is a *version* of a bot: its package (an artifact, by SHA-256, see
 :mod:`store.artifacts`) and manifest, and a version string unique among the bot's versions
 (the author's, or ``v<N>`` for the N-th submission), which the hosted bot says in its hello,
 so each version is rated apart (:mod:`store.versions`).  A version is *wanted* (some bot
-host should run it) until it is stopped (by its owner or the operator) or marked failing
-(it kept crashing), and while its bot may play (registered, not disabled).
+host should run it) until it is stopped (by its owner or the operator), marked failing (it
+kept crashing) or rejected (it failed the arena's compliance check), and while its bot may
+play (registered, not disabled).
+
+Before a version plays its first arena match, its host checks it: the sandboxed bot plays
+the compliance practice matches (:mod:`hosting.check`) under a *check identity* of its own,
+``{bot id}-check-{hash of the version}``: a bot record and token that expire, that no
+listing of the arena's bots shows and no automatic competition enters (a house bot), so
+that nothing places an arena match on the version before it passed (a match is placed on
+a bot id, and the version is not connected under its bot's id until then).  The record
+keeps the check's report, and whether it passed (a restart does not check it again).
 
 Bot hosts spread the wanted versions among themselves as referees spread matches: a host
 claims a version with a lease (``SET NX`` with a TTL) and renews it while it runs it; a host
@@ -19,20 +28,24 @@ Keys (under the store's prefix ``{p}``, listed with the rest in :mod:`store.redi
 ``{ref}`` is ``{bot id}/{version}``)::
 
     {p}hosted:{ref}             hash: sha256, manifest (JSON), submitted_by, submitted, status,
-                                detail, updated, restarts
+                                detail, updated, restarts, report (the compliance check's, at
+                                most 4 KiB), checked ("1" once the check passed)
     {p}hosted-versions:{bot}    sorted set: version -> submission number (the bot's versions in order)
     {p}hosted-count:{bot}       the bot's submissions so far (the N of the default ``v<N>``)
-    {p}hosted-active            set of the refs of versions neither stopped nor failing
+    {p}hosted-active            set of the refs of versions neither stopped, failing nor rejected
     {p}hosted-log:{ref}         the last 64 KiB of the version's output (stdout and stderr)
     {p}hosted-lease:{ref}       the id of the host running the version (SET NX PX, renewed)
     {p}bot-hosts                sorted set: host id -> time of its last heartbeat
     {p}bot-host:{id}            JSON of what the host reports (slots, running, ...); expires
     {p}token:{sha256}           bot id, with a TTL: a host's token for a bot (the same keys as
-                                registered bots' tokens, which have none)
+                                registered bots' tokens, which have none), or for a check identity
+    {p}bot:{check id}           a check identity's bot record (name, owner, account), with a TTL;
+                                also in {p}house-bots while the check runs
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import secrets
@@ -47,6 +60,7 @@ import redis
 
 from store.accounts import Accounts
 from store.redis_store import Store, StoreError, hash_token
+from store.versions import BotVersions
 
 #: A version string: what the bot says in its hello (bounded like every hello string), and
 #: a part of URLs and keys, so letters, digits and ``._+-`` only.
@@ -60,6 +74,8 @@ MAX_MANIFEST_CHARS = 4096
 MAX_SUBMITTER_CHARS = 64
 #: Longest status detail kept (longer ones are cut, control characters escaped).
 MAX_DETAIL_CHARS = 300
+#: Longest compliance report kept (longer ones are cut, control characters escaped).
+MAX_REPORT_CHARS = 4096
 #: Output kept per version: the last this many bytes.
 MAX_LOG_BYTES = 64 * 1024
 
@@ -71,18 +87,22 @@ class Status(StrEnum):
     """Submitted (or its host lost): waiting for a bot host to claim it."""
     STARTING = "starting"
     """A host claimed it and is starting its sandbox."""
+    CHECKING = "checking"
+    """Its host runs the arena's compliance check on it (practice matches, never rated)."""
     RUNNING = "running"
     """Connected to the arena, playing."""
     RESTARTING = "restarting"
     """It exited; its host restarts it after a backoff."""
     FAILING = "failing"
     """It kept crashing: no host runs it any more."""
+    REJECTED = "rejected"
+    """It failed the compliance check: no host runs it; its report says why."""
     STOPPED = "stopped"
     """Stopped by its owner or the operator: final."""
 
 
 #: The statuses of versions no host should run.
-RESTING = frozenset({Status.FAILING, Status.STOPPED})
+RESTING = frozenset({Status.FAILING, Status.REJECTED, Status.STOPPED})
 
 
 class HostedError(StoreError):
@@ -108,6 +128,10 @@ class HostedVersion:
     restarts: int
     host: str | None
     """The host that holds the version's lease now, if any."""
+    report: str = ""
+    """The compliance check's report (empty before the check, or with the check off)."""
+    checked: bool = False
+    """Whether the version passed the compliance check (it is not checked again)."""
 
     @property
     def ref(self) -> str:
@@ -131,6 +155,18 @@ def _shown(text: str) -> str:
 def _bounded_detail(detail: str) -> str:
     detail = detail if detail.isprintable() else repr(detail)[1:-1]
     return detail if len(detail) <= MAX_DETAIL_CHARS else detail[:MAX_DETAIL_CHARS - 1] + "…"
+
+
+def _bounded_report(report: str) -> str:
+    """The report cut to :data:`MAX_REPORT_CHARS`, each line's control characters escaped."""
+    lines = [line if line.isprintable() else repr(line)[1:-1] for line in report.splitlines()]
+    text = "\n".join(lines)
+    return text if len(text) <= MAX_REPORT_CHARS else text[:MAX_REPORT_CHARS - 1] + "…"
+
+
+def check_id(bot_id: str, version: str) -> str:
+    """The bot id of a version's check identity (see the module's docstring)."""
+    return f"{bot_id}-check-{hashlib.sha256(version.encode()).hexdigest()[:8]}"
 
 
 def _ms(seconds: float) -> int:
@@ -260,7 +296,7 @@ class HostedVersions:
         return found[0] if found else None
 
     def wanted(self) -> list[HostedVersion]:
-        """Every version some host should run: neither stopped nor failing, and its bot
+        """Every version some host should run: neither stopped, failing nor rejected, and its bot
         registered and playable (neither it nor its account disabled by the operator:
         :meth:`store.accounts.Accounts.playable`), by ref."""
         refs = sorted(str(ref) for ref in self.client.smembers(self._key("hosted-active")))
@@ -287,7 +323,8 @@ class HostedVersions:
         found = pipe.execute()
         return [HostedVersion(bot_id, version, data["sha256"], data["manifest"], data["submitted_by"],
                               float(data["submitted"]), Status(data["status"]), data["detail"],
-                              float(data["updated"]), int(data["restarts"]), None if host is None else str(host))
+                              float(data["updated"]), int(data["restarts"]), None if host is None else str(host),
+                              data.get("report", ""), data.get("checked") == "1")
                 for (bot_id, version), data, host in zip(refs, found[::2], found[1::2], strict=True) if data]
 
     def set_status(self, bot_id: str, version: str, status: Status | str, detail: str = "") -> bool:
@@ -304,6 +341,12 @@ class HostedVersions:
         """Stop hosting the version, for good (its host stops it when it next looks);
         ``False`` when it is unknown or was stopped already."""
         return self.set_status(bot_id, version, Status.STOPPED, detail)
+
+    def record_check(self, bot_id: str, version: str, report: str, passed: bool) -> None:
+        """Keep the compliance check's ``report`` (cut to :data:`MAX_REPORT_CHARS`) and
+        whether it passed (a version that passed is not checked again)."""
+        self.client.hset(self._key("hosted", f"{bot_id}/{version}"),
+                         mapping={"report": _bounded_report(report), "checked": "1" if passed else ""})
 
     def count_restart(self, bot_id: str, version: str) -> int:
         """Count one more restart of the version; the count so far."""
@@ -385,3 +428,35 @@ class HostedVersions:
     def revoke_token(self, token: str) -> bool:
         """End a host token now; ``False`` when it had expired (or is not a host's)."""
         return bool(self._host_token(keys=[self._key("token", hash_token(token))], args=[""]))
+
+    # ----------------------------------------------------------------- check identities
+    def open_check(self, bot_id: str, version: str, ttl_s: float) -> str | None:
+        """A token of the version's check identity (see the module's docstring), valid for
+        ``ttl_s`` (the check's whole time); ``None`` when the bot is not registered.  The
+        identity's record copies the bot's owner and account, so a disabled account stops
+        its check as it stops its bot."""
+        found: dict[str, str] = self.client.hgetall(self._key("bot", bot_id))  # type: ignore[assignment]
+        if not found:
+            return None
+        identity = check_id(bot_id, version)
+        token = secrets.token_hex(32)
+        pipe = self.client.pipeline(transaction=True)
+        pipe.hset(self._key("bot", identity), mapping={
+            "name": f"{found['name'][:57]} check", "owner": found.get("owner", ""),
+            "account": found.get("account", ""), "description": f"the compliance check of {version}",
+            "created": repr(time.time())})
+        pipe.pexpire(self._key("bot", identity), _ms(ttl_s))
+        pipe.sadd(self._key("house-bots"), identity)
+        pipe.set(self._key("token", hash_token(token)), identity, px=_ms(ttl_s))
+        pipe.execute()
+        return token
+
+    def close_check(self, bot_id: str, version: str, token: str) -> None:
+        """End a check identity: its token, its record, and the versions the referee noted
+        for it (it is never rated: no result of it is ever recorded)."""
+        identity = check_id(bot_id, version)
+        pipe = self.client.pipeline(transaction=True)
+        pipe.delete(self._key("token", hash_token(token)), self._key("bot", identity))
+        pipe.srem(self._key("house-bots"), identity)
+        pipe.execute()
+        BotVersions(self.store).forget(identity)

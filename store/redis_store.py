@@ -33,15 +33,17 @@ Hosted bot versions (``store.hosted``; ``{ref}`` is ``{bot id}/{version}``; the 
 themselves are artifacts, outside Redis: ``store.artifacts``)::
 
     {p}hosted:{ref}             hash: sha256, manifest, submitted_by, submitted, status, detail,
-                                updated, restarts
+                                updated, restarts, report (the compliance check's), checked
     {p}hosted-versions:{bot}    sorted set: version -> submission number
     {p}hosted-count:{bot}       the bot's submissions so far (names the next ``v<N>``)
-    {p}hosted-active            set of the refs of versions neither stopped nor failing
+    {p}hosted-active            set of the refs of versions neither stopped, failing nor rejected
     {p}hosted-log:{ref}         the last 64 KiB of the version's output
     {p}hosted-lease:{ref}       the bot host running the version (SET NX PX, renewed)
     {p}bot-hosts                sorted set: host id -> time of its last heartbeat
     {p}bot-host:{id}            JSON the host reports with each heartbeat; expires
-    {p}token:{sha256}           (as above) with a TTL: a bot host's own token for a bot it runs
+    {p}token:{sha256}           (as above) with a TTL: a bot host's own token for a bot it runs,
+                                or for a version's check identity ``{bot id}-check-{hash}``
+    {p}bot:{check id}           (as above) with a TTL, also in {p}house-bots: a check identity
 
 Tournaments (``competitions.tournaments.store``; Celery's own keys live under ``{p}celery:``)::
 

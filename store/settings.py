@@ -25,10 +25,20 @@ def values_from_env(settings: type, names: Mapping[str, str], env: Mapping[str, 
             continue
         kind = type(getattr(defaults, field.name))
         try:
-            values[field.name] = kind(raw)
+            values[field.name] = _switch(raw) if kind is bool else kind(raw)
         except ValueError:
             raise ValueError(f"{names[field.name]}={raw!r} is not a valid {kind.__name__}") from None
     return values
+
+
+def _switch(raw: str) -> bool:
+    """A switch's value: ``bool("0")`` is true, so the words are read instead."""
+    word = raw.strip().lower()
+    if word in ("1", "true", "yes", "on"):
+        return True
+    if word in ("0", "false", "no", "off"):
+        return False
+    raise ValueError(raw)
 
 
 def settings_from_env(settings: type[Settings], names: Mapping[str, str], env: Mapping[str, str],

@@ -136,6 +136,18 @@ class BotVersions:
         self.client.transaction(switch, current)
         return rated
 
+    def forget(self, bot_id: str) -> None:
+        """Drop every version of a bot that never played a recorded match (a hosted
+        version's check identity, :func:`store.hosted.check_id`): its rated ids would
+        otherwise stay, naming nothing any result holds."""
+        rated = [str(r) for r in self.client.hvals(self._key("bot-versions", bot_id))]
+        pipe = self.client.pipeline(transaction=True)
+        pipe.delete(self._key("bot-versions", bot_id), self._key("bot-current", bot_id),
+                    *(self._key("rated", r) for r in rated))
+        if rated:
+            pipe.srem(self._key("superseded"), *rated)
+        pipe.execute()
+
     def current(self, bot_id: str) -> str | None:
         """The rated id of the bot's latest connected version (``None`` before any hello)."""
         raw = self.client.get(self._key("bot-current", bot_id))

@@ -20,7 +20,7 @@ from typing import Any
 
 from competitions.sprt import control as sprt_control
 from competitions.sprt.store import SprtStore
-from store.hosted import HostedVersions
+from store.hosted import HostedVersions, Status
 from store.redis_store import Store
 from store.seat_keys import seat_key, version_of_seat
 from store.version_tests import VersionTestStore
@@ -28,8 +28,8 @@ from store.versions import BotVersions
 
 #: Final states, with the exit code of ``pitch-bot status --wait``.
 EXIT_CODES = {"better": 0, "not-better": 1, "rejected": 2, "undecided": 3}
-#: Hosted statuses that end a version's loop before any test.
-HOSTED_FINAL = frozenset({"rejected", "failing", "stopped"})
+#: Hosted statuses of a version before it plays (it is not connected yet).
+HOSTED_BEFORE_PLAY = frozenset({Status.QUEUED, Status.STARTING, Status.CHECKING})
 
 
 @dataclass(frozen=True)
@@ -71,8 +71,7 @@ def version_status(store: Store, bot_id: str, version: str) -> VersionStatus | N
     """Where ``version`` of ``bot_id`` stands; ``None`` for a version the arena never saw."""
     record = HostedVersions(store).get(bot_id, version)
     hosted = None if record is None else {"status": str(record.status), "detail": record.detail,
-                                          **({"report": getattr(record, "report", "")}
-                                             if getattr(record, "report", "") else {})}
+                                          "report": record.report, "checked": record.checked}
     seat = seat_key(bot_id, version)
     tests = VersionTestStore(store)
     test = tests.test_of(seat)
@@ -83,14 +82,16 @@ def version_status(store: Store, bot_id: str, version: str) -> VersionStatus | N
     def status(state: str, detail: str, found: dict[str, Any] | None = None) -> VersionStatus:
         return VersionStatus(bot_id, version, state, detail, hosted, found)
 
-    if record is not None and str(record.status) in HOSTED_FINAL:
-        return status("rejected" if str(record.status) != "stopped" else "undecided", record.detail)
+    if record is not None and record.status in (Status.REJECTED, Status.FAILING):
+        return status("rejected", record.detail)
+    if record is not None and record.status == Status.STOPPED and (test is None or not test.run_id):
+        return status("undecided", record.detail)
     if test is None:
         if any(seat == waiting for waiting, _ in tests.waiting()):
             return status("waiting", "connected; its test starts once an earlier version of the bot is connected "
                                      "and its owner's running tests leave room")
-        if record is not None and str(record.status) in ("queued", "starting", "checking", "restarting"):
-            return status("checking" if str(record.status) == "checking" else "submitted", record.detail)
+        if record is not None and record.status in HOSTED_BEFORE_PLAY:
+            return status("checking" if record.status == Status.CHECKING else "submitted", record.detail)
         seen = BotVersions(store).versions(bot_id)
         if seen and seen[0].version == version:
             return status("undecided", "the bot's first version: there is nothing to test it against")

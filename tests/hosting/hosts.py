@@ -11,6 +11,7 @@ import os
 import signal
 import subprocess
 import sys
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,6 +34,21 @@ _UID_BASES = itertools.count(DEFAULT_UID_BASE + SLOTS * (10 + 10 * _WORKER), SLO
 """Each host's sandbox uids, apart from every other host's and from the test processes' own
 (tests/hosting/conftest.py): a process rlimit counts every process of a uid, so a fork bomb
 on one host would otherwise keep another's sandboxes from starting (EAGAIN)."""
+ILLEGAL = '''
+from pitch_sdk.bot import Bot as Base
+from pitch_sdk.rules import PlayCard
+
+
+class Bot(Base):
+    """Plays a card it does not hold whenever it must play."""
+
+    def act(self, observation, legal_actions):
+        if isinstance(legal_actions[0], PlayCard):
+            held = set(observation.hand)
+            return next(PlayCard(c) for c in map(type(observation.hand[0]), range(52)) if c not in held)
+        return legal_actions[0]
+'''
+"""A bot that answers illegal moves (the compliance check rejects it)."""
 HELLO_S = 8
 """Long enough for a bot to start on a loaded machine (a bot killed before its hello is restarted)."""
 
@@ -97,6 +113,14 @@ class Arena:
         self.started.append((bot_id, version))
         return bot_id
 
+    def each_test(self) -> Iterator[None]:
+        """Around one test (an autouse fixture's body): the versions it submitted are stopped
+        after it, so the tests that follow find the hosts' slots free."""
+        self.started.clear()
+        yield
+        for bot_id, version in self.started:
+            self.versions.stop(bot_id, version)
+
     def start_host(self, host_id: str, tmp: Path) -> Host:
         log_path = tmp / f"{host_id}.log"
         with log_path.open("wb") as log:
@@ -137,6 +161,24 @@ class Arena:
             raise AssertionError(f"{timeout_error}; the hosts' logs:\n{logs}") from None
 
 
+
+
+def statuses_until(hosted: Arena, bot_id: str, final: str, timeout: float) -> tuple[list[str], bool]:
+    """The statuses the version went through until ``final``, and whether its bot was ever
+    connected under its own id on the way."""
+    seen: list[str] = []
+    connected = False
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        status = hosted.status(bot_id)
+        if not seen or seen[-1] != status:
+            seen.append(status)
+        connected = connected or hosted.connected(bot_id)
+        if status == final:
+            return seen, connected
+        time.sleep(0.05)
+    logs = "\n".join(f"--- {host.host_id}\n{host.log()[-3000:]}" for host in hosted.hosts.values())
+    raise AssertionError(f"the version was not {final} within {timeout} s (seen: {seen}); the hosts' logs:\n{logs}")
 
 
 @contextlib.contextmanager

@@ -19,7 +19,7 @@ from pitch_sdk.proto.pitch.v1 import arena_pb2
 from store.accounts import Accounts
 from store.seat_keys import seat_key
 from store.version_tests import VersionTest, VersionTestStore
-from tests.hosting.hosts import HELLO_S, HEURISTIC, LEASE_S, POLL_S, Arena, hosts_beside
+from tests.hosting.hosts import HELLO_S, HEURISTIC, ILLEGAL, LEASE_S, POLL_S, Arena, hosts_beside, statuses_until
 from tests.kits.kit_process import KITS, node_kit
 from tests.workers.celery_harness import ArenaThread
 
@@ -31,18 +31,17 @@ SILENT = "import time\ntime.sleep(600)\n"
 
 @pytest.fixture(scope="module")
 def hosted(arena: ArenaThread, redis_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Arena]:
-    with hosts_beside(arena, redis_url, tmp_path_factory.mktemp("hosts"), ("host-a", "host-b")) as world:
+    # the compliance check is off here (tests/hosting/test_check.py has it on): these bots
+    # crash, say nothing or misbehave on purpose, and must run as they are
+    with hosts_beside(arena, redis_url, tmp_path_factory.mktemp("hosts"), ("host-a", "host-b"),
+                      PITCH_HOSTED_CHECK="0") as world:
         world.silent, world.crashing = world.submit(SILENT), world.submit(CRASHING)
         yield world
 
 
 @pytest.fixture(autouse=True)
 def stop_what_the_test_submitted(hosted: Arena) -> Iterator[None]:
-    """Each test's versions stop after it: the tests that follow find free slots."""
-    hosted.started.clear()
-    yield
-    for bot_id, version in hosted.started:
-        hosted.versions.stop(bot_id, version)
+    yield from hosted.each_test()
 
 
 def test_a_submitted_version_plays_and_its_result_is_recorded_under_it(hosted: Arena) -> None:
@@ -56,6 +55,16 @@ def test_a_submitted_version_plays_and_its_result_is_recorded_under_it(hosted: A
     assert played.result.completed and not played.result.forfeited
     assert played.seat_bot_versions[0] == "v1"
     assert played.result.seats[0].decisions > 0 and played.result.seats[0].strikes == 0
+
+
+def test_with_the_check_switched_off_even_an_illegal_bot_goes_straight_to_running(hosted: Arena) -> None:
+    bot_id = hosted.submit(ILLEGAL)
+    seen, _ = statuses_until(hosted, bot_id, "running", 30)
+    assert "checking" not in seen, seen
+    hosted.wait(lambda: hosted.connected(bot_id), 30, "the unchecked bot to connect")
+    record = hosted.versions.get(bot_id, "v1")
+    assert record is not None and (record.report, record.checked, record.detail) == ("", False, "")
+    assert b"compliance check" not in hosted.versions.log(bot_id, "v1")
 
 
 def test_the_node_kit_folder_is_hosted_and_plays(hosted: Arena) -> None:

@@ -29,12 +29,20 @@ def test_settings_come_from_the_environment_and_flags_override_it() -> None:
     assert config.limits == Limits(memory_mb=128)
 
 
+@pytest.mark.parametrize(("value", "check"), [("", True), ("1", True), ("on", True), ("0", False),
+                                              ("off", False), ("False", False)])
+def test_the_compliance_check_is_on_unless_the_operator_switches_it_off(value: str, check: bool) -> None:
+    assert HostConfig.from_env({"PITCH_HOSTED_CHECK": value}).check is check
+
+
 @pytest.mark.parametrize(("env", "named"), [
     ({"PITCH_HOST_SLOTS": "0"}, "slots must be at least 1"),
     ({"PITCH_HOST_POLL_S": "-1"}, "poll_s must be positive"),
     ({"PITCH_HOST_LEASE_S": "3", "PITCH_HOST_POLL_S": "2"}, "lease_s (3) must be at least twice poll_s (2)"),
     ({"PITCH_REFEREE": "nowhere"}, "must be host:port"),
     ({"PITCH_HOSTED_CAPACITY": "many"}, "PITCH_HOSTED_CAPACITY='many' is not a valid int"),
+    ({"PITCH_HOSTED_CHECK": "maybe"}, "PITCH_HOSTED_CHECK='maybe' is not a valid bool"),
+    ({"PITCH_HOSTED_CHECK_S": "0"}, "check_timeout_s must be positive"),
 ])
 def test_a_bad_setting_is_refused_naming_it(env: dict[str, str], named: str) -> None:
     with pytest.raises(ValueError) as refused:

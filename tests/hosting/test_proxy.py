@@ -15,6 +15,8 @@ import grpc
 import pytest
 
 from hosting.proxy import MAX_BOT_MESSAGE_BYTES, MAX_CAPACITY, BotProxy, Upstream, for_the_bot, hosted_hello
+from pitch_sdk.checks.compliance import practice_requests
+from pitch_sdk.checks.relay import PracticeObserver
 from pitch_sdk.proto.pitch.v1 import arena_pb2, arena_pb2_grpc, bot_pb2, bot_pb2_grpc
 from referee import config as referee_config
 from tests.kits.kit_process import node_kit
@@ -168,6 +170,27 @@ def test_a_wrong_host_token_is_unavailable_to_the_bot_not_unauthenticated(arena:
         assert proxy.refused_upstream == 1
     finally:
         arena.call(proxy.stop())
+
+
+def test_during_a_check_the_stream_plays_the_checks_practice_matches_alone(arena: ArenaThread,
+                                                                          sockets: Path) -> None:
+    """The check's token goes upstream and its practice request is added after the welcome;
+    the bot's own practice requests and second hello never reach the referee (it would
+    start the one, answer the other with an error the check would count)."""
+    bot_id, token = arena.register()
+    proxy = start_proxy(arena, sockets / "d.sock", Upstream(arena.arena.address, "not-a-token", "v1", capacity=2))
+    observer = PracticeObserver.for_requests(practice_requests(["cutthroat"], games=1, seed=0))
+    proxy.check = (observer, token)
+    own = bot_pb2.BotMessage(practice=bot_pb2.PracticeRequest(preset="partnership"))
+    try:
+        got, code, _ = arena.call(raw_stream(proxy.address, [bot_pb2.BotMessage(hello=HELLO), own,
+                                                             bot_pb2.BotMessage(hello=HELLO), own], linger_s=1))
+    finally:
+        arena.call(proxy.stop())
+    assert code == grpc.StatusCode.OK and got[0].welcome.bot_id == bot_id and observer.welcomed
+    started = [message.match_started for message in got if message.HasField("match_started")]
+    assert [(m.ruleset.name, m.seat) for m in started] == [("cutthroat", 0)]
+    assert observer.practice == [] and observer.errors == [] and not any(m.HasField("error") for m in got)
 
 
 def test_the_socket_serves_nothing_but_bounded_bot_streams(arena: ArenaThread, sockets: Path) -> None:

@@ -11,8 +11,17 @@ from collections.abc import Iterator
 import pytest
 
 from store.accounts import Accounts
-from store.hosted import MAX_LOG_BYTES, MAX_VERSIONS, HostedError, HostedVersions, Status
+from store.hosted import (
+    MAX_LOG_BYTES,
+    MAX_REPORT_CHARS,
+    MAX_VERSIONS,
+    HostedError,
+    HostedVersions,
+    Status,
+    check_id,
+)
 from store.redis_store import Store, hash_token
+from store.versions import BotVersions
 
 SHA = "ab" * 32
 MANIFEST = json.dumps({"bot": "bot.py:MyBot"})
@@ -180,3 +189,41 @@ def test_host_tokens_authenticate_as_the_bot_and_expire(store: Store, hosted: Ho
     assert not hosted.renew_token(author_token, 1) and not hosted.revoke_token(author_token)
     assert store.bot_for_token(author_token) == bot
     assert store.client.pttl(store.prefix + "token:" + hash_token(author_token)) == -1, "the author's never expires"
+
+
+def test_a_rejected_version_keeps_its_bounded_report_and_rests(store: Store, hosted: HostedVersions) -> None:
+    bot, _ = store.register_bot("checked", owner="ann")
+    hosted.add(bot.bot_id, "v1", SHA, MANIFEST, "ann")
+    assert hosted.set_status(bot.bot_id, "v1", Status.CHECKING, "compliance check")
+    assert [v.version for v in hosted.wanted()] == ["v1"]  # a version being checked is still its host's
+    hosted.record_check(bot.bot_id, "v1", "compliance check failed\nproblem: \x1b[31mred\x00" + "x" * 9000, False)
+    assert hosted.set_status(bot.bot_id, "v1", Status.REJECTED, "compliance check failed: 1 problem")
+    record = hosted.get(bot.bot_id, "v1")
+    assert record is not None and record.status == Status.REJECTED and not record.checked
+    assert record.report.startswith("compliance check failed\nproblem: \\x1b[31mred\\x00xxx")
+    assert len(record.report) == MAX_REPORT_CHARS and record.report.endswith("…")
+    assert hosted.wanted() == []  # rejected rests: no host runs it
+    hosted.record_check(bot.bot_id, "v1", "compliance check passed", True)
+    assert hosted.get(bot.bot_id, "v1").checked  # type: ignore[union-attr]
+
+
+def test_a_check_identity_is_a_house_bot_with_an_expiring_token_that_ends_with_the_check(
+        store: Store, hosted: HostedVersions) -> None:
+    account = Accounts(store).create("ann", "ann-password-1")
+    bot, bot_token = Accounts(store).create_bot(account, "ann-bot")
+    assert hosted.open_check("nobody", "v1", 60) is None
+    token = hosted.open_check(bot.bot_id, "v1", 60)
+    assert token is not None
+    identity = check_id(bot.bot_id, "v1")
+    found = store.bot_for_token(token)
+    assert found is not None and found.bot_id == identity and found.bot_id != bot.bot_id
+    assert identity in store.house_bots() and identity not in {b.bot_id for b in store.bots()}
+    assert 0 < store.client.pttl(store.prefix + f"bot:{identity}") <= 60_000
+    assert Accounts(store).playable([identity]) == {identity: True}
+    Accounts(store).set_disabled("ann", True)
+    assert Accounts(store).playable([identity]) == {identity: False}  # the account's switch holds for its check
+    BotVersions(store).connected(identity, "v1")  # as the referee notes the check's hello
+    hosted.close_check(bot.bot_id, "v1", token)
+    assert store.bot_for_token(token) is None and store.bot(identity) is None
+    assert identity not in store.house_bots() and BotVersions(store).versions(identity) == []
+    assert store.bot_for_token(bot_token) is not None  # the bot's own token is untouched

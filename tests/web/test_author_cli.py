@@ -124,6 +124,15 @@ def test_submit_a_bot_follow_its_versions_read_its_log_and_stop_it(arena_url: tu
     code, out, _ = _run(env, "versions", bot)
     assert code == 0 and "first" in out and "v2" in out
     record = next(b for b in store.bots() if b.name == bot)
+    hosted = HostedVersions(store)
+    hosted.record_check(record.bot_id, "v2", "compliance check failed: 1 problem\nproblem: play: illegal", False)
+    hosted.set_status(record.bot_id, "v2", "rejected", "compliance check failed: 1 problem")
+    hosted.record_check(record.bot_id, "first", "compliance check passed: 0 problems", True)
+    code, out, _ = _run(env, "versions", bot)  # a rejected version's report is shown, a passed one's on demand
+    assert code == 0 and "rejected" in out and "compliance check of v2:" in out and "problem: play: illegal" in out
+    assert "compliance check of first:" not in out
+    code, out, _ = _run(env, "versions", bot, "--reports")
+    assert code == 0 and "compliance check of first:" in out and "compliance check passed: 0 problems" in out
     HostedVersions(store).write_log(record.bot_id, "first", b"hello from the sandbox\n")
     code, out, _ = _run(env, "logs", bot, "first")
     assert code == 0 and out == "hello from the sandbox\n"

@@ -152,3 +152,26 @@ def test_the_bot_page_shows_hosted_versions_and_the_upload_form_to_its_owner_onl
     assert visitor.status_code == 200 and "upload-version" not in visitor.text and "web-1" not in visitor.text
     assert client.post(f"/bots/{record.bot_id}/versions", data={"csrf": "x"},
                        files={"package": ("p.tar.gz", package, "application/gzip")}).status_code == 404
+
+
+def test_a_rejected_versions_report_reaches_its_owner_alone(client: TestClient, store: Store,
+                                                            package: bytes) -> None:
+    """The JSON API and the bot's page show the compliance check's report (as HTML text), to
+    the bot's owner only; another account's request is a 404, a visitor's page shows none."""
+    alice = _author(client, "alice", "alice-bot")
+    mallory = _author(client, "mallory", "mallory-bot")
+    client.post("/api/v1/bots/alice-bot/versions?version=v1", content=package, headers=alice)
+    record = next(b for b in store.bots() if b.name == "alice-bot")
+    hosted = HostedVersions(store)
+    report = "compliance check failed: 11 matches, 40 decisions, 1 problem\nproblem: play: strike for <illegal>"
+    hosted.record_check(record.bot_id, "v1", report, passed=False)
+    hosted.set_status(record.bot_id, "v1", "rejected", "compliance check failed: 11 matches, 40 decisions, 1 problem")
+    listed = client.get("/api/v1/bots/alice-bot/versions", headers=alice).json()["versions"]
+    assert [(v["status"], v["checked"], v["report"]) for v in listed] == [("rejected", False, report)]
+    assert client.get("/api/v1/bots/alice-bot/versions", headers=mallory).status_code == 404
+    page = client.get(f"/bots/{record.bot_id}")
+    assert "strike for" not in page.text  # no session: a visitor
+    client.post("/login", data={"name": "alice", "password": "alice-password"})
+    page = client.get(f"/bots/{record.bot_id}")
+    assert ">rejected<" in page.text and "compliance check of v1" in page.text
+    assert "problem: play: strike for &lt;illegal&gt;" in page.text and "<illegal>" not in page.text

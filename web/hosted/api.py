@@ -66,7 +66,8 @@ def version_json(version: HostedVersion) -> dict[str, Any]:
     return {"version": version.version, "sha256": version.sha256, "status": str(version.status),
             "detail": version.detail, "submitted": version.submitted, "updated": version.updated,
             "host": version.host, "restarts": version.restarts,
-            "language": "python" if "bot" in manifest else "command"}
+            "language": "python" if "bot" in manifest else "command",
+            "checked": version.checked, "report": version.report}
 
 
 def _owned(request: Request) -> tuple[Account, BotRecord]:

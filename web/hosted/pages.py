@@ -1,5 +1,6 @@
-"""Hosted versions on a bot's page, for its owner only: each version's status, restarts and
-the last kilobytes of its output, and a form that uploads a package as a new version.
+"""Hosted versions on a bot's page, for its owner only: each version's status (checking
+and rejected among them), restarts, its compliance check's report and the last kilobytes of
+its output, and a form that uploads a package as a new version.
 Visitors who do not own the bot see none of it."""
 
 from __future__ import annotations

@@ -182,15 +182,24 @@ def submit(path: Annotated[Path, typer.Argument(help="The bot: a .tar.gz package
                f"follow it with `pitch-bot versions {bot}`")
 
 
-def versions(bot: BotName, url: UrlOption = None) -> None:
-    """Your bot's hosted versions and how each is doing."""
+def versions(bot: BotName, url: UrlOption = None,
+             reports: Annotated[bool, typer.Option("--reports", help="Show every version's compliance check "
+                                                                     "report (by default: the rejected ones')."
+                                                   )] = False) -> None:
+    """Your bot's hosted versions, how each is doing, and why a rejected one failed the
+    arena's compliance check (its report, below the table)."""
     with _answering():
         found = _api(url).versions(bot)
     table = Table("version", "status", "detail", "restarts", "sha256")
     for item in found:
         table.add_row(Text(item["version"]), item["status"], Text(item["detail"] or ""), str(item["restarts"]),
                       item["sha256"][:16])
-    Console(highlight=False).print(table)
+    console = Console(highlight=False)
+    console.print(table)
+    for item in found:  # an arena from before the check sends no report
+        if item.get("report") and (reports or item["status"] == "rejected"):
+            console.print(Text(f"compliance check of {item['version']}:", style="bold"))
+            console.print(Text(item["report"]))
 
 
 def logs(bot: BotName, version: Annotated[str, typer.Argument(help="The version.")], url: UrlOption = None) -> None:

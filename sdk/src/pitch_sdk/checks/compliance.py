@@ -48,6 +48,11 @@ COVERAGE_OPTIONS: Mapping[str, Mapping[str, object]] = {
 }
 #: Hands per checked game: enough to meet each decision, few enough to stay quick.
 CHECK_HANDS = 8
+#: The kinds of problem a remote check reports about the practice matches themselves rather
+#: than the bot's answers: the referee refused one (it was busy, say), or some had not ended
+#: when the check stopped.
+REFUSED = "practice match refused"
+UNFINISHED = "practice matches unfinished"
 
 
 def check_options(name: str) -> dict[str, object]:
@@ -95,6 +100,27 @@ class ComplianceReport:
     def problems(self) -> list[str]:
         """One line per kind of problem: how often, and its first occurrence."""
         return [f"{key} ({count}x), first: {self.examples[key]}" for key, count in self.counts.items()]
+
+    @property
+    def decisions(self) -> int:
+        """Decisions the bot was asked."""
+        return sum(entry.asked for entry in self.kinds.values())
+
+    def summary(self) -> str:
+        """One line: passed or failed, with the decisions asked and the problems found."""
+        problems = sum(self.counts.values())
+        return (f"compliance check {'passed' if self.passed else 'failed'}: {self.matches} matches, "
+                f"{self.decisions} decisions, {problems} problem{'' if problems == 1 else 's'}")
+
+    def as_text(self) -> str:
+        """The report as plain text (where no table can be drawn: the arena's record of a
+        hosted version, its owner's terminal): the summary, each problem, each decision kind
+        asked, then the warnings, most telling first."""
+        lines = [self.summary(), *(f"problem: {problem}" for problem in self.problems)]
+        lines += [f"{kind.value}: asked {entry.asked}, ok {entry.ok}, over time {entry.over_budget}, slowest "
+                  f"{entry.slowest_ms:.1f} ms" for kind, entry in self.kinds.items() if entry.asked]
+        lines += [f"warning: {warning}" for warning in self.warnings]
+        return "\n".join(lines)
 
     def problem(self, key: str, text: str) -> None:
         """Record a problem of kind ``key`` (e.g. "play: illegal action")."""
@@ -227,13 +253,13 @@ def report_practice(report: ComplianceReport, results: Sequence[bot_pb2.MatchRes
     about the practice matches: refused requests, strikes, and matches left unfinished
     (``cut_short`` says what ended the check before them, e.g. "in 300 s")."""
     for message in errors:
-        report.problem("practice match refused", message)
+        report.problem(REFUSED, message)
     for strike in strikes:
         reason = bot_pb2.StrikeReason.Name(strike.reason).removeprefix("STRIKE_REASON_").lower().replace("_", " ")
         report.problem(f"{wire.kind_from_pb(strike.fallback.kind)}: strike for {reason}",
                        f"{strike.message} (match {strike.match_id})")
     if len(results) + len(errors) < requested:
-        report.problem("practice matches unfinished",
+        report.problem(UNFINISHED,
                        f"only {len(results)} of {requested} ended {cut_short}")
     report.matches = len(results)
     struck = Counter(wire.kind_from_pb(strike.fallback.kind) for strike in strikes)

@@ -39,12 +39,16 @@ STDERR_TAIL = 2000
 
 
 @dataclass
-class _Observed:
-    """What the relay saw pass between the bot and the referee, and the practice requests
-    still to send (as many at once as the capacity the bot's hello declared)."""
+class PracticeObserver:
+    """What a relay saw pass between the bot and the referee, and the practice requests
+    still to send (as many at once as the capacity the bot's hello declared).  Any relay of
+    a bot's stream can hold one: this module's for ``pitch-bot check --command``, a bot
+    host's proxy for the arena's check of a hosted version (:mod:`hosting.check`)."""
 
     report: ComplianceReport
     practice: list[bot_pb2.PracticeRequest]
+    requested: int = 0
+    """Practice matches the check asks for in all (see :meth:`for_requests`)."""
     capacity: int = 1
     at_once: int = 1024
     """Practice matches the referee runs for the bot at once (its welcome says; a referee
@@ -55,6 +59,31 @@ class _Observed:
     results: list[bot_pb2.MatchResult] = field(default_factory=list)
     strikes: list[bot_pb2.Strike] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
+    welcomed: bool = False
+    """Whether the referee welcomed the bot (a check the referee never answered says
+    nothing about the bot)."""
+    refusal: bot_pb2.Refusal | None = None
+    """The referee's refusal of the bot's hello, if it refused it."""
+
+    @classmethod
+    def for_requests(cls, requests: Sequence[bot_pb2.PracticeRequest]) -> PracticeObserver:
+        """An observer that asks for ``requests``, with an empty report."""
+        return cls(ComplianceReport(), list(requests), len(requests))
+
+    @property
+    def finished(self) -> bool:
+        """Whether every practice match asked for ended (played or refused)."""
+        return len(self.results) + len(self.errors) >= self.requested
+
+    def complete(self, cut_short: str, problems: Sequence[str] = ()) -> ComplianceReport:
+        """The report of what was seen (see :func:`report_practice`), with ``problems`` of
+        the bot process itself (it exited, said no hello, ...)."""
+        report = report_practice(self.report, self.results, self.strikes, self.errors, self.requested, cut_short)
+        if self.refusal is not None:
+            report.problem("hello refused", self.refusal.message)
+        for problem in problems:
+            report.problem("bot process", problem)
+        return report
 
     def from_referee(self, message: bot_pb2.RefereeMessage) -> list[bot_pb2.BotMessage]:
         """Note a referee message; the messages to add to the bot's stream."""
@@ -73,8 +102,12 @@ class _Observed:
         elif kind == "match_ended":
             self.results.append(message.match_ended.result)
             self.in_flight -= 1
-        elif kind == "welcome" and message.welcome.practice_matches_at_once:
-            self.at_once = message.welcome.practice_matches_at_once
+        elif kind == "refusal":
+            self.refusal = message.refusal
+        elif kind == "welcome":
+            self.welcomed = True
+            if message.welcome.practice_matches_at_once:
+                self.at_once = message.welcome.practice_matches_at_once
         if kind in ("welcome", "error", "match_ended"):
             return self._next_practice()
         return []
@@ -104,7 +137,7 @@ class _Observed:
 class _Relay(bot_pb2_grpc.BotServiceServicer):
     """Passes every stream of the bot on to the referee, noting what goes by."""
 
-    def __init__(self, upstream: bot_pb2_grpc.BotServiceAsyncStub, observed: _Observed) -> None:
+    def __init__(self, upstream: bot_pb2_grpc.BotServiceAsyncStub, observed: PracticeObserver) -> None:
         self.upstream = upstream
         self.observed = observed
 
@@ -141,8 +174,8 @@ class _Relay(bot_pb2_grpc.BotServiceServicer):
             call.cancel()
 
 
-async def _check(command: Sequence[str], address: str, token: str, observed: _Observed, requested: int,
-                 timeout_s: float, security: ChannelSecurity) -> list[str]:
+async def _check(command: Sequence[str], address: str, token: str, observed: PracticeObserver, timeout_s: float,
+                 security: ChannelSecurity) -> list[str]:
     """Serve the relay, run the bot's process until every practice match ended (or it
     exits, or the time is up), stop it; problems with the process itself."""
     problems: list[str] = []
@@ -158,8 +191,7 @@ async def _check(command: Sequence[str], address: str, token: str, observed: _Ob
                                                            stdout=asyncio.subprocess.DEVNULL, stderr=stderr,
                                                            start_new_session=True)
             deadline = time.monotonic() + timeout_s
-            while (len(observed.results) + len(observed.errors) < requested and process.returncode is None
-                   and time.monotonic() < deadline):
+            while not observed.finished and process.returncode is None and time.monotonic() < deadline:
                 await asyncio.sleep(0.05)
             if process.returncode is not None:
                 stderr.seek(0)
@@ -191,12 +223,6 @@ def check_process(command: str, address: str, token: str, games: int = 1, seed: 
     argv = shlex.split(command)
     if not argv:
         raise ValueError("the bot's command is empty")
-    requests = practice_requests(presets, games, seed)
-    observed = _Observed(ComplianceReport(), list(requests))
-    problems = asyncio.run(_check(argv, address, token, observed, len(requests), timeout_s, security))
-    cut_short = "before the bot process exited" if problems else f"in {timeout_s:.0f} s"
-    report = report_practice(observed.report, observed.results, observed.strikes, observed.errors, len(requests),
-                             cut_short)
-    for problem in problems:
-        report.problem("bot process", problem)
-    return report
+    observed = PracticeObserver.for_requests(practice_requests(presets, games, seed))
+    problems = asyncio.run(_check(argv, address, token, observed, timeout_s, security))
+    return observed.complete("before the bot process exited" if problems else f"in {timeout_s:.0f} s", problems)
