@@ -30,7 +30,8 @@ PasswordStdin = Annotated[bool, typer.Option("--password-stdin", help="Read the 
 BotName = Annotated[str, typer.Argument(help="One of your bots, by name.")]
 
 
-def _fail(message: str, code: int = 1) -> NoReturn:
+def fail(message: str, code: int = 1) -> NoReturn:
+    """End the command with a one-line error on standard error and exit status ``code``."""
     Console(stderr=True, highlight=False).print(Text.assemble(("error: ", "red"), message))
     raise typer.Exit(code)
 
@@ -41,17 +42,19 @@ def _answering() -> Iterator[None]:
     try:
         yield
     except ApiError as refused:
-        _fail(str(refused))
+        fail(str(refused))
 
 
 def _say(message: str) -> None:
     Console(stderr=True, highlight=False).print(Text(message))
 
 
-def _api(url: str | None = None, needs_login: bool = True) -> ArenaApi:
+def arena_client(url: str | None = None, needs_login: bool = True) -> ArenaApi:
+    """The arena's API as the saved login (or ``PITCH_API_TOKEN``) reaches it; exit 2 when a
+    command needs a login and there is none."""
     saved = credentials.load()
     if needs_login and not saved.token:
-        _fail("not logged in: run `pitch-bot login` (or `pitch-bot signup`), or set PITCH_API_TOKEN", 2)
+        fail("not logged in: run `pitch-bot login` (or `pitch-bot signup`), or set PITCH_API_TOKEN", 2)
     return ArenaApi(url or saved.url, saved.token)
 
 
@@ -60,7 +63,7 @@ def _password(from_stdin: bool, confirm: bool = False) -> str:
         return sys.stdin.readline().rstrip("\n")
     password = getpass.getpass("password: ")
     if confirm and getpass.getpass("again: ") != password:
-        _fail("the passwords differ", 2)
+        fail("the passwords differ", 2)
     return password
 
 
@@ -72,7 +75,7 @@ def _remember(api: ArenaApi, answer: dict[str, str]) -> None:
 def signup(name: Annotated[str, typer.Argument(help="Your account name: 3-32 letters, digits, '_', '.', '-'.")],
            url: UrlOption = None, password_stdin: PasswordStdin = False) -> None:
     """Open an account on the arena and log in to it."""
-    api = _api(url, needs_login=False)
+    api = arena_client(url, needs_login=False)
     with _answering():
         answer = api.sign_up(name, _password(password_stdin, confirm=not password_stdin))
     _remember(api, answer)
@@ -81,7 +84,7 @@ def signup(name: Annotated[str, typer.Argument(help="Your account name: 3-32 let
 def login(name: Annotated[str, typer.Argument(help="Your account name.")], url: UrlOption = None,
           password_stdin: PasswordStdin = False) -> None:
     """Log in: mint an API token for this machine and save it."""
-    api = _api(url, needs_login=False)
+    api = arena_client(url, needs_login=False)
     with _answering():
         answer = api.log_in(name, _password(password_stdin))
     _remember(api, answer)
@@ -94,7 +97,7 @@ def logout() -> None:
 
 def whoami(url: UrlOption = None) -> None:
     """The account you are logged in as, and its bots."""
-    api = _api(url)
+    api = arena_client(url)
     with _answering():
         me = api.me()
     typer.echo(f"{me['account']} at {api.url}: {len(me['bots'])} bot(s), {len(me['tokens'])} API token(s)")
@@ -103,7 +106,7 @@ def whoami(url: UrlOption = None) -> None:
 def bots(url: UrlOption = None) -> None:
     """Your bots."""
     with _answering():
-        found = _api(url).me()["bots"]
+        found = arena_client(url).me()["bots"]
     table = Table("bot", "id", "state", "description")
     for bot in found:
         table.add_row(Text(bot["name"]), bot["bot_id"], "disabled" if bot["disabled"] else "enabled",
@@ -115,7 +118,7 @@ def new_bot(name: Annotated[str, typer.Argument(help="The new bot's name (unique
             description: Annotated[str, typer.Option(help="What the bot is.")] = "", url: UrlOption = None) -> None:
     """Create a bot of your account and print its token (this once only)."""
     with _answering():
-        created = _api(url).create_bot(name, description)
+        created = arena_client(url).create_bot(name, description)
     _say(f"created {created['name']} ({created['bot_id']}); its token follows (not shown again): "
          "PITCH_BOT_TOKEN=<token> pitch-bot run mybot.py:MyBot --referee HOST:PORT")
     typer.echo(created["token"])
@@ -124,7 +127,7 @@ def new_bot(name: Annotated[str, typer.Argument(help="The new bot's name (unique
 def rotate_token(name: BotName, url: UrlOption = None) -> None:
     """Give one of your bots a new token and print it; the old one stops working."""
     with _answering():
-        token = _api(url).rotate_bot_token(name)
+        token = arena_client(url).rotate_bot_token(name)
     _say(f"new token for {name} (the old one no longer connects):")
     typer.echo(token)
 
@@ -136,7 +139,7 @@ tokens_app = typer.Typer(help="Your personal API tokens.", no_args_is_help=True)
 def list_tokens(url: UrlOption = None) -> None:
     """Your API tokens (never the tokens themselves)."""
     with _answering():
-        found = _api(url).me()["tokens"]
+        found = arena_client(url).me()["tokens"]
     table = Table("id", "label", "created", "last used")
     for token in found:
         table.add_row(token["id"], Text(token["label"]), f"{token['created']:.0f}",
@@ -149,7 +152,7 @@ def new_token(label: Annotated[str, typer.Argument(help="What the token is for (
               url: UrlOption = None) -> None:
     """Mint an API token and print it (this once only)."""
     with _answering():
-        minted = _api(url).mint_token(label)
+        minted = arena_client(url).mint_token(label)
     _say(f"API token {minted['id']} ({label}); it follows and is not shown again:")
     typer.echo(minted["token"])
 
@@ -159,7 +162,7 @@ def revoke_token(token_id: Annotated[str, typer.Argument(help="The token's id (s
                  url: UrlOption = None) -> None:
     """Revoke one of your API tokens."""
     with _answering():
-        _api(url).revoke_token(token_id)
+        arena_client(url).revoke_token(token_id)
     _say(f"revoked {token_id}")
 
 
@@ -175,9 +178,9 @@ def submit(path: Annotated[Path, typer.Argument(help="The bot: a .tar.gz package
         data = path.read_bytes() if path.is_file() and path.name.endswith((".tar.gz", ".tgz")) \
             else pack(path, bot_class)
     except (PackageError, OSError) as refused:
-        _fail(f"cannot pack {path}: {refused}", 2)
+        fail(f"cannot pack {path}: {refused}", 2)
     with _answering():
-        answer = _api(url).submit(bot, data, version)
+        answer = arena_client(url).submit(bot, data, version)
     typer.echo(f"{bot} {answer['version']}: {answer['status']} (sha256 {answer['sha256'][:16]}…); "
                f"follow it with `pitch-bot versions {bot}`")
 
@@ -189,7 +192,7 @@ def versions(bot: BotName, url: UrlOption = None,
     """Your bot's hosted versions, how each is doing, and why a rejected one failed the
     arena's compliance check (its report, below the table)."""
     with _answering():
-        found = _api(url).versions(bot)
+        found = arena_client(url).versions(bot)
     table = Table("version", "status", "detail", "restarts", "sha256")
     for item in found:
         table.add_row(Text(item["version"]), item["status"], Text(item["detail"] or ""), str(item["restarts"]),
@@ -205,13 +208,13 @@ def versions(bot: BotName, url: UrlOption = None,
 def logs(bot: BotName, version: Annotated[str, typer.Argument(help="The version.")], url: UrlOption = None) -> None:
     """The last kilobytes of a hosted version's standard output and error."""
     with _answering():
-        typer.echo(_api(url).log(bot, version), nl=False)
+        typer.echo(arena_client(url).log(bot, version), nl=False)
 
 
 def stop(bot: BotName, version: Annotated[str, typer.Argument(help="The version.")], url: UrlOption = None) -> None:
     """Stop hosting a version of your bot."""
     with _answering():
-        _api(url).stop(bot, version)
+        arena_client(url).stop(bot, version)
     _say(f"{bot} {version}: stopped")
 
 

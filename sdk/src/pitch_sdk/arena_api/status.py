@@ -16,7 +16,7 @@ from rich.console import Console
 from rich.text import Text
 
 from pitch_sdk.arena_api.client import ApiError, ArenaApi
-from pitch_sdk.arena_api.commands import BotName, UrlOption, _api, _fail
+from pitch_sdk.arena_api.commands import BotName, UrlOption, arena_client, fail
 
 #: ``--wait``'s exit code per final state; see the module docstring.
 EXIT_CODES = {"better": 0, "not-better": 1, "rejected": 2, "undecided": 3}
@@ -37,7 +37,7 @@ def status(bot: BotName,
            url: UrlOption = None) -> None:
     """Where a version of your bot stands: checking, waiting, its SPRT against the previous
     version (LLR, games, Elo), the verdict."""
-    api = _api(url)
+    api = arena_client(url)
     found = _ask(api, bot, version)
     if not wait:
         _show(found, as_json)
@@ -61,7 +61,7 @@ def status(bot: BotName,
         except ApiError as refused:
             failures += 1
             if refused.status in (401, 403, 404) or failures > MAX_FAILED_POLLS:
-                _fail(str(refused), UNREACHABLE)
+                fail(str(refused), UNREACHABLE)
     _show(found, as_json)
     raise typer.Exit(EXIT_CODES[found["state"]])
 
@@ -70,7 +70,7 @@ def _ask(api: ArenaApi, bot: str, version: str | None) -> dict[str, Any]:
     try:
         return api.status(bot, version)
     except ApiError as refused:
-        _fail(str(refused), UNREACHABLE)
+        fail(str(refused), UNREACHABLE)
 
 
 def _line(found: dict[str, Any]) -> str:
