@@ -45,7 +45,7 @@ log = logging.getLogger("pitch.workers")
 
 
 @dataclass(frozen=True)
-class Started:
+class SweepOutcome:
     """What one sweep did."""
 
     started: list[VersionTest]
@@ -55,7 +55,7 @@ class Started:
     share of the fleet in use)."""
 
 
-def sweep(app: Celery, tests: VersionTestStore, config: WorkerConfig) -> Started:
+def sweep(app: Celery, tests: VersionTestStore, config: WorkerConfig) -> SweepOutcome:
     """Close the finished runs, then start the tests the waiting versions are due (see the
     module docstring)."""
     store = tests.store
@@ -69,7 +69,7 @@ def sweep(app: Celery, tests: VersionTestStore, config: WorkerConfig) -> Started
             running[test.owner] = running.get(test.owner, 0) + 1
     waiting = tests.waiting()
     if not waiting:
-        return Started([], [], 0)
+        return SweepOutcome([], [], 0)
     newest: dict[str, str] = {}
     for seat, _ in waiting:  # oldest first: the last one seen per bot is its newest
         newest[bot_of_seat(seat)] = seat
@@ -107,7 +107,7 @@ def sweep(app: Celery, tests: VersionTestStore, config: WorkerConfig) -> Started
             running[owner] = running.get(owner, 0) + 1
             started.append(test)
             log.info("automatic SPRT %s: %s against its predecessor %s", spec.run_id, seat, predecessor)
-    return Started(started, skipped, left)
+    return SweepOutcome(started, skipped, left)
 
 
 def _predecessor(versions: BotVersions, seat: str, connected: set[str]) -> str | None:

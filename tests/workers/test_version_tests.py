@@ -59,7 +59,7 @@ class Arena:
             self.directory.bot_connected("referee", seat_key(bot_id, version), 4)
         return seat_key(bot_id, version)
 
-    def sweep(self) -> control.Started:
+    def sweep(self) -> control.SweepOutcome:
         return control.sweep(self.app, self.tests, self.config)
 
     def close(self) -> None:
@@ -80,7 +80,7 @@ def test_a_new_version_is_tested_against_its_newest_connected_predecessor(world:
     nearest predecessor is not connected is tested against the newest one that is."""
     bot = world.bot("alice")
     first = world.hello(bot, "1")
-    assert world.sweep() == control.Started([], [], 0)
+    assert world.sweep() == control.SweepOutcome([], [], 0)
     second = world.hello(bot, "2")
     (test,) = world.sweep().started
     assert (test.seat, test.predecessor, test.owner) == (second, first, "alice")
