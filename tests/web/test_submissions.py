@@ -17,9 +17,16 @@ import pytest
 from starlette.testclient import TestClient
 
 from cli.local_arena import free_port
+from competitions.queue import make_app
+from competitions.version_tests import control as version_tests
 from pitch_sdk.packages.archive import MAX_PACKED_BYTES, pack
+from store.fleet import FleetDirectory
 from store.hosted import HostedVersions
 from store.redis_store import Store
+from store.seat_keys import seat_key
+from store.version_tests import VersionTestStore
+from store.versions import BotVersions
+from tests.workers.test_tournament import worker_config
 from web.app import create_app
 from web.arena import WebArena
 from web.config import WebConfig
@@ -175,3 +182,29 @@ def test_a_rejected_versions_report_reaches_its_owner_alone(client: TestClient, 
     page = client.get(f"/bots/{record.bot_id}")
     assert ">rejected<" in page.text and "compliance check of v1" in page.text
     assert "problem: play: strike for &lt;illegal&gt;" in page.text and "<illegal>" not in page.text
+
+
+def test_the_owner_sees_each_versions_test_against_the_previous_one(client: TestClient, store: Store,
+                                                                     package: bytes, redis_url: str) -> None:
+    """The bot's page tells its owner where each hosted version's automatic SPRT stands
+    (testing, with the run, its LLR between the bounds, the games and the Elo estimate)
+    and that the first version has nothing to be tested against; a visitor sees none of it."""
+    alice = _author(client, "alice", "alice-bot")
+    record = next(b for b in store.bots() if b.name == "alice-bot")
+    config = worker_config(redis_url, store.prefix)
+    directory = FleetDirectory(store, config.fleet_ttl_s)
+    directory.announce("referee", "127.0.0.1:1", 8, 0, [], [])
+    for version in ("1", "2"):  # submitted, then connected as their hosts would
+        client.post(f"/api/v1/bots/alice-bot/versions?version={version}", content=package, headers=alice)
+        HostedVersions(store).set_status(record.bot_id, version, "running")
+        BotVersions(store).connected(record.bot_id, version)
+        directory.bot_connected("referee", seat_key(record.bot_id, version), 4)
+    (test,) = version_tests.sweep(make_app(config), VersionTestStore(store), config).started
+    client.post("/login", data={"name": "alice", "password": "alice-password"})
+    page = client.get(f"/bots/{record.bot_id}").text
+    testing = re.search(r'<tr class="loop" data-version="2" data-state="testing">(.*?)</tr>', page, re.S)
+    assert testing and f"SPRT {test.run_id}" in testing.group(1) and "LLR +0.00 in [-2.94, 2.94]" in testing.group(1)
+    assert "0 of 2000 games" in testing.group(1) and "Elo " in testing.group(1)
+    assert 'data-version="1" data-state="undecided"' in page and "the bot&#39;s first version" in page
+    client.cookies.clear()
+    assert "data-state=" not in client.get(f"/bots/{record.bot_id}").text

@@ -1,6 +1,7 @@
 """Hosted versions on a bot's page, for its owner only: each version's status (checking
-and rejected among them), restarts, its compliance check's report and the last kilobytes of
-its output, and a form that uploads a package as a new version.
+and rejected among them), restarts, its compliance check's report, where its automatic SPRT
+against the previous version stands (:mod:`competitions.version_tests.status`) and the last
+kilobytes of its output, and a form that uploads a package as a new version.
 Visitors who do not own the bot see none of it."""
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 from starlette.routing import Route
 
+from competitions.version_tests.status import version_status
 from store.hosted import HostedError, HostedVersions
 from store.rate_limits import RateLimited
 from store.redis_store import BotRecord
@@ -35,7 +37,8 @@ def owner_panel(request: Request, record: BotRecord) -> dict[str, Any] | None:
     versions = hosted.versions_of(record.bot_id)
     logs = {v.version: hosted.log(record.bot_id, v.version)[-SHOWN_LOG_BYTES:].decode("utf-8", "replace")
             for v in versions[:5]}
-    return {"versions": versions, "logs": logs, "csrf": session.csrf}
+    loop = {v.version: version_status(arena(request).store, record.bot_id, v.version) for v in versions[-5:]}
+    return {"versions": versions, "logs": logs, "loop": loop, "csrf": session.csrf}
 
 
 async def upload(request: Request) -> Response:
