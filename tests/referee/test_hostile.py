@@ -539,8 +539,10 @@ async def open_and_close(arena: Arena, token: str) -> grpc.StatusCode | None:
         await call.done_writing()
         while await call.read() is not grpc.aio.EOF:
             pass
-    except grpc.aio.AioRpcError as error:
-        return error.code()
+    except grpc.aio.AioRpcError:
+        # a write that loses the race with the referee's refusal fails in the client's own
+        # core (INTERNAL): the status the referee ended the call with is the answer
+        return await call.code()
     return None
 
 
