@@ -53,6 +53,13 @@ class TournamentStore:
         """Every tournament, oldest first."""
         return [str(t) for t in self.client.zrange(self._key(self.kind + "s"), 0, -1)]
 
+    def known(self, tournament_ids: list[str]) -> set[str]:
+        """Which of ``tournament_ids`` exist (one round trip)."""
+        if not tournament_ids:
+            return set()
+        scores = self.client.zmscore(self._key(self.kind + "s"), tournament_ids)
+        return {tid for tid, score in zip(tournament_ids, scores, strict=True) if score is not None}
+
     # ----------------------------------------------------------------- outcomes
     def record_outcome(self, tournament_id: str, index: int, outcome: dict[str, Any]) -> bool:
         """Record what became of match ``index`` once; ``False`` if it was already recorded."""

@@ -106,7 +106,7 @@ SNAPSHOT = """() => ({
 def test_running_matches_are_listed_and_follow_the_referee(arena: WebArena, long_match: LongMatch, page: Any,
                                                            screenshots: Path) -> None:
     """/live lists the running match (preset, seats linked to their bots, game k of n,
-    start, rated) and drops it, without a reload, once it has ended."""
+    start, what kind of match it is) and drops it, without a reload, once it has ended."""
     page.goto(f"{arena.url}/live")
     row = page.locator(f"#live-matches tr[data-match-id='{long_match.match_id}']")
     row.wait_for()
@@ -119,7 +119,7 @@ def test_running_matches_are_listed_and_follow_the_referee(arena: WebArena, long
     assert hrefs == [f"/bots/{bot_id}" for bot_id in watched_seats(arena)]
     assert page.get_by_text(HOSTILE_NAME, exact=True).count() == 2
     assert re.fullmatch(rf"\d+ of {GAMES}", row.locator(".game").inner_text())
-    assert "rated" in cells.nth(5).inner_text()
+    assert cells.nth(5).inner_text() == "one-off, not rated"  # a RunMatch of no tournament
     assert row.locator("a").first.get_attribute("href") == f"/live/{long_match.match_id}"
     long_match.finish(arena)
     row.wait_for(state="detached", timeout=15_000)

@@ -199,8 +199,8 @@ def test_a_new_version_is_tested_against_the_old_one_of_the_same_bot(arena: Aren
     env = {"REDIS_URL": redis_url, "PITCH_STORE_PREFIX": arena.prefix, "PITCH_ADMIN_TOKEN": "test-admin",
            "PITCH_REFEREE": f"127.0.0.1:{arena.arena.server.port}", "COLUMNS": "200", **config.to_env()}
     try:
-        code, out, err = invoke(env, "sprt", f"{name}@2", f"{name}@1", "--max-games", "12", "--elo1", "200",
-                                "--options", '{"target": 5}', "--seed", "7")
+        code, out, err = invoke(env, "sprt", f"{name}@2", f"{name}@1", "--max-games", "4", "--elo1", "200",
+                                "--options", '{"target": 5}', "--seed", "7")  # two pairs: the cap ends it
     finally:
         worker.stop()
         print(worker.log()[-3000:])

@@ -45,6 +45,8 @@ PERSON_MAX_STRIKES = 3
 CONNECT_TIMEOUT_S = 15.0
 #: Finished games kept in memory for their tables; older ones are only in the store.
 FINISHED_KEPT = 64
+#: How a person's game's match id starts (the live list tells those games apart by it).
+PERSON_MATCH_PREFIX = "web-"
 
 
 class PlayError(Exception):
@@ -143,7 +145,7 @@ class PeopleGames:
             else:
                 assert opponent.bot_id is not None
                 seat_ids[index], seat_names[index] = opponent.bot_id, names[opponent.bot_id]
-        match_id = f"web-{secrets.token_hex(8)}"
+        match_id = f"{PERSON_MATCH_PREFIX}{secrets.token_hex(8)}"
         table = Table(match_id, secrets.token_urlsafe(24), preset_name, seat, seat_names, rules)
         request = arena_pb2.RunMatchRequest(
             preset=preset_name, options_json=json.dumps(options), seat_bot_ids=seat_ids,

@@ -26,11 +26,13 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
+from competitions.tournaments.store import TournamentStore
 from pitch_sdk.proto.pitch.v1 import arena_pb2, bot_pb2
 from pitch_sdk.protocol import wire
 from pitch_sdk.rules import Ruleset, preset
 from pitch_sdk.rules.errors import RulesError
 from web.arena import WebArena
+from web.humans.games import PERSON_MATCH_PREFIX
 from web.pages.common import arena, not_found, render, shown
 from web.referees import RefereesUnreachable, RunningMatches
 from web.templating import path_for, when
@@ -86,10 +88,34 @@ def _watched(web: WebArena, match_id: str) -> Watched:
                    None, result)
 
 
-def _listed(request: Request, match: arena_pb2.RunningMatch) -> dict[str, Any]:
+#: What each kind of running match is called on the list, and whether it is rated.
+KINDS = {"rated": ("rated", True), "sprt": ("SPRT, not rated", False), "person": ("a person's game, not rated", False),
+         "one-off": ("one-off, not rated", False), "practice": ("practice", False)}
+
+
+def match_kinds(web: WebArena, matches: list[arena_pb2.RunningMatch]) -> dict[str, str]:
+    """What each running match is (:data:`KINDS`), by match id: a match of a round robin or
+    a ladder round (``{tournament}.{index}``) is rated; one of an SPRT run is not (a chosen
+    line-up, the same partner on both sides), nor a person's game, a practice match or a
+    one-off ``RunMatch`` (``pitch-arena match``).  Two round trips for the whole list."""
+    owners = {m.match_id: m.match_id.rpartition(".")[0] for m in matches}
+    ids = sorted({owner for owner in owners.values() if owner})
+    tournaments = TournamentStore(web.store).known(ids)
+    sprts = TournamentStore(web.store, kind="sprt").known(ids)
+    kinds = {}
+    for match in matches:
+        owner = owners[match.match_id]
+        kinds[match.match_id] = ("practice" if match.practice else "person"
+                                 if match.match_id.startswith(PERSON_MATCH_PREFIX) else "rated"
+                                 if owner in tournaments else "sprt" if owner in sprts else "one-off")
+    return kinds
+
+
+def _listed(request: Request, match: arena_pb2.RunningMatch, kind: str) -> dict[str, Any]:
     """A running match as the list shows it (and its JSON refresh sends it)."""
+    label, rated = KINDS[kind]
     return {"match_id": match.match_id, "preset": match.preset, "game": match.game, "games": match.games,
-            "started": when(match.started_unix), "practice": match.practice,
+            "started": when(match.started_unix), "kind": kind, "label": label, "rated": rated,
             "url": str(path_for(request, "spectate", match_id=match.match_id)),
             "seats": [{"bot_id": bot_id, "name": name, "url": str(path_for(request, "bot", bot_id=bot_id))}
                       for bot_id, name in zip(match.seat_bot_ids, match.seat_names, strict=False)]}
@@ -104,8 +130,11 @@ def _status(running: RunningMatches) -> dict[str, Any]:
 def live(request: Request) -> Response:
     """The running matches of every live referee, oldest first; ``?format=json`` is the
     same list for the page's periodic refresh (so it updates without a reload)."""
-    running = arena(request).running_matches()
-    matches = [_listed(request, entry.match) for entry in running.matches] if running.reachable else None
+    web = arena(request)
+    running = web.running_matches()
+    kinds = match_kinds(web, [entry.match for entry in running.matches])
+    matches = ([_listed(request, entry.match, kinds[entry.match.match_id]) for entry in running.matches]
+               if running.reachable else None)
     status = _status(running)
     if request.query_params.get("format") == "json":
         return JSONResponse({**status, "matches": matches or []})

@@ -62,7 +62,9 @@
           const bot = element("a", "bot", seat.name); bot.href = seat.url; seats.append(bot);
         });
         const kind = element("td", "name");
-        kind.append(m.practice ? element("span", "badge", "practice") : element("span", "badge on", "rated"));
+        const badge = element("span", m.rated ? "badge on" : "badge", m.label);
+        badge.dataset.kind = m.kind;
+        kind.append(badge);
         row.append(id, element("td", "name", m.preset), seats, element("td", "game", m.game + " of " + m.games),
                    element("td", "name", m.started), kind);
         return row;
