@@ -24,6 +24,8 @@ ENVIRONMENT = {
     "human_decision_ms": "PITCH_WEB_HUMAN_DECISION_MS",
     "human_bank_ms": "PITCH_WEB_HUMAN_BANK_MS",
     "max_human_matches": "PITCH_WEB_MAX_HUMAN_MATCHES",
+    "human_tables_per_client": "PITCH_WEB_HUMAN_TABLES_PER_CLIENT",
+    "human_abandon_s": "PITCH_WEB_HUMAN_ABANDON_S",
     "elo_initial": "PITCH_ELO_INITIAL",
     "elo_k": "PITCH_ELO_K",
     "elo_provisional_games": "PITCH_ELO_PROVISIONAL_GAMES",
@@ -54,6 +56,12 @@ class WebConfig:
     """A person's time bank over a whole match."""
     max_human_matches: int = 8
     """People's matches at once; more are refused until one ends."""
+    human_tables_per_client: int = 2
+    """People's games one client address may have running at once (one visitor cannot take
+    every table)."""
+    human_abandon_s: float = 90.0
+    """A person's game whose person has gone (no page of it open, no answer) for this long is
+    played out at once by the first legal action, so it frees its table."""
     elo_initial: float = 1500.0
     """The rating scale's anchor, as the workers use it (``PITCH_ELO_INITIAL``)."""
     elo_k: float = 16.0
@@ -70,6 +78,8 @@ class WebConfig:
             raise ValueError(f"PITCH_WEB_ADDRESS must be host:port, got {self.address!r}")
         if self.human_decision_ms <= 0 or self.human_bank_ms < 0 or self.max_human_matches < 0:
             raise ValueError("human_decision_ms must be positive, human_bank_ms and max_human_matches not negative")
+        if self.human_tables_per_client < 1 or self.human_abandon_s <= 0:
+            raise ValueError("human_tables_per_client must be at least 1 and human_abandon_s positive")
         if self.fleet_ttl_s <= 0:
             raise ValueError(f"PITCH_FLEET_TTL_S must be positive, got {self.fleet_ttl_s}")
 

@@ -18,6 +18,7 @@ import json
 import logging
 import random
 import secrets
+import time
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
@@ -26,6 +27,7 @@ from typing import Any
 import grpc
 
 from pitch_sdk.proto.pitch.v1 import arena_pb2, bot_pb2
+from pitch_sdk.protocol import wire
 from pitch_sdk.remote.client import BotClient
 from pitch_sdk.rules import RulesError, preset
 from pitch_sdk.rules.presets import PRESETS
@@ -105,15 +107,21 @@ class PeopleGames:
         """Ids of the web service's own identities (the form does not offer them as "connected bots")."""
         return {identity.bot_id for identity in (await self.identities()).values()}
 
-    async def start(self, preset_name: str, options: dict[str, Any], seat: int, opponents: Sequence[Opponent]
-                    ) -> Table:
+    async def start(self, preset_name: str, options: dict[str, Any], seat: int, opponents: Sequence[Opponent],
+                    client: str = "") -> Table:
         """Start a person's game in ``seat`` with ``opponents`` in the other seats, clockwise
-        from the person's left (the next seat to play after theirs); raises
+        from the person's left (the next seat to play after theirs), for ``client`` (its
+        address: a client has at most ``human_tables_per_client`` games at once); raises
         :class:`PlayError` naming what is wrong (and starts nothing)."""
         config = self.web.config
         if self.running >= config.max_human_matches:
             raise PlayError(503, f"the arena already runs {config.max_human_matches} people's games (the most "
                                  "it allows at once): try again when one has ended")
+        mine = sum(1 for match_id in self._games if self.tables[match_id].client == client)
+        if mine >= config.human_tables_per_client:
+            raise PlayError(429, f"you already play {mine} games here, the most one visitor may play at once "
+                                 f"(PITCH_WEB_HUMAN_TABLES_PER_CLIENT={config.human_tables_per_client}): finish one, "
+                                 f"or leave it: a game left for {config.human_abandon_s:g} s is played out for you")
         try:
             rules = preset(preset_name, options)
         except RulesError as exc:
@@ -146,7 +154,7 @@ class PeopleGames:
                 assert opponent.bot_id is not None
                 seat_ids[index], seat_names[index] = opponent.bot_id, names[opponent.bot_id]
         match_id = f"{PERSON_MATCH_PREFIX}{secrets.token_hex(8)}"
-        table = Table(match_id, secrets.token_urlsafe(24), preset_name, seat, seat_names, rules)
+        table = Table(match_id, secrets.token_urlsafe(24), preset_name, seat, seat_names, rules, client=client)
         request = arena_pb2.RunMatchRequest(
             preset=preset_name, options_json=json.dumps(options), seat_bot_ids=seat_ids,
             seed=random.getrandbits(48), games=1, match_id=match_id,
@@ -159,7 +167,34 @@ class PeopleGames:
     def answer(self, table: Table, decision_id: str, index: int | None, cards: Sequence[str] | None) -> bool:
         """Send the person's answer (see :meth:`Table.choose`); False when the stream is down."""
         decision = table.choose(decision_id, index, cards)
+        table.seen()
         return self._seat is not None and self._seat.send(decision)
+
+    def play_out_abandoned(self, now: float) -> list[str]:
+        """The games whose person has been gone (no page open, no answer) for
+        ``human_abandon_s``: their seat answers by the first legal action from now on, the
+        pending decision at once, so the game ends in moments and frees its table (it
+        would otherwise hold it through every decision's time and the bank, minutes).
+        Returns their match ids."""
+        left = []
+        for match_id in list(self._games):
+            table = self.tables.get(match_id)
+            if table is None or table.finished or table.abandoned \
+                    or table.gone_for(now) < self.web.config.human_abandon_s:
+                continue
+            pending = table.abandon()
+            if pending is not None and self._seat is not None:
+                self._seat.send(wire.first_legal_decision(pending))  # else asked again when the seat reconnects
+            log.info("person's game %s: the person left %.0f s ago; playing it out", match_id, table.gone_for(now))
+            left.append(match_id)
+        return left
+
+    async def watch_abandoned(self) -> None:
+        """Look for games whose person has gone, a few times per ``human_abandon_s``."""
+        interval = min(10.0, self.web.config.human_abandon_s / 3)
+        while True:
+            await asyncio.sleep(interval)
+            self.play_out_abandoned(time.monotonic())
 
     async def _play(self, table: Table, request: arena_pb2.RunMatchRequest) -> None:
         """Run the match to its end with the streams connected; the table gets its result or why it failed."""
@@ -239,7 +274,9 @@ async def serving(app: Any) -> AsyncIterator[None]:
     """People's games for the application's lifespan: ``app.state.people``, closed at shutdown."""
     people = PeopleGames(app.state.arena)
     app.state.people = people
+    watching = asyncio.create_task(people.watch_abandoned(), name="abandoned-games")
     try:
         yield
     finally:
+        watching.cancel()
         await people.close()

@@ -119,7 +119,32 @@ class Table:
     result: bot_pb2.MatchResult | None = None
     error: str | None = None
     version: int = 0
+    client: str = ""
+    """The address of the client that started it (its share of the tables)."""
+    owner_pages: int = 0
+    """The person's pages of this game open now (their event streams)."""
+    last_seen: float = field(default_factory=time.monotonic)
+    """When the person last showed they are there (a page open, an answer)."""
+    abandoned: bool = False
+    """The person left: their seat is played by the first legal action to the end."""
     _changed: asyncio.Event = field(default_factory=asyncio.Event)
+
+    def seen(self) -> None:
+        """The person is there (a page of the game is open, or they answered)."""
+        self.last_seen = time.monotonic()
+
+    def gone_for(self, now: float) -> float:
+        """Seconds since the person was last there (0 while a page of the game is open)."""
+        return 0.0 if self.owner_pages else now - self.last_seen
+
+    def abandon(self) -> bot_pb2.DecisionRequest | None:
+        """Mark the person gone; the decision they left pending, to be answered for them."""
+        pending = self.decision
+        self.abandoned = True
+        self.decision = None
+        self.strikes.append("the person left the game: their seat plays the first legal action to its end")
+        self.touch()
+        return None if pending is None else pending.request
 
     @property
     def finished(self) -> bool:
@@ -305,7 +330,7 @@ class PeopleSeat:
         elif kind == "decision_request":
             request = message.decision_request
             table = self.tables.get(request.match_id)
-            if table is not None and not table.finished:
+            if table is not None and not table.finished and not table.abandoned:
                 table.ask(request)
             else:
                 outbox.put_nowait(bot_pb2.BotMessage(decision=wire.first_legal_decision(request)))

@@ -29,6 +29,7 @@ from starlette.routing import BaseRoute, Route
 
 from pitch_sdk.rules import preset
 from pitch_sdk.rules.presets import PRESETS
+from web.accounts.identity import client_address
 from web.auth import bearer, check_admin
 from web.humans.games import MOST_SEATS, PERSON_MAX_STRIKES, Opponent, PeopleGames, PlayError
 from web.humans.house import HOUSE_BOTS
@@ -84,7 +85,8 @@ def play_form(request: Request) -> Response:
     return render(request, "play.html", presets=presets, default=DEFAULT_PRESET, most_seats=MOST_SEATS,
                   house=list(HOUSE_BOTS), bots=bots, referee_down=connected is None, running=games.running,
                   limit=web.config.max_human_matches, decision_ms=web.config.human_decision_ms,
-                  bank_ms=web.config.human_bank_ms, max_strikes=PERSON_MAX_STRIKES)
+                  bank_ms=web.config.human_bank_ms, max_strikes=PERSON_MAX_STRIKES,
+                  per_client=web.config.human_tables_per_client, abandon_s=web.config.human_abandon_s)
 
 
 #: Characters of the options' JSON (every preset's options together fit in a few hundred).
@@ -132,7 +134,7 @@ async def start_play(request: Request) -> Response:
     if any(o.bot_id is not None for o in opponents):
         check_admin(web.config.admin_token, bearer(request) or str(form.get("admin_token", "")))
     try:
-        table = await games.start(preset_name, _options(form), seat, opponents)
+        table = await games.start(preset_name, _options(form), seat, opponents, client_address(request))
     except PlayError as exc:
         raise HTTPException(exc.status, str(exc)) from None
     response = RedirectResponse(path_for(request, "play_table", match_id=table.match_id), status_code=303)
@@ -162,12 +164,19 @@ async def play_events(request: Request) -> Response:
 
     async def events() -> AsyncIterator[dict[str, str]]:
         version = -1
-        while True:
-            if await table.changed_since(version, EVENT_WAIT_S):
-                version = table.version
-                yield {"event": "finished" if table.finished else "state", "data": json.dumps(table.view(owner))}
-                if table.finished:
-                    return
+        if owner:  # the person's page is open: their game is not abandoned
+            table.owner_pages += 1
+        try:
+            while True:
+                if await table.changed_since(version, EVENT_WAIT_S):
+                    version = table.version
+                    yield {"event": "finished" if table.finished else "state", "data": json.dumps(table.view(owner))}
+                    if table.finished:
+                        return
+        finally:
+            if owner:
+                table.owner_pages -= 1
+                table.seen()
 
     return EventSourceResponse(events(), ping=15)
 
