@@ -23,7 +23,7 @@ from competitions.sprt.store import SprtStore
 from store.hosted import HostedVersions, Status
 from store.redis_store import Store
 from store.seat_keys import seat_key, version_of_seat
-from store.version_tests import VersionTestStore
+from store.version_tests import VersionTest, VersionTestStore
 from store.versions import BotVersions
 
 #: Final states, with the exit code of ``pitch-bot status --wait``.
@@ -98,6 +98,14 @@ def version_status(store: Store, bot_id: str, version: str) -> VersionStatus | N
         return status("waiting", "not connected yet")
     if not test.run_id:
         return status("undecided", f"not tested: {test.skipped}")
+    state, detail, found = test_standing(store, test)
+    return status(state, detail, found)
+
+
+def test_standing(store: Store, test: VersionTest) -> tuple[str, str, dict[str, Any]]:
+    """Where a started test stands (public, as fishtest's are): its state (``testing`` or a
+    final one), why, and its run's figures (run id, predecessor, LLR between the bounds,
+    games, pentanomial counts, Elo estimate)."""
     progress = sprt_control.progress(SprtStore(store), test.run_id)
     now = progress.standing.status
     found = {"run_id": test.run_id, "predecessor": version_of_seat(test.predecessor), "llr": now.llr,
@@ -112,8 +120,8 @@ def version_status(store: Store, bot_id: str, version: str) -> VersionStatus | N
                                                           "los") if key in progress.verdict}
         why = {"better": f"H1 accepted {against}", "not-better": f"H0 accepted {against}"}.get(
             state, f"no verdict {against}: the game cap was reached")
-        return status(state, why, found)
+        return state, why, found
     if progress.stalled_reason is not None:
-        return status("undecided", f"the test {against} stalled: {progress.stalled_reason}", found)
-    return status("testing", f"SPRT {against}: LLR {now.llr:+.2f} in [{now.lower:.2f}, {now.upper:.2f}] after "
-                             f"{now.games} games", found)
+        return "undecided", f"the test {against} stalled: {progress.stalled_reason}", found
+    return "testing", (f"SPRT {against}: LLR {now.llr:+.2f} in [{now.lower:.2f}, {now.upper:.2f}] after "
+                       f"{now.games} games"), found

@@ -11,6 +11,7 @@ import io
 import re
 import tarfile
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -18,6 +19,8 @@ from starlette.testclient import TestClient
 
 from cli.local_arena import free_port
 from competitions.queue import make_app
+from competitions.sprt import control as sprt_control
+from competitions.sprt.store import SprtStore
 from competitions.version_tests import control as version_tests
 from pitch_sdk.packages.archive import MAX_PACKED_BYTES, pack
 from store.fleet import FleetDirectory
@@ -188,10 +191,11 @@ def test_the_owner_sees_each_versions_test_against_the_previous_one(client: Test
                                                                      package: bytes, redis_url: str) -> None:
     """The bot's page tells its owner where each hosted version's automatic SPRT stands
     (testing, with the run, its LLR between the bounds, the games and the Elo estimate)
-    and that the first version has nothing to be tested against; a visitor sees none of it."""
+    and that the first version has nothing to be tested against; a visitor sees none of the
+    hosted panel, but every version's test, and version 2 marked not better once it lost."""
     alice = _author(client, "alice", "alice-bot")
     record = next(b for b in store.bots() if b.name == "alice-bot")
-    config = worker_config(redis_url, store.prefix)
+    config = replace(worker_config(redis_url, store.prefix), auto_sprt_elo1=200.0)  # a verdict in a few pairs
     directory = FleetDirectory(store, config.fleet_ttl_s)
     directory.announce("referee", "127.0.0.1:1", 8, 0, [], [])
     for version in ("1", "2"):  # submitted, then connected as their hosts would
@@ -199,7 +203,8 @@ def test_the_owner_sees_each_versions_test_against_the_previous_one(client: Test
         HostedVersions(store).set_status(record.bot_id, version, "running")
         BotVersions(store).connected(record.bot_id, version)
         directory.bot_connected("referee", seat_key(record.bot_id, version), 4)
-    (test,) = version_tests.sweep(make_app(config), VersionTestStore(store), config).started
+    app = make_app(config)
+    (test,) = version_tests.sweep(app, VersionTestStore(store), config).started
     client.post("/login", data={"name": "alice", "password": "alice-password"})
     page = client.get(f"/bots/{record.bot_id}").text
     testing = re.search(r'<tr class="loop" data-version="2" data-state="testing">(.*?)</tr>', page, re.S)
@@ -207,4 +212,17 @@ def test_the_owner_sees_each_versions_test_against_the_previous_one(client: Test
     assert "0 of 2000 games" in testing.group(1) and "Elo " in testing.group(1)
     assert 'data-version="1" data-state="undecided"' in page and "the bot&#39;s first version" in page
     client.cookies.clear()
-    assert "data-state=" not in client.get(f"/bots/{record.bot_id}").text
+    public = client.get(f"/bots/{record.bot_id}").text
+    assert "data-state=" not in public and 'data-test="testing"' in public  # the test itself is public
+    sprts = SprtStore(store)
+    for index in range(40):  # version 2 loses every pair: H0
+        winner = 1 - index % 2  # its side is party 0 in a pair's first match, 1 in the second
+        game = {"has_winner": True, "scores": [4, 11]} | ({"winner": winner} if winner else {})
+        sprts.runs.record_outcome(test.run_id, index, {"status": "played", "result": {"games": [game]}})
+        if index % 2:
+            sprt_control.advance(app, sprts, test.run_id)
+        if sprts.verdict(test.run_id) is not None:
+            break
+    public = client.get(f"/bots/{record.bot_id}").text
+    marked = re.search(r'data-test="not-better">(.*?)</tr>', public, re.S)
+    assert marked and "H0 accepted against 1" in marked.group(1)

@@ -19,6 +19,10 @@ from starlette.routing import Route
 
 from competitions.ratings.leaderboard import HeadToHead, Leaderboard, boards
 from competitions.ratings.model import RatingRow
+from competitions.version_tests.status import test_standing
+from store.redis_store import Store
+from store.seat_keys import seat_key
+from store.version_tests import VersionTestStore
 from store.versions import BotVersions
 from web.auth import bearer, check_admin
 from web.hosted.pages import owner_panel
@@ -97,7 +101,22 @@ def bot(request: Request) -> Response:
                   standings=standings, chart=history_chart(series), matches=matches,
                   match_count=web.store.bot_match_count(bot_id), conduct=web.store.bot_conduct(bot_id),
                   names=web.names(involved), versions=[(v, version_rows[v.rated_id]) for v in versions],
+                  tests=_version_tests(web.store, bot_id, [v.version for v in versions]),
                   hosted=owner_panel(request, record))
+
+
+def _version_tests(store: Store, bot_id: str, versions: list[str]) -> dict[str, dict[str, Any]]:
+    """Each version's automatic SPRT against its predecessor that started, by version: its
+    state (testing, better, not-better, undecided), why, and its figures.  Public, as
+    fishtest's tests are: a version that lost its test still plays, marked."""
+    tests = VersionTestStore(store)
+    found = {}
+    for version in versions:
+        test = tests.test_of(seat_key(bot_id, version))
+        if test is not None and test.run_id:
+            state, detail, figures = test_standing(store, test)
+            found[version] = {"state": state, "detail": detail, **figures}
+    return found
 
 
 def _match_line(result: dict[str, Any], bot_id: str, finished: float) -> dict[str, Any]:
