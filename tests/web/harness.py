@@ -88,7 +88,7 @@ def web_arena(redis_url: str, log_dir: Path, preset: str = "partnership", games:
             assert time.monotonic() < deadline, "the tournament did not finish in time"
             time.sleep(0.2)
         web = WebConfig(address="127.0.0.1:1", redis_url=redis_url, store_prefix=prefix, referee=address,
-                        admin_token=admin)
+                        admin_token=admin, human_tables_per_client=8)  # every test's games come from one client
         url = local.start_web(web.to_env())
         web = WebConfig(**{**web.__dict__, "address": url.removeprefix("http://")})
         try:

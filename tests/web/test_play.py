@@ -99,6 +99,32 @@ def test_a_persons_whole_game_is_played_by_clicking_legal_cards(arena: WebArena,
     assert default_entrants(arena.store, [*seated, *arena.names]) == list(arena.names)
 
 
+def test_a_person_plays_from_the_keyboard(arena: WebArena, page: Any) -> None:
+    """A skip link is the first stop of the Tab key; a legal card or action reached with Tab
+    has a focus ring apart from the legal elements' gold, Enter answers with it, and the
+    focus comes back to the hand at the person's next decision (before: no skip link, the
+    gold outline hid the focus, and the focus fell to the page after each answer)."""
+    page.goto(f"{arena.url}/play")
+    page.keyboard.press("Tab")
+    assert page.evaluate("document.activeElement.textContent") == "Skip to content"
+    start_game(arena, page, target=5)
+    page.locator("#play .legal").first.wait_for(timeout=30_000)
+    for _ in range(80):  # Tab through the page to the first legal card or action
+        if page.evaluate("document.activeElement.classList.contains('legal')"):
+            break
+        page.keyboard.press("Tab")
+    focused = "(() => { const a = document.activeElement; return a.classList.contains('legal') && " \
+              "(a.closest('#play-hand') !== null || a.closest('#play-actions') !== null); })()"
+    for answered in range(3):
+        assert page.evaluate(focused), f"the focus is not on a legal card or action at decision {answered}"
+        assert page.evaluate("getComputedStyle(document.activeElement).outlineColor") == "rgb(29, 78, 216)"
+        decision = page.locator("#play").get_attribute("data-decision-id")
+        page.keyboard.press("Enter")
+        wait_in_page(page, "([id]) => { const d = document.getElementById('play').dataset.decisionId; "
+                           "return d && d !== id; }", timeout_ms=30_000, arg=[decision])
+        wait_in_page(page, focused, timeout_ms=5_000)
+
+
 def test_the_decision_endpoint_refuses_clearly(arena: WebArena, page: Any) -> None:
     """Unknown game 404, not the game's owner 403, index out of range 400 (the decision
     stays pending), a stale decision id 409; each with a JSON ``error``."""

@@ -77,10 +77,19 @@
     node.hidden = !text;
   }
 
+  // Whether the person plays from the keyboard: the focus was on their hand or actions
+  // when they answered, so the next redraw puts it back there (the answered button is gone).
+  let focusHand = false;
+
+  function inHand(node) {
+    return Boolean(node) && (byId("play-hand").contains(node) || byId("play-actions").contains(node));
+  }
+
   function send(fields) {
     const decision = view && view.decision;
     if (!decision || sentFor === decision.id) return;
     sentFor = decision.id;
+    focusHand = focusHand || inHand(document.activeElement);
     const body = new URLSearchParams(Object.assign({ decision_id: decision.id }, fields));
     fetch(root.dataset.decision, { method: "POST", body: body, credentials: "same-origin" })
       .then((response) => response.json().then((answer) => {
@@ -190,6 +199,7 @@
   function drawMine() {
     const handNode = byId("play-hand");
     const actions = byId("play-actions");
+    focusHand = focusHand || inHand(document.activeElement);
     clear(handNode);
     clear(actions);
     const decision = view.decision;
@@ -222,6 +232,11 @@
       if (decision) prompt = plays.size ? "Your turn: play a highlighted card" : "Your turn: " + decision.kind.replace("-", " ");
     }
     byId("play-prompt").textContent = prompt;
+    const next = handNode.querySelector(".legal") || actions.querySelector(".legal");
+    if (focusHand && next) {  // keep a keyboard player on their hand
+      next.focus();
+      focusHand = false;
+    }
   }
 
   function drawResult() {
