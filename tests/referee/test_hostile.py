@@ -530,19 +530,29 @@ def test_health_is_not_serving_while_the_store_is_out_of_reach_and_serving_once_
 
 async def open_and_close(arena: Arena, token: str) -> grpc.StatusCode | None:
     """Open a stream with ``token``, say hello, close it once welcomed, and read until the
-    referee ends it: ``None`` when it was welcomed, else the status it was refused with."""
-    call = bot_pb2_grpc.BotServiceStub(arena.channel).Connect(metadata=(("authorization", f"Bearer {token}"),))
+    referee ends it: ``None`` when it was welcomed, else the status it was refused with.
+
+    The hello goes through a request iterator, not ``call.write``: a write that loses the
+    race with the referee's refusal fails in the client's own core (INTERNAL) and can end
+    the call with that status instead of the referee's; an iterator's lost write does not."""
+    welcomed = asyncio.Event()
+
+    async def requests() -> AsyncIterator[bot_pb2.BotMessage]:
+        yield bot_pb2.BotMessage(hello=HELLO)
+        await welcomed.wait()  # then half-close
+
+    call = bot_pb2_grpc.BotServiceStub(arena.channel).Connect(requests(),
+                                                               metadata=(("authorization", f"Bearer {token}"),))
     try:
-        await call.write(bot_pb2.BotMessage(hello=HELLO))
         first = await call.read()
         assert isinstance(first, bot_pb2.RefereeMessage) and first.HasField("welcome"), first
-        await call.done_writing()
+        welcomed.set()
         while await call.read() is not grpc.aio.EOF:
             pass
-    except grpc.aio.AioRpcError:
-        # a write that loses the race with the referee's refusal fails in the client's own
-        # core (INTERNAL): the status the referee ended the call with is the answer
-        return await call.code()
+    except grpc.aio.AioRpcError as error:
+        return error.code()
+    finally:
+        welcomed.set()
     return None
 
 
