@@ -458,5 +458,5 @@ def test_a_sandbox_starts_without_running_python_in_a_fork_of_the_host(dirs: dic
         reported = b""
     finally:
         os.close(read_end)
-    assert done.status.reason == "exited with status 0"
+    assert done.status.reason == "exited with status 0", done.text  # bubblewrap says why it could not start
     assert reported == b""
