@@ -183,7 +183,7 @@ def test_requeue_lost_sends_again_only_what_the_broker_lost(redis_url: str) -> N
             client = connection.default_channel.client
             taken = json.loads(client.rpop(NEW_MATCHES))       # taken, then marked taken (unacked)
             client.hset("unacked", "tag-1", json.dumps([taken, "", "celery"]))
-            client.zadd("unacked_index", {"tag-1": time.time()})
+            client.zadd("unacked_index", {"tag-1": time.time() + 3600})  # delivered just now, whatever the load
             lost = broker_args(client.rpop(NEW_MATCHES))        # taken, and the worker died
             finished = broker_args(client.rpop(NEW_MATCHES))    # played: outcome recorded, acknowledged
         tournaments.record_outcome("lossy", finished[1], {"status": PLAYED, "result": {}})
@@ -193,14 +193,15 @@ def test_requeue_lost_sends_again_only_what_the_broker_lost(redis_url: str) -> N
         assert sweep() == {}
         tournaments.record_outcome("lossy", lost[1], {"status": PLAYED, "result": {}})  # the resent one was played
         # taken and never started: resent once the start grace has passed
-        time.sleep(0.4)
+        with app.connection_for_write() as connection:
+            connection.default_channel.client.zadd("unacked_index", {"tag-1": time.time() - 10})
         assert sweep() == {"lossy": [taken_index(taken)]}
         # started: kept while its lease lives, resent once it lapses
-        tournaments.hold("lossy", taken_index(taken), "worker-1#1", seconds=0.3)
+        tournaments.hold("lossy", taken_index(taken), "worker-1#1", seconds=60)
         with app.connection_for_write() as connection:  # the resent copy was taken too
             connection.default_channel.client.delete(RESENT_MATCHES)
         assert sweep() == {}
-        time.sleep(0.4)
+        tournaments.release("lossy", taken_index(taken))  # as a lease that lapsed
         assert sweep() == {"lossy": [taken_index(taken)]}
         for match in schedule.matches:
             tournaments.record_outcome("lossy", match.index, {"status": PLAYED, "result": {}})
