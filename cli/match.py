@@ -60,7 +60,7 @@ def match(
         unknown = [key for key, seat in found.items() if seat is None]
         if unknown:
             common.fail(f"no registered bot named {', '.join(unknown)} (see `pitch-arena bots`)")
-        resolved = {key: seat for key, (_, seat) in ((k, v) for k, v in found.items() if v is not None)}
+        resolved = {key: named[1] for key, named in found.items() if named is not None}
         seats = [resolved[key] for key in keys]
         try:
             result = referee.play_match(preset_name, seats, seed=seed, games=games, options_json=options,

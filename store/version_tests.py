@@ -82,10 +82,17 @@ class VersionTestStore:
         raw = self.client.hget(self._key("version-tests"), seat)
         return None if raw is None else VersionTest.from_json(str(raw))
 
-    def tests(self) -> list[VersionTest]:
-        """Every version's test, newest first."""
-        found = [VersionTest.from_json(str(raw)) for raw in self.client.hvals(self._key("version-tests"))]
-        return sorted(found, key=lambda test: test.created, reverse=True)
+    def tests_of(self, seats: list[str]) -> dict[str, VersionTest]:
+        """The tests of those of ``seats`` that have one, by seat key (one round trip)."""
+        if not seats:
+            return {}
+        found = self.client.hmget(self._key("version-tests"), seats)
+        return {seat: VersionTest.from_json(str(raw)) for seat, raw in zip(seats, found, strict=True)
+                if raw is not None}
+
+    def waits(self, seat: str) -> bool:
+        """Whether a version is listed as waiting for its test."""
+        return self.client.zscore(self._key("new-versions"), seat) is not None
 
     def open_tests(self) -> list[VersionTest]:
         """The tests whose run has no verdict yet."""

@@ -75,8 +75,8 @@ def version_status(store: Store, bot_id: str, version: str) -> VersionStatus | N
     seat = seat_key(bot_id, version)
     tests = VersionTestStore(store)
     test = tests.test_of(seat)
-    known = record is not None or any(v.version == version for v in BotVersions(store).versions(bot_id))
-    if not known:
+    seen = BotVersions(store).versions(bot_id)
+    if record is None and all(v.version != version for v in seen):
         return None
 
     def status(state: str, detail: str, found: dict[str, Any] | None = None) -> VersionStatus:
@@ -87,12 +87,11 @@ def version_status(store: Store, bot_id: str, version: str) -> VersionStatus | N
     if record is not None and record.status == Status.STOPPED and (test is None or not test.run_id):
         return status("undecided", record.detail)
     if test is None:
-        if any(seat == waiting for waiting, _ in tests.waiting()):
+        if tests.waits(seat):
             return status("waiting", "connected; its test starts once an earlier version of the bot is connected "
                                      "and its owner's running tests leave room")
         if record is not None and record.status in HOSTED_BEFORE_PLAY:
             return status("checking" if record.status == Status.CHECKING else "submitted", record.detail)
-        seen = BotVersions(store).versions(bot_id)
         if seen and seen[0].version == version:
             return status("undecided", "the bot's first version: there is nothing to test it against")
         return status("waiting", "not connected yet")

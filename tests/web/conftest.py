@@ -4,6 +4,7 @@ per test process, a headless Chromium, and a page per test that fails on any scr
 
 from __future__ import annotations
 
+import os
 import time
 import uuid
 from collections.abc import Iterator
@@ -12,8 +13,12 @@ from typing import Any
 
 import pytest
 
+from cli.local_arena import free_port
 from store.redis_store import Store
-from tests.web.harness import CHROMIUM, CHROMIUM_ARGS, WebArena, screenshot_dir, web_arena
+from tests.web.harness import CHROMIUM, CHROMIUM_ARGS, WebArena, screenshot_dir, served, web_arena
+from web.app import create_app
+from web.arena import WebArena as AppArena
+from web.config import WebConfig
 
 
 @pytest.fixture()
@@ -24,6 +29,21 @@ def store(redis_url: str) -> Iterator[Store]:
     yield store
     for key in store.client.scan_iter(f"{store.prefix}*"):
         store.client.delete(key)
+
+
+@pytest.fixture(scope="module")
+def arena_url(redis_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Store]]:
+    """The web application over real HTTP (no referee behind it), with a store of its own and
+    an artifact folder, for the ``pitch-bot`` commands that call the web's API: its URL and store."""
+    os.environ["PITCH_ARTIFACTS_DIR"] = str(tmp_path_factory.mktemp("artifacts"))
+    store = Store.from_url(redis_url, f"served-{uuid.uuid4().hex[:8]}:")
+    config = WebConfig(redis_url=redis_url, store_prefix=store.prefix, referee=f"127.0.0.1:{free_port()}",
+                       admin_token="served-admin")
+    with served(create_app(config, AppArena(config, store))) as url:
+        yield url, store
+    for key in store.client.scan_iter(f"{store.prefix}*"):
+        store.client.delete(key)
+    del os.environ["PITCH_ARTIFACTS_DIR"]
 
 
 @pytest.fixture(scope="session")

@@ -7,56 +7,29 @@ outcomes as the workers would), the real CLI."""
 from __future__ import annotations
 
 import json
-import os
 import threading
 import time
 import uuid
-from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-import pytest
-from typer.testing import CliRunner
-
-from cli.local_arena import free_port
 from competitions.queue import make_app
 from competitions.sprt import control as sprt_control
 from competitions.sprt.store import SprtStore
 from competitions.version_tests import control
-from pitch_sdk.cli import app as pitch_bot
 from store.fleet import FleetDirectory
 from store.hosted import HostedVersions, Status
 from store.redis_store import Store
 from store.seat_keys import seat_key
 from store.version_tests import VersionTestStore
 from store.versions import BotVersions
-from tests.web.harness import served
+from tests.web.test_author_cli import cli_env, run_cli
 from tests.workers.test_tournament import worker_config
-from web.app import create_app
-from web.arena import WebArena
-from web.config import WebConfig
-
-
-@pytest.fixture(scope="module")
-def arena_url(redis_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Store]]:
-    os.environ["PITCH_ARTIFACTS_DIR"] = str(tmp_path_factory.mktemp("artifacts"))
-    store = Store.from_url(redis_url, f"status-{uuid.uuid4().hex[:8]}:")
-    config = WebConfig(redis_url=redis_url, store_prefix=store.prefix, referee=f"127.0.0.1:{free_port()}",
-                       admin_token="status-admin")
-    with served(create_app(config, WebArena(config, store))) as url:
-        yield url, store
-    for key in store.client.scan_iter(f"{store.prefix}*"):
-        store.client.delete(key)
-    del os.environ["PITCH_ARTIFACTS_DIR"]
 
 
 def _run(home: Path, url: str, *args: str) -> tuple[int, str, str]:
-    env = {"HOME": str(home), "XDG_CONFIG_HOME": "", "PITCH_ARENA_URL": url, "PITCH_API_TOKEN": "", "COLUMNS": "200"}
-    result = CliRunner().invoke(pitch_bot, list(args), env=env, input="author-password\n")
-    if result.exception is not None and not isinstance(result.exception, SystemExit):
-        raise result.exception
-    return result.exit_code, result.stdout, result.stderr
+    return run_cli(cli_env(home, url), *args, stdin="author-password\n")
 
 
 def _author(home: Path, url: str, store: Store) -> tuple[str, str]:

@@ -21,7 +21,7 @@ from competitions.ratings.leaderboard import HeadToHead, Leaderboard, boards
 from competitions.ratings.model import RatingRow
 from competitions.version_tests.status import test_standing
 from store.redis_store import Store
-from store.seat_keys import seat_key
+from store.seat_keys import seat_key, version_of_seat
 from store.version_tests import VersionTestStore
 from store.versions import BotVersions
 from web.auth import bearer, check_admin
@@ -109,13 +109,11 @@ def _version_tests(store: Store, bot_id: str, versions: list[str]) -> dict[str, 
     """Each version's automatic SPRT against its predecessor that started, by version: its
     state (testing, better, not-better, undecided), why, and its figures.  Public, as
     fishtest's tests are: a version that lost its test still plays, marked."""
-    tests = VersionTestStore(store)
     found = {}
-    for version in versions:
-        test = tests.test_of(seat_key(bot_id, version))
-        if test is not None and test.run_id:
+    for seat, test in VersionTestStore(store).tests_of([seat_key(bot_id, v) for v in versions]).items():
+        if test.run_id:
             state, detail, figures = test_standing(store, test)
-            found[version] = {"state": state, "detail": detail, **figures}
+            found[version_of_seat(seat) or ""] = {"state": state, "detail": detail, **figures}
     return found
 
 
