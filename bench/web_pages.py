@@ -65,7 +65,7 @@ from competitions.ratings.model import (  # noqa: E402
 from pitch_sdk.proto.pitch.v1 import bot_pb2, game_pb2  # noqa: E402
 from pitch_sdk.protocol import wire  # noqa: E402
 from pitch_sdk.rules.presets import preset  # noqa: E402
-from store.redis_store import Store, _conduct  # noqa: E402
+from store.redis_store import Store, match_indexes  # noqa: E402
 from store.results import result_to_dict  # noqa: E402
 from web.config import WebConfig  # noqa: E402
 
@@ -129,7 +129,7 @@ def record_bulk(store: Store, played: list[bot_pb2.MatchResult], start: float) -
     history: dict[str, list[str]] = defaultdict(list)
     versus: dict[str, Counter[str]] = defaultdict(Counter)
     conduct: dict[str, Counter[str]] = defaultdict(Counter)
-    by_bot: dict[str, dict[str, float]] = defaultdict(dict)
+    indexed: dict[str, dict[str, float]] = defaultdict(dict)
     finished: dict[str, float] = {}
     pipe = client.pipeline(transaction=False)
     for n, result in enumerate(played):
@@ -137,9 +137,9 @@ def record_bulk(store: Store, played: list[bot_pb2.MatchResult], start: float) -
         data = result_to_dict(result)
         pipe.set(f"{p}match:{result.match_id}", json.dumps(data, sort_keys=True))
         finished[result.match_id] = stamp
-        for bot, totals in _conduct(data).items():
-            by_bot[bot][result.match_id] = stamp
-            conduct[bot].update(totals)
+        for index_key, conduct_key, totals in match_indexes(data):  # each bot's and each version's
+            indexed[index_key][result.match_id] = stamp
+            conduct[conduct_key].update(totals)
         match = rated_match(result)
         before = {bot: float(states.get(bot, {}).get("rating", config.initial)) for bot in match.bots}
         update = elo_update(match, before, config)
@@ -162,9 +162,10 @@ def record_bulk(store: Store, played: list[bot_pb2.MatchResult], start: float) -
         pipe.zadd(f"{p}matches", {match_id: finished[match_id] for match_id in ids})
         pipe.sadd(f"{p}elo:{BOARD}:applied", *ids)
         pipe.execute()
-    for bot in by_bot:
-        pipe.zadd(f"{p}bot-matches:{bot}", by_bot[bot])
-        pipe.hset(f"{p}bot-conduct:{bot}", mapping=dict[Any, Any](conduct[bot]))
+    for index_key, matches in indexed.items():
+        pipe.zadd(p + index_key, matches)
+    for conduct_key, totals in conduct.items():
+        pipe.hset(p + conduct_key, mapping=dict[Any, Any](totals))
     for bot, state in states.items():
         pipe.hset(f"{p}elo:{BOARD}:bot:{bot}", mapping=dict[Any, Any](state))
         pipe.zadd(f"{p}elo:{BOARD}:ranking", {bot: float(state["rating"])})

@@ -52,10 +52,10 @@ from referee.relay import close_relays
 from referee.sessions import Presence, Session, TooManyVersions
 from store.accounts import API_TOKEN_PREFIX, Unauthorized
 from store.rate_limits import CHANGES_PER_ACCOUNT, RateLimited, RateLimiter
-from store.redis_store import BotRecord, StoreError
+from store.redis_store import BOT_VERSIONS, RATED_IDS, BotRecord, StoreError
 from store.results import result_from_dict
 from store.seat_keys import seat_key
-from store.versions import BOT_VERSIONS, RATED_IDS, VersionLimitError
+from store.versions import VersionLimitError
 
 log = logging.getLogger("pitch.referee")
 PROTOCOL_VERSION = "pitch.v1"

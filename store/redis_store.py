@@ -28,6 +28,10 @@ Layout::
     {p}bot-conduct:{id}     hash: the bot's totals over its recorded matches: matches, seats,
                             decisions, strikes, timeouts, time_used_ms, and bucket:{i}, answered
                             decisions per time bucket i (``pitch_sdk.protocol.decision_times``)
+    {p}version-matches:{rated id}   as bot-matches, per version of a bot (its rated id, from the
+                                    result's ``rated_ids``; a result without them counts for the
+                                    bot's first version, rated under the bot's id)
+    {p}version-conduct:{rated id}   as bot-conduct, per version: a bot's totals are its versions'
 
 Hosted bot versions (``store.hosted``; ``{ref}`` is ``{bot id}/{version}``; the packages
 themselves are artifacts, outside Redis: ``store.artifacts``)::
@@ -109,6 +113,11 @@ import redis
 from pitch_sdk.protocol.decision_times import percentile_ms
 
 DEFAULT_PREFIX = "pitch:"
+#: The fields a stored match result carries besides the protocol's ``MatchResult``: each
+#: seat's version and rated id, stamped when the match is recorded (:mod:`store.versions`).
+BOT_VERSIONS = "bot_versions"
+RATED_IDS = "rated_ids"
+EXTRA_RESULT_KEYS = (BOT_VERSIONS, RATED_IDS)
 #: Seconds a store call may wait on Redis (no store call blocks on purpose).
 SOCKET_TIMEOUT_S = 10.0
 
@@ -133,15 +142,16 @@ def hash_token(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
-# KEYS: the result, its logs, the match index, then per bot its match index and conduct totals.
-# ARGV: the result JSON, the match id, the finish time, {logs: [...], bots: [[field, amount, ...], ...]}.
+# KEYS: the result, its logs, the match index, then per bot and per version (rated id) its
+# match index and conduct totals.  ARGV: the result JSON, the match id, the finish time,
+# {logs: [...], totals: [[field, amount, ...], ...]} (one list per pair of index keys).
 # Returns 1 when recorded now, 0 when the match had been recorded.
 _RECORD = """
 if not redis.call('SET', KEYS[1], ARGV[1], 'NX') then return 0 end
 local extra = cjson.decode(ARGV[4])
 if #extra.logs > 0 then redis.call('RPUSH', KEYS[2], unpack(extra.logs)) end
 redis.call('ZADD', KEYS[3], ARGV[3], ARGV[2])
-for i, totals in ipairs(extra.bots) do
+for i, totals in ipairs(extra.totals) do
   redis.call('ZADD', KEYS[2 + 2 * i], ARGV[3], ARGV[2])
   for j = 1, #totals, 2 do redis.call('HINCRBY', KEYS[3 + 2 * i], totals[j], totals[j + 1]) end
 end
@@ -247,18 +257,18 @@ class Store:
         """Store a match's result and logs once; ``False`` if it was already recorded.
 
         One script writes the result (SET NX), its logs, its place in the match indexes and
-        the bots' conduct totals, all or nothing: written in two steps, a Redis restart
-        between them (or one that kept the first write and lost the second from its AOF)
-        left a recorded match missing from every index for good, since the result's SET NX
-        then refuses every later attempt."""
-        bots = _conduct(result)
+        the conduct totals of each bot and of each version that played, all or nothing:
+        written in two steps, a Redis restart between them (or one that kept the first write
+        and lost the second from its AOF) left a recorded match missing from every index for
+        good, since the result's SET NX then refuses every later attempt.  The versions' share
+        of the work is a few more keys and fields in the same call: recording is the hot path."""
         keys = [self._key("match", match_id), self._key("match-log", match_id), self._key("matches")]
-        for bot_id in bots:
-            keys += [self._key("bot-matches", bot_id), self._key("bot-conduct", bot_id)]
-        extra = {"logs": game_logs,
-                 "bots": [[str(item) for pair in totals.items() for item in pair] for totals in bots.values()]}
+        totals: list[list[str]] = []
+        for index_key, conduct_key, amounts in match_indexes(result):
+            keys += [self.prefix + index_key, self.prefix + conduct_key]
+            totals.append([str(item) for pair in amounts.items() for item in pair])
         written = self._record(keys=keys, args=[json.dumps(result, sort_keys=True), match_id, repr(time.time()),
-                                                json.dumps(extra)], client=self.client)
+                                                json.dumps({"logs": game_logs, "totals": totals})], client=self.client)
         return bool(written)
 
     def record_aborted(self, match_id: str, result: dict[str, Any], game_logs: list[str]) -> None:
@@ -288,19 +298,39 @@ class Store:
         return [str(x) for x in self.client.lrange(self._key("match-log", match_id), 0, -1)]
 
     def bot_matches(self, bot_id: str, count: int, offset: int = 0) -> list[tuple[str, float]]:
-        """The bot's recorded matches, newest first: ``(match id, finish time)``."""
-        if count <= 0:
-            return []
-        raw = self.client.zrevrange(self._key("bot-matches", bot_id), offset, offset + count - 1, withscores=True)
-        return [(str(match_id), float(stamp)) for match_id, stamp in raw]  # type: ignore[str-unpack]
+        """The bot's recorded matches (every version's), newest first: ``(match id, finish time)``."""
+        return self._read_matches(self._key("bot-matches", bot_id), count, offset)
 
     def bot_match_count(self, bot_id: str) -> int:
         """How many recorded matches the bot played in."""
         return int(self.client.zcard(self._key("bot-matches", bot_id)))
 
     def bot_conduct(self, bot_id: str) -> Conduct:
-        """The bot's totals over every recorded match it played in."""
-        raw: dict[str, str] = self.client.hgetall(self._key("bot-conduct", bot_id))  # type: ignore[assignment]
+        """The bot's totals over every recorded match it played in (its versions' sum)."""
+        return self._read_conduct(self._key("bot-conduct", bot_id))
+
+    def version_matches(self, rated_id: str, count: int, offset: int = 0) -> list[tuple[str, float]]:
+        """The recorded matches one version of a bot (its rated id, :mod:`store.versions`)
+        played in, newest first: ``(match id, finish time)``."""
+        return self._read_matches(self._key("version-matches", rated_id), count, offset)
+
+    def version_match_count(self, rated_id: str) -> int:
+        """How many recorded matches the version played in."""
+        return int(self.client.zcard(self._key("version-matches", rated_id)))
+
+    def version_conduct(self, rated_id: str) -> Conduct:
+        """The version's totals over the recorded matches it played in: how one release
+        behaves (a new version that times out shows apart from the bot's older ones)."""
+        return self._read_conduct(self._key("version-conduct", rated_id))
+
+    def _read_matches(self, key: str, count: int, offset: int) -> list[tuple[str, float]]:
+        if count <= 0 or offset < 0:
+            return []
+        raw = self.client.zrevrange(key, offset, offset + count - 1, withscores=True)
+        return [(str(match_id), float(stamp)) for match_id, stamp in raw]  # type: ignore[str-unpack]
+
+    def _read_conduct(self, key: str) -> Conduct:
+        raw: dict[str, str] = self.client.hgetall(key)  # type: ignore[assignment]
         buckets = {int(name.removeprefix("bucket:")): int(value) for name, value in raw.items()
                    if name.startswith("bucket:")}
         histogram = [buckets.get(i, 0) for i in range(max(buckets) + 1)] if buckets else []
@@ -332,15 +362,32 @@ class Conduct:
         return percentile_ms(self.decision_time_histogram, 0.95)
 
 
-def _conduct(result: dict[str, Any]) -> dict[str, dict[str, int]]:
-    """Per bot of a stored match result: the amounts its conduct totals grow by."""
+def match_indexes(result: dict[str, Any]) -> list[tuple[str, str, dict[str, int]]]:
+    """The indexes a recorded result joins, per bot and per version (rated id) that played it:
+    ``(its match index's key, its conduct totals' key, the amounts those grow by)``, keys
+    without the prefix.  Public for the benchmark that seeds a large arena in bulk
+    (``bench/web_pages.py``), which must write exactly what :meth:`Store.record_match` does."""
+    seats = result.get("seats", [])
+    bots = [str(seat.get("bot_id", "")) for seat in seats]
+    rated = result.get(RATED_IDS)
+    # as store.versions.rated_view reads them: without one per seat, a result is rated under
+    # its bots' ids, the first versions'
+    versions = [str(r) for r in rated] if isinstance(rated, list) and len(rated) == len(seats) else bots
+    return [*((f"bot-matches:{bot}", f"bot-conduct:{bot}", amounts) for bot, amounts in _conduct(seats, bots).items()),
+            *((f"version-matches:{version}", f"version-conduct:{version}", amounts)
+              for version, amounts in _conduct(seats, versions).items())]
+
+
+def _conduct(seats: list[dict[str, Any]], owners: list[str]) -> dict[str, dict[str, int]]:
+    """Per owner of a stored result's seats (``owners[i]`` holds seat ``i``: its bot, or its
+    version's rated id): the amounts its conduct totals grow by."""
     totals: dict[str, dict[str, int]] = {}
-    for seat in result.get("seats", []):
-        bot = totals.setdefault(str(seat.get("bot_id", "")), {"matches": 1})
+    for seat, owner in zip(seats, owners, strict=True):
+        own = totals.setdefault(owner, {"matches": 1})
         for name in ("decisions", "strikes", "timeouts", "time_used_ms"):
-            bot[name] = bot.get(name, 0) + int(seat.get(name, 0))
-        bot["seats"] = bot.get("seats", 0) + 1
+            own[name] = own.get(name, 0) + int(seat.get(name, 0))
+        own["seats"] = own.get("seats", 0) + 1
         for index, count in enumerate(seat.get("decision_time_histogram", [])):
             if count:
-                bot[f"bucket:{index}"] = bot.get(f"bucket:{index}", 0) + int(count)
+                own[f"bucket:{index}"] = own.get(f"bucket:{index}", 0) + int(count)
     return totals

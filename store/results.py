@@ -8,7 +8,7 @@ from __future__ import annotations
 from google.protobuf import json_format
 
 from pitch_sdk.proto.pitch.v1 import bot_pb2
-from store.versions import EXTRA_RESULT_KEYS
+from store.redis_store import EXTRA_RESULT_KEYS
 
 
 def result_to_dict(result: bot_pb2.MatchResult) -> dict[str, object]:
@@ -18,5 +18,5 @@ def result_to_dict(result: bot_pb2.MatchResult) -> dict[str, object]:
 
 def result_from_dict(data: dict[str, object]) -> bot_pb2.MatchResult:
     """The inverse of :func:`result_to_dict`; the version fields the store adds to a
-    result (:data:`store.versions.EXTRA_RESULT_KEYS`) are not the message's."""
+    result (:data:`store.redis_store.EXTRA_RESULT_KEYS`) are not the message's."""
     return json_format.ParseDict({k: v for k, v in data.items() if k not in EXTRA_RESULT_KEYS}, bot_pb2.MatchResult())

@@ -22,6 +22,13 @@ Keys (under the store's prefix ``{p}``, listed with the rest in :mod:`store.redi
     {p}new-versions         sorted set: seat key ({bot}@{version}) -> first seen, of each later
                             version (not a bot's first) until the arena's automatic SPRT
                             against its predecessor takes it (:mod:`competitions.version_tests`)
+    {p}version-matches:{rated id}   sorted set of the version's recorded match ids by finish time
+    {p}version-conduct:{rated id}   hash: the version's conduct totals (the fields of
+                                    ``{p}bot-conduct:{bot}``, whose totals are its versions' sum)
+
+The last two are written with the match, by :meth:`store.redis_store.Store.record_match`
+from the result's rated ids, so each version's conduct (strikes, timeouts, time per
+decision) and matches read apart from the bot's.
 
 Match results carry, beside the protocol's fields, ``bot_versions`` and ``rated_ids`` (one
 per seat, written by the referee when it records the match; see :func:`stamp_fields`);
@@ -38,13 +45,8 @@ from typing import Any, TypeVar
 
 import redis
 
-from store.redis_store import Store
+from store.redis_store import BOT_VERSIONS, EXTRA_RESULT_KEYS, RATED_IDS, Store
 from store.seat_keys import seat_key
-
-#: Keys a stored match result carries besides the protocol's ``MatchResult`` fields.
-BOT_VERSIONS = "bot_versions"
-RATED_IDS = "rated_ids"
-EXTRA_RESULT_KEYS = (BOT_VERSIONS, RATED_IDS)
 
 ResultT = TypeVar("ResultT")
 #: How a later version's rated id ends (a bot id is 12 hexadecimal digits: never like this).

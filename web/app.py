@@ -26,7 +26,7 @@ from web.config import WebConfig
 from web.hosted import api as hosted_api
 from web.hosted import pages as hosted_pages
 from web.humans import games as humans
-from web.pages import bots, leaderboards, live, play, replays, sprt, tournaments
+from web.pages import bots, leaderboards, live, play, replays, sprt, tournaments, versions
 from web.pages.common import render
 from web.security_headers import SecurityHeaders
 from web.templating import make_templates, path_for
@@ -75,6 +75,7 @@ def create_app(config: WebConfig, arena: WebArena | None = None, extra_routes: l
         Route("/healthz", health, name="health"),
         *leaderboards.routes,
         *bots.routes,
+        *versions.routes,
         *tournaments.routes,
         *sprt.routes,
         *replays.routes,

@@ -12,6 +12,7 @@ from jinja2 import pass_context
 from starlette.requests import Request
 from starlette.templating import Jinja2Templates
 
+from store.hosted import VERSION
 from store.versions import bot_of
 
 TEMPLATES = Path(__file__).parent / "templates"
@@ -55,6 +56,15 @@ def bot_path(bot_id: str) -> str:
     return "/bots/" + quote(bot_of(bot_id), safe="")
 
 
+def version_path(bot_id: str, version: str) -> str | None:
+    """The path of a version's page (``/bots/{id}/versions/{version}``), or ``None`` for a
+    version no page names: a remote bot's hello may say any printable string, and the page
+    takes what :data:`store.hosted.VERSION` allows (every hosted version's name does)."""
+    if not VERSION.fullmatch(version):
+        return None
+    return f"/bots/{quote(bot_id, safe='')}/versions/{version}"
+
+
 def path_for(request: Request, name: str, /, **params: object) -> str:
     """The root-relative path of route ``name``: links and redirects never carry the host the
     request named (a forged ``Host`` header would otherwise end up in every link and
@@ -74,5 +84,6 @@ def make_templates() -> Jinja2Templates:
     templates = Jinja2Templates(directory=str(TEMPLATES))
     templates.env.filters.update(rating=rating, percent=percent, interval=interval, when=when,
                                  milliseconds=milliseconds)
-    templates.env.globals.update(milliseconds=milliseconds, bot_path=bot_path, url_for=_template_path_for)
+    templates.env.globals.update(milliseconds=milliseconds, bot_path=bot_path, version_path=version_path,
+                                 url_for=_template_path_for)
     return templates

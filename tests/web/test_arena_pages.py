@@ -11,8 +11,10 @@ import pytest
 
 from competitions.ratings.leaderboard import Leaderboard, record_match
 from store.results import result_to_dict
+from store.versions import BotVersions
 from tests.results import duel
 from tests.web.harness import HOSTILE_NAME, WebArena, wait_in_page
+from web.templating import milliseconds
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("web-arena")]  # one worker builds the arena, once
 
@@ -120,6 +122,36 @@ def test_bot_page_shows_the_referees_facts_ratings_head_to_head_and_matches(aren
     conduct = arena.store.bot_conduct(bot_id)
     assert page.locator("#conduct-strikes").inner_text() == str(conduct.strikes)
     assert conduct.decisions > 0 and page.locator("#conduct-median").inner_text().startswith("≤")
+
+
+def test_a_versions_page_shows_what_the_referee_recorded_for_it_and_fits_a_phone(arena: WebArena, page: Any,
+                                                                                 screenshots: Path) -> None:
+    """A bot's version page after the round robin, reached from the bot page: its place in
+    the loop (the bot's first version: undecided), its rating row, and the conduct and
+    matches the referee recorded for that version; at 390 px wide the page does not scroll
+    sideways (its tables scroll in their boxes), at 1280 px neither."""
+    bot_id = arena.bot_id("heuristic-1")
+    first = BotVersions(arena.store).versions(bot_id)[0]
+    page.goto(f"{arena.url}/bots/{bot_id}")
+    page.click(f"#versions tr[data-rated-id='{first.rated_id}'] a")
+    page.wait_for_url(f"**/bots/{bot_id}/versions/*")
+    page.screenshot(path=str(screenshots / "version.png"), full_page=True)
+    assert page.locator("#version-name").inner_text() == f"heuristic-1@{first.version}"
+    assert page.locator("#version-state").get_attribute("data-state") == "undecided"
+    conduct = arena.store.version_conduct(first.rated_id)
+    assert conduct.matches == 6 and conduct.decisions > 0  # every match of the round robin, this version's
+    assert page.locator("#conduct-matches").inner_text() == "6"
+    assert page.locator("#conduct-decisions").inner_text() == str(conduct.decisions)
+    assert page.locator("#conduct-median").inner_text() == milliseconds(conduct.median_ms)
+    listed = page.locator("#version-matches tbody tr").evaluate_all("rows => rows.map(r => r.dataset.matchId)")
+    assert listed == [match_id for match_id, _ in arena.store.version_matches(first.rated_id, 20)]
+    row = Leaderboard(arena.store, arena.preset).rows_for([first.rated_id])[first.rated_id]
+    assert page.locator(f"#version-ratings tr[data-board={arena.preset}] .elo").inner_text().split()[0] == \
+        f"{row.rating:.0f}"
+    for width in (1280, 390):
+        page.set_viewport_size({"width": width, "height": 900})
+        assert page.evaluate("document.documentElement.scrollWidth <= document.documentElement.clientWidth"), width
+    page.screenshot(path=str(screenshots / "version-390.png"), full_page=True)
 
 
 def test_a_tournament_started_from_the_page_shows_live_progress_then_its_table(arena: WebArena, page: Any,

@@ -21,9 +21,8 @@ from competitions.sprt.plan import SprtSpec, new_score, schedule, standing
 from competitions.sprt.store import SprtStore
 from competitions.tournaments.schedule import ScheduleError
 from competitions.tournaments.table import NOT_PLAYED, PLAYED
-from store.redis_store import Store
+from store.redis_store import BOT_VERSIONS, Store
 from store.seat_keys import seat_key
-from store.versions import BOT_VERSIONS
 from tests.cli.test_cli import invoke
 from tests.workers.celery_harness import (
     ArenaThread,

@@ -15,9 +15,11 @@ from starlette.responses import RedirectResponse, Response
 from starlette.routing import Route
 
 from competitions.version_tests.status import version_status
+from store.accounts import Account
 from store.hosted import HostedError, HostedVersions
 from store.rate_limits import RateLimited
 from store.redis_store import BotRecord
+from store.sessions import Session
 from web.accounts.identity import check_csrf, session_account, session_of
 from web.hosted.api import read_package, submit_version
 from web.pages.common import arena, not_found
@@ -27,10 +29,20 @@ from web.templating import path_for
 SHOWN_LOG_BYTES = 4096
 
 
-def owner_panel(request: Request, record: BotRecord) -> dict[str, Any] | None:
-    """What the bot's page shows its owner about hosted versions, or ``None`` for anyone else."""
+def signed_in_owner(request: Request, record: BotRecord) -> tuple[Session, Account] | None:
+    """The signed-in browser's session and account when that account owns the bot, else
+    ``None``: what decides who sees a bot's hosted versions, their reports and their output,
+    on the bot's page and on each version's (:mod:`web.pages.versions`)."""
     signed_in = session_account(request)
     if signed_in is None or record.owner.lower() != signed_in[1].key:
+        return None
+    return signed_in
+
+
+def owner_panel(request: Request, record: BotRecord) -> dict[str, Any] | None:
+    """What the bot's page shows its owner about hosted versions, or ``None`` for anyone else."""
+    signed_in = signed_in_owner(request, record)
+    if signed_in is None:
         return None
     session, _ = signed_in
     hosted = HostedVersions(arena(request).store)
@@ -45,8 +57,8 @@ async def upload(request: Request) -> Response:
     """The bot page's upload form: a package as a new version of the owner's bot."""
     web = arena(request)
     record = web.store.bot(request.path_params["bot_id"][:64])
-    signed_in = session_account(request)
-    if record is None or signed_in is None or record.owner.lower() != signed_in[1].key:
+    signed_in = None if record is None else signed_in_owner(request, record)
+    if record is None or signed_in is None:
         raise not_found("bot", request.path_params["bot_id"])
     form = await request.form(max_files=1, max_fields=5)
     csrf = form.get("csrf")

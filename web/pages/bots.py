@@ -1,9 +1,10 @@
 """Bots: the list of registered bots, and a page per bot: connected now or not, its
 version and declared capacity (from the referee), its current version's rating on each
-leaderboard with its history, every version with its ratings, head-to-head against every
-opponent, recent matches, and its conduct (strikes, timeouts, time per decision) over its
-recorded matches; for its owner, its hosted versions and a form to upload a new one.  With
-the admin token, the list's form registers a bot through the referee and shows its token once."""
+leaderboard with its history, every version with its ratings and its test (each linking to
+the version's own page, :mod:`web.pages.versions`), head-to-head against every opponent,
+recent matches, and its conduct (strikes, timeouts, time per decision) over its recorded
+matches; for its owner, its hosted versions and a form to upload a new one.  With the admin
+token, the list's form registers a bot through the referee and shows its token once."""
 
 from __future__ import annotations
 
@@ -94,15 +95,16 @@ def bot(request: Request) -> Response:
                              [(p.time, p.rating) for p in board.history(rated, last=CHART_POINTS)]))
     recent = web.store.bot_matches(bot_id, RECENT_MATCHES)
     results = web.store.match_results([match_id for match_id, _ in recent])
-    matches = [_match_line(result, bot_id, stamp) for result, (_, stamp) in zip(results, recent, strict=False)]
+    matches = [match_line(result, bot_id, stamp) for result, (_, stamp) in zip(results, recent, strict=False)]
     involved = {bot_id} | {o.opponent for s in standings for o in s.opponents}
     involved |= {seat for line in matches for seat in line["seats"]}
-    return render(request, "bot.html", record=record, info=info, referee_down=connected is None,
+    hosted = owner_panel(request, record)
+    page = render(request, "bot.html", record=record, info=info, referee_down=connected is None,
                   standings=standings, chart=history_chart(series), matches=matches,
                   match_count=web.store.bot_match_count(bot_id), conduct=web.store.bot_conduct(bot_id),
                   names=web.names(involved), versions=[(v, version_rows[v.rated_id]) for v in versions],
-                  tests=_version_tests(web.store, bot_id, [v.version for v in versions]),
-                  hosted=owner_panel(request, record))
+                  tests=_version_tests(web.store, bot_id, [v.version for v in versions]), hosted=hosted)
+    return page if hosted is None else no_store(page)  # the owner's reports and output: no cache keeps them
 
 
 def _version_tests(store: Store, bot_id: str, versions: list[str]) -> dict[str, dict[str, Any]]:
@@ -117,8 +119,9 @@ def _version_tests(store: Store, bot_id: str, versions: list[str]) -> dict[str, 
     return found
 
 
-def _match_line(result: dict[str, Any], bot_id: str, finished: float) -> dict[str, Any]:
-    """A recent match as the bot's page lists it: preset, seats, the bot's party's games."""
+def match_line(result: dict[str, Any], bot_id: str, finished: float) -> dict[str, Any]:
+    """A recent match as the bot's page lists it: preset, seats, the bot's party's games
+    (``bot_id`` may be a version's rated id, in a result seen by :func:`store.versions.rated_view`)."""
     seats = sorted(result.get("seats", []), key=lambda s: s.get("seat", 0))
     parties = int(result.get("ruleset", {}).get("parties", 0)) or max(1, len(result.get("party_wins", [])))
     mine = {s.get("seat", 0) % parties for s in seats if s.get("bot_id") == bot_id}
