@@ -268,6 +268,12 @@ class Accounts:
             raise AccountError(f"you have no bot named {shown(name)}")
         return record
 
+    def account_of(self, bot_id: str) -> str | None:
+        """The key of the account that owns the bot (``None``: a bot the operator registered
+        with the admin token, whose free-text ``owner`` names no account)."""
+        found = self.client.hget(self._key("bot", bot_id), "account")
+        return None if found is None else str(found)
+
     def rotate_bot_token(self, account: Account, name: str) -> str:
         """A new token for the account's bot (shown only now); the old one stops working."""
         record = self.owned_bot(account, name)

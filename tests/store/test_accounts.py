@@ -164,3 +164,13 @@ def test_rate_limits_name_the_limit(store: Store) -> None:
     limiter.hit(limit, "10.0.0.2")  # another client has its own count
     limiter.hit(limit, "x" * 100_000)  # an unbounded subject makes a bounded key
     assert all(len(key) < 100 for key in store.client.scan_iter(f"{store.prefix}rate:*"))
+
+
+def test_a_bot_belongs_to_the_account_that_created_it_not_to_an_owner_text(accounts: Accounts, store: Store) -> None:
+    """An operator may register a bot with any free-text owner, even an account's name: the
+    bot still belongs to no account (ownership is the account's own record of its bots)."""
+    alice = accounts.create("alice", "correct horse battery")
+    created, _ = accounts.create_bot(alice, "alice-bot")
+    registered, _ = store.register_bot("not-alices", owner="alice")
+    assert accounts.account_of(created.bot_id) == alice.key
+    assert accounts.account_of(registered.bot_id) is None
