@@ -169,6 +169,10 @@ class Arena:
         away: dict[str, list[int]] = {}
         for seat, named in enumerate(bot_ids):
             presence = self.registry.get(named)
+            if presence is not None and presence.checking and presence.connected:
+                raise RequestRefused(grpc.StatusCode.FAILED_PRECONDITION,
+                                     f"bot {echo(presence.label)!r} is a new version the arena is checking: it plays "
+                                     "once it passed (its other versions, if connected, may be named instead)")
             if presence is None or not presence.connected:
                 away.setdefault(named, []).append(seat)
             else:

@@ -36,6 +36,8 @@ ENVIRONMENT = {
     "practice_per_bot": "PITCH_PRACTICE_PER_BOT",
     "practice_per_minute": "PITCH_PRACTICE_PER_MINUTE",
     "connects_per_minute": "PITCH_CONNECTS_PER_MINUTE",
+    "version_check": "PITCH_VERSION_CHECK",
+    "version_check_s": "PITCH_VERSION_CHECK_S",
     "relay_token": "PITCH_RELAY_TOKEN",
     "relay_address": "PITCH_RELAY_ADDRESS",
     "relay_advertise_address": "PITCH_RELAY_ADVERTISE",
@@ -105,6 +107,12 @@ class RefereeConfig:
     connects_per_minute: int = 30
     """Streams one bot token may open a minute (each a hello: first connections and
     reconnections count alike); more are refused with RESOURCE_EXHAUSTED.  0: no limit."""
+    version_check: bool = True
+    """Check each new version of an author's bot before it plays (practice matches against
+    house bots over its own stream, :mod:`referee.version_check`); off: new versions play
+    at once.  Operator-registered bots (no account) are never checked."""
+    version_check_s: float = 300.0
+    """Time a version's check may take; matches unfinished then fail it."""
     relay_token: str = ""
     """The referees' own credential for ``RelayService``, given to referees only (never the
     admin token: whoever opens a relay writes to bots and reads their answers); empty: this
@@ -145,6 +153,8 @@ class RefereeConfig:
             raise ValueError("per_decision_ms must be positive")
         if not 0.0 <= self.practice_share <= 1.0:
             raise ValueError(f"practice_share must be between 0 and 1, got {self.practice_share}")
+        if self.version_check_s <= 0:
+            raise ValueError(f"version_check_s must be positive, got {self.version_check_s}")
         if self.fleet_ttl_s <= 0:
             raise ValueError(f"fleet_ttl_s must be positive, got {self.fleet_ttl_s}")
         if ":" not in self.address:

@@ -145,7 +145,7 @@ class FleetMember:
         is stopping), read the fleet, and tell the bots that asked when referees joined or
         left."""
         registry = self.registry
-        connected = registry.connected() if self._resync else []
+        connected = registry.playable() if self._resync else []
         declared = {p.key: p.capacity for p in connected} if self._resync else None
         listed = ({p.key for p in connected} | {p.bot.bot_id for p in connected}) if self._resync else None
         try:
@@ -211,7 +211,7 @@ class FleetMember:
         """A version's last stream here ended (the bot stays listed while another version
         of it is connected here)."""
         key = presence.key
-        last = not any(p.connected for p in self.registry.versions(presence.bot.bot_id))
+        last = not any(p.playable for p in self.registry.versions(presence.bot.bot_id))
         if not self.withdrawn:
             self._writes.put_nowait(lambda: self.directory.bot_disconnected(self.referee_id, key, last))
 

@@ -44,6 +44,8 @@ log = logging.getLogger("pitch.referee.match")
 
 #: Card-set decisions with more legal sets than this are sent as a constraint only.
 MAX_LISTED_ACTIONS = 256
+STRIKES_KEPT = 16
+"""Strikes a seat keeps in full (:attr:`SeatRunner.strike_log`); the count goes on."""
 _DECISION_REQUEST = field_tag(bot_pb2.RefereeMessage, "decision_request")
 _OBSERVATION = field_tag(bot_pb2.DecisionRequest, "observation")
 _STATUS_RANK: dict[int, int] = {  # the worst thing that happened to a seat decides its status
@@ -108,6 +110,9 @@ class SeatRunner:
     held: list[bytes] = field(default_factory=list)
     """Events not yet delivered, each as a request part (see :func:`_event_part`): they
     ride on the seat's next decision request."""
+    strike_log: list[bot_pb2.Strike] = field(default_factory=list)
+    """The seat's first :data:`STRIKES_KEPT` strikes, as sent to the bot (what the arena's
+    compliance check of a version reports, :mod:`referee.version_check`)."""
 
     def _worsen(self, status: int) -> None:
         if _STATUS_RANK[status] > _STATUS_RANK[self.status]:
@@ -252,9 +257,12 @@ class SeatRunner:
             self._worsen(game_pb2.SEAT_STATUS_TIMED_OUT if reason == bot_pb2.STRIKE_REASON_TIMEOUT
                          else game_pb2.SEAT_STATUS_ILLEGAL)
         log.info("match %s seat %d: %s; fallback %s", spec.match_id, self.seat, message, action)
-        self.presence.send(bot_pb2.RefereeMessage(strike=bot_pb2.Strike(
-            match_id=spec.match_id, decision_id=decision_id, seat=self.seat, reason=reason,  # type: ignore[arg-type]
-            message=message, fallback=wire.action_to_pb(action), strikes=self.strikes)))
+        strike = bot_pb2.Strike(match_id=spec.match_id, decision_id=decision_id, seat=self.seat,
+                                reason=reason,  # type: ignore[arg-type]
+                                message=message, fallback=wire.action_to_pb(action), strikes=self.strikes)
+        if len(self.strike_log) < STRIKES_KEPT:
+            self.strike_log.append(strike)
+        self.presence.send(bot_pb2.RefereeMessage(strike=strike))
         if spec.max_strikes and self.strikes >= spec.max_strikes:
             raise Forfeit(self.seat, f"{self.strikes} strikes")
         self.fallbacks += 1  # counted only when played: a forfeit ends the match instead

@@ -182,8 +182,9 @@ class HostedCall:
         if not self.arena.accepting:  # draining: the relays in flight go on, no new one starts here
             raise RequestRefused(grpc.StatusCode.UNAVAILABLE, "the referee is shutting down")
         presence = self.arena.registry.get(bot_id)
-        if presence is None or not presence.connected:
-            raise RequestRefused(grpc.StatusCode.FAILED_PRECONDITION, f"bot {echo(bot_id)!r} has no stream here")
+        if presence is None or not presence.playable:
+            raise RequestRefused(grpc.StatusCode.FAILED_PRECONDITION,
+                                 f"bot {echo(bot_id)!r} has no stream here that may play (none, or being checked)")
         if match_id in presence.relayed:
             raise invalid(f"match {echo(match_id)!r} is relayed for this bot already")
         if presence.seats_in_use + len(seats) > presence.capacity:

@@ -9,6 +9,7 @@ import secrets
 import signal
 import sys
 import time
+import uuid
 
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
@@ -22,6 +23,7 @@ from referee.relay import Relays
 from referee.relay_host import RelayServicer, add_relay_service
 from referee.relay_identity import NO_RELAY_TOKEN, RelayIdentity
 from referee.service import ArenaServicer, BotServicer, add_arena_service, add_bot_service
+from referee.version_check import VersionChecker
 from store.redis_store import Store
 from store.tls import Tls
 
@@ -52,7 +54,8 @@ class RefereeServer:
         self.config = config
         self.arena = Arena(config, store)
         self.server = grpc.aio.server(options=SERVER_OPTIONS)
-        add_bot_service(BotServicer(self.arena), self.server)
+        self.checker = VersionChecker(self.arena, holder=uuid.uuid4().hex[:12])
+        add_bot_service(BotServicer(self.arena, self.checker), self.server)
         add_arena_service(ArenaServicer(self.arena), self.server)
         identity = RelayIdentity.of(config)
         self.relay_service = RelayServicer(self.arena, identity)
@@ -125,6 +128,7 @@ class RefereeServer:
         self.arena.accepting = False
         await self._set_health(health_pb2.HealthCheckResponse.NOT_SERVING)
         await self.fleet.leave()
+        await self.checker.stop()  # the checks in progress stay pending: they run again at the next hello
         await self.arena.shutdown(deadline, self.relay_service.relaying)
         if self.relay_service.relaying():
             log.warning("shutdown: ending %d relayed seat(s) of other referees' matches",

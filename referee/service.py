@@ -50,12 +50,13 @@ from referee.client_limits import bot_client, peer_client
 from referee.config import echo
 from referee.relay import close_relays
 from referee.sessions import Presence, Session, TooManyVersions
+from referee.version_check import VersionChecker, needs_check, rejection
 from store.accounts import API_TOKEN_PREFIX, Unauthorized
 from store.rate_limits import CHANGES_PER_ACCOUNT, RateLimited, RateLimiter
 from store.redis_store import BOT_VERSIONS, RATED_IDS, BotRecord, StoreError
 from store.results import result_from_dict
 from store.seat_keys import seat_key
-from store.versions import VersionLimitError
+from store.versions import Arrival, CheckState, VersionLimitError
 
 log = logging.getLogger("pitch.referee")
 PROTOCOL_VERSION = "pitch.v1"
@@ -72,8 +73,14 @@ class SessionEnd(Exception):
 class BotServicer(bot_pb2_grpc.BotServiceServicer):
     """``BotService``: one long-lived stream per bot process (messages arrive as bytes)."""
 
-    def __init__(self, arena: Arena) -> None:
+    def __init__(self, arena: Arena, checker: VersionChecker) -> None:
         self.arena = arena
+        self.checker = checker
+
+    def _arrive(self, bot: BotRecord, version: str) -> Arrival:
+        """Note a hello's version in the store: a new version of an author's bot is
+        allocated with a pending check (:mod:`referee.version_check`)."""
+        return self.arena.versions.connected(bot.bot_id, version, check=needs_check(self.arena, bot, version))
 
     async def Connect(self, request_iterator: Any, context: Context) -> None:  # type: ignore[override]
         """Authenticate, read the hello, then pump decisions in and messages out; a stream
@@ -103,18 +110,24 @@ class BotServicer(bot_pb2_grpc.BotServiceServicer):
             await context.abort(refused.code, str(refused))
         if hello is None:
             return
-        try:  # this version becomes the bot's current one, rated apart from its others
-            await asyncio.to_thread(arena.versions.connected, bot.bot_id, hello.bot_version)
+        try:  # rated apart from the bot's other versions; its current one if it is its newest
+            arrival = await asyncio.to_thread(self._arrive, bot, hello.bot_version)
         except redis.RedisError as exc:
             await context.abort(grpc.StatusCode.UNAVAILABLE, store_unreachable(exc))
         except VersionLimitError as exc:
             await self._abort(context, client, grpc.StatusCode.RESOURCE_EXHAUSTED, str(exc))
+        if arrival.check == CheckState.FAILED:
+            found = await asyncio.to_thread(self.checker.checks.get, bot.bot_id, hello.bot_version)
+            await self._refuse(context, client, bot_pb2.REFUSAL_REASON_VERSION_REJECTED,
+                               rejection(hello.bot_version, found.summary if found else "failed"))
+            return
         previous = arena.registry.get(seat_key(bot.bot_id, hello.bot_version))
         replaced = previous.session if previous is not None and previous.connected else None
         try:
             presence, session = arena.registry.attach(bot, hello)
         except TooManyVersions as exc:
             await self._abort(context, client, grpc.StatusCode.RESOURCE_EXHAUSTED, str(exc))
+        presence.checking = arrival.check == CheckState.PENDING
         others = [p.version for p in arena.registry.versions(bot.bot_id) if p.connected and p is not presence]
         arena.client_events.log(logging.INFO, "bot %r connected (session %s, version %s, capacity %d%s%s)",
                                 bot.name, session.session_id, echo(hello.bot_version), presence.capacity,
@@ -122,14 +135,17 @@ class BotServicer(bot_pb2_grpc.BotServiceServicer):
                                 f"; beside its versions {', '.join(map(echo, others))}" if others else "",
                                 client=client)
         fleet = arena.fleet
-        if fleet is not None:
+        if fleet is not None and not presence.checking:  # a version being checked is listed once it passed
             fleet.bot_connected(presence)
         await context.write(bot_pb2.RefereeMessage(welcome=bot_pb2.Welcome(
             protocol_version=PROTOCOL_VERSION, session_id=session.session_id, bot_id=bot.bot_id,
             reconnect_grace_seconds=int(arena.config.reconnect_grace_s),
             fleet=fleet.addresses if fleet else [], referee_address=fleet.address if fleet else "",
             practice_matches_at_once=min(arena.limits.practice.per_bot, arena.limits.practice.total),
-            practice_requests_per_minute=arena.limits.practice_requests.per_minute, other_versions=others)))
+            practice_requests_per_minute=arena.limits.practice_requests.per_minute, other_versions=others,
+            checking=presence.checking)))
+        if presence.checking:
+            self.checker.start(presence)
         reader = asyncio.create_task(self._read_answers(context, presence, session))
         reader.add_done_callback(lambda task: self._reader_ended(task, bot, session))
         try:
@@ -310,7 +326,7 @@ class ArenaServicer(arena_pb2_grpc.ArenaServiceServicer):
         current = await asyncio.to_thread(self.arena.versions.current_of, [r.bot_id for r in records])
         for record in records:  # every connected version of a bot counts: each plays its own seats
             versions = self.arena.registry.versions(record.bot_id)
-            live = [p for p in versions if p.connected]
+            live = [p for p in versions if p.playable]  # a version being checked plays nothing yet
             newest = self.arena.registry.get(record.bot_id)
             bots.append(arena_pb2.BotInfo(
                 bot_id=record.bot_id, name=record.name, owner=record.owner, connected=bool(live),

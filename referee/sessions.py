@@ -164,6 +164,9 @@ class Presence:
     relayed: dict[str, Callable[[bot_pb2.Decision], None]] = field(default_factory=dict)
     """Where answers naming a match another referee runs go (match id -> its relay, see
     :mod:`referee.relay`), when no pending decision here takes them."""
+    checking: bool = False
+    """The arena is checking this version (:mod:`referee.version_check`): its stream plays
+    the check's practice matches and no other match seats it."""
 
     @property
     def key(self) -> str:
@@ -185,6 +188,11 @@ class Presence:
     def connected(self) -> bool:
         """Whether a stream is open now."""
         return self.session is not None and self.session.open
+
+    @property
+    def playable(self) -> bool:
+        """Whether an arena match may seat it now: connected, and not being checked."""
+        return self.connected and not self.checking
 
     @property
     def capacity(self) -> int:
@@ -287,12 +295,13 @@ class Registry:
 
     def get(self, seat: str) -> Presence | None:
         """The presence a seat names: ``{bot id}@{version}`` exactly; a bot id alone, its
-        newest connected version (else the newest one, disconnected); ``None`` for a bot
-        that never connected here."""
+        newest playable version (else its newest connected one, which is being checked,
+        else the newest one, disconnected); ``None`` for a bot that never connected here."""
         if names_version(seat):
             return self._presences.get(seat)
         versions = self.versions(seat)
-        return next((p for p in reversed(versions) if p.connected), versions[-1] if versions else None)
+        return next((p for p in reversed(versions) if p.playable),
+                    next((p for p in reversed(versions) if p.connected), versions[-1] if versions else None))
 
     def versions(self, bot_id: str) -> list[Presence]:
         """Every presence of ``bot_id`` here, the most recently attached last."""
@@ -301,6 +310,10 @@ class Registry:
     def connected(self) -> list[Presence]:
         """The presences with an open stream now."""
         return [presence for presence in self._presences.values() if presence.connected]
+
+    def playable(self) -> list[Presence]:
+        """The presences an arena match may seat now (connected, not being checked)."""
+        return [presence for presence in self._presences.values() if presence.playable]
 
     def attach(self, bot: BotRecord, hello: bot_pb2.Hello) -> tuple[Presence, Session]:
         """Open a session for ``bot`` at its hello's version; a previous stream of the same

@@ -12,8 +12,13 @@ Layout::
     {p}token:{sha256}       bot id (token lookup; the token itself is never stored)
     {p}bot-versions:{id}    hash: version string -> rated id (``store.versions``: each
                             version a bot says hello with is rated apart)
-    {p}rated:{rated id}     hash: bot, version, label, first_seen
-    {p}bot-current:{id}     rated id of the bot's latest connected version
+    {p}rated:{rated id}     hash: bot, version, label, first_seen, and the version's compliance
+                            check (``store.version_checks``): check, check_summary,
+                            check_report, checked_at
+    {p}bot-current:{id}     rated id of the bot's current version (pinned, else its newest
+                            that may play)
+    {p}bot-pin:{id}         rated id of the version its owner pinned as current
+    {p}version-check-claim:{seat}   the referee checking that version now (SET NX PX)
     {p}superseded           set of rated ids that are not their bot's current version
     {p}new-versions         sorted set: seat key -> first seen, of later versions awaiting
                             their automatic SPRT (``competitions.version_tests``)

@@ -10,18 +10,28 @@ under on every leaderboard:
   version, and a bot that never changes version looks exactly as before;
 * each later version gets ``{bot id}-v{n}`` (``n`` from 2, in order of first appearance).
 
-The version a bot connected with last is its *current* version; the others are
-*superseded*.  Leaderboards show current versions unless asked for every version.
+A bot's *current* version is the one its owner pinned (:meth:`BotVersions.pin`), else its
+newest version that may play: a version the arena is still checking, or one that failed
+its check (:mod:`store.version_checks`), is never current, and an older version connecting
+again (a rollback process, the predecessor an SPRT keeps beside the new one) does not make
+it current again: its owner pins it for that.  The others are *superseded*.  Leaderboards
+show current versions unless asked for every version, and a seat naming the bot alone
+goes to its current version where that is connected.
 
 Keys (under the store's prefix ``{p}``, listed with the rest in :mod:`store.redis_store`)::
 
     {p}bot-versions:{bot}   hash: version string -> rated id
-    {p}rated:{rated id}     hash: bot, version, label ("name@version"), first_seen
-    {p}bot-current:{bot}    the rated id of the bot's latest connected version
+    {p}rated:{rated id}     hash: bot, version, label ("name@version"), first_seen, and the
+                            arena's compliance check of the version (:mod:`store.version_checks`):
+                            check (pending, passed or failed; none for a version that needed
+                            none), check_summary, check_report, checked_at
+    {p}bot-current:{bot}    the rated id of the bot's current version
+    {p}bot-pin:{bot}        the rated id of the version the bot's owner pinned as current
     {p}superseded           set of rated ids that are not their bot's current version
     {p}new-versions         sorted set: seat key ({bot}@{version}) -> first seen, of each later
                             version (not a bot's first) until the arena's automatic SPRT
-                            against its predecessor takes it (:mod:`competitions.version_tests`)
+                            against its predecessor takes it (:mod:`competitions.version_tests`);
+                            a version being checked joins it once it passed
     {p}version-matches:{rated id}   sorted set of the version's recorded match ids by finish time
     {p}version-conduct:{rated id}   hash: the version's conduct totals (the fields of
                                     ``{p}bot-conduct:{bot}``, whose totals are its versions' sum)
@@ -39,8 +49,9 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from enum import StrEnum
 from typing import Any, TypeVar
 
 import redis
@@ -70,6 +81,41 @@ class VersionLimitError(ValueError):
     """A bot has as many versions as it may have, and said hello with a new one."""
 
 
+class VersionError(ValueError):
+    """A version cannot be pinned: the bot has none by that name, or it failed its check."""
+
+
+class CheckState(StrEnum):
+    """Where the arena's compliance check of a version stands (:mod:`store.version_checks`)."""
+
+    PENDING = "pending"
+    PASSED = "passed"
+    FAILED = "failed"
+
+
+#: Check states of a version that may not play (nor be its bot's current version).
+NOT_PLAYABLE = frozenset({CheckState.PENDING, CheckState.FAILED})
+
+
+@dataclass(frozen=True)
+class Arrival:
+    """What a hello's version is to the arena."""
+
+    rated_id: str
+    check: CheckState | None
+    """Its compliance check (``None``: it needs none: seen before checks were asked, or
+    allocated without one)."""
+    new: bool
+    """Whether this hello allocated it."""
+
+
+def version_order(rated_id: str) -> int:
+    """A rated id's place among its bot's versions: 1 for the first (rated under the bot's
+    id), ``n`` for ``{bot id}-v{n}``."""
+    found = LATER_VERSION.search(rated_id)
+    return int(found.group()[2:]) if found else 1
+
+
 class BotVersions:
     """The versions of every bot, next to (and sharing the client of) a :class:`Store`."""
 
@@ -86,22 +132,37 @@ class BotVersions:
     def _key(self, *parts: str) -> str:
         return self.store.prefix + ":".join(parts)
 
-    def rated_id(self, bot_id: str, version: str) -> str:
+    def rated_key(self, rated_id: str) -> str:
+        """The key of a version's record (its fields: the module's docstring)."""
+        return self._key("rated", rated_id)
+
+    def rated_of(self, bot_id: str, version: str) -> str | None:
+        """The rated id of a version the bot already has (``None``: it never said it)."""
+        found = self.client.hget(self._key("bot-versions", bot_id), version)
+        return None if found is None else str(found)
+
+    def rated_id(self, bot_id: str, version: str, check: bool = False) -> str:
         """The rated id of ``bot_id`` at ``version``, allocated on first sight (atomically:
-        two referees seeing a new version at once agree on its id)."""
+        two referees seeing a new version at once agree on its id).  ``check``: a version
+        allocated now is to pass the arena's compliance check before it plays (its check is
+        pending, and it waits for its automatic SPRT until it passed)."""
+        return self._allocate(bot_id, version, check)[0]
+
+    def _allocate(self, bot_id: str, version: str, check: bool) -> tuple[str, bool]:
+        """:meth:`rated_id`, and whether this call allocated it."""
         versions = self._key("bot-versions", bot_id)
         known = self.client.hget(versions, version)
         if known is not None:
-            return str(known)
+            return str(known), False
         name = self.store.bot_names([bot_id]).get(bot_id, bot_id)
 
-        allocated: list[str] = []
+        allocated: list[tuple[str, bool]] = []
 
         def allocate(pipe: redis.client.Pipeline) -> None:
             allocated.clear()
             found = pipe.hget(versions, version)
             if found is not None:
-                allocated.append(str(found))
+                allocated.append((str(found), False))
                 return
             count = int(pipe.hlen(versions))
             if self.max_versions and count >= self.max_versions:
@@ -112,31 +173,94 @@ class BotVersions:
             pipe.multi()
             pipe.hset(versions, version, rated)
             pipe.hset(self._key("rated", rated), mapping={
-                "bot": bot_id, "version": version, "label": f"{name}@{version}", "first_seen": repr(now)})
-            if count:  # a later version: to be tested against its predecessor
+                "bot": bot_id, "version": version, "label": f"{name}@{version}", "first_seen": repr(now),
+                **({"check": CheckState.PENDING.value} if check else {})})
+            if count and not check:  # a later version: to be tested against its predecessor
                 pipe.zadd(self._key("new-versions"), {seat_key(bot_id, version): now})
-            allocated.append(rated)
+            allocated.append((rated, True))
 
         self.client.transaction(allocate, versions)
         return allocated[0]
 
-    def connected(self, bot_id: str, version: str) -> str:
-        """A bot said hello with ``version``: it becomes the bot's current version (and the
-        previous current one superseded); returns its rated id."""
-        rated = self.rated_id(bot_id, version)
+    def connected(self, bot_id: str, version: str, check: bool = False) -> Arrival:
+        """A bot said hello with ``version`` (allocated now with a pending check if ``check``,
+        see :meth:`rated_id`): it becomes the bot's current version if it is its newest one
+        that may play and no version is pinned (see the module's docstring)."""
+        rated, new = self._allocate(bot_id, version, check)
+        state = self.client.hget(self._key("rated", rated), "check")
+        arrival = Arrival(rated, None if state is None else CheckState(str(state)), new)
+        if arrival.check not in NOT_PLAYABLE:
+            self.promote(bot_id, rated)
+        return arrival
+
+    def promote(self, bot_id: str, rated: str) -> bool:
+        """Make ``rated`` the bot's current version if no version is pinned and it is newer
+        than the current one (a version that passed its check, one that said hello);
+        whether it is current now."""
+        return self._switch(bot_id, lambda pipe, now: rated if pipe.get(self._key("bot-pin", bot_id)) is None and (
+            now is None or version_order(rated) >= version_order(now)) else now)
+
+    def pin(self, bot_id: str, version: str | None) -> str | None:
+        """Pin ``version`` as the bot's current version whatever comes after it (``None``:
+        unpin, and the newest version that may play is current again); returns the current
+        rated id.  Raises :class:`VersionError` for a version the bot never had or one that
+        may not play."""
+        pin = self._key("bot-pin", bot_id)
+        if version is None:
+            self.client.delete(pin)
+            playable = [r.rated_id for r in self.versions(bot_id) if self.check_of(r.rated_id) not in NOT_PLAYABLE]
+            newest = max(playable, key=version_order, default=None)
+            if newest is not None:
+                self._switch(bot_id, lambda pipe, now: newest)
+            return newest
+        rated = self.rated_of(bot_id, version)
+        if rated is None:
+            raise VersionError(f"the bot has no version {version[:64]!r}: it never connected with it")
+        if self.check_of(rated) in NOT_PLAYABLE:
+            raise VersionError(f"version {version[:64]!r} cannot be pinned: it did not pass the arena's check")
+        self.client.set(pin, rated)
+        self._switch(bot_id, lambda pipe, now: rated)
+        return rated
+
+    def pinned(self, bot_id: str) -> str | None:
+        """The rated id the bot's owner pinned, if any."""
+        raw = self.client.get(self._key("bot-pin", bot_id))
+        return None if raw is None else str(raw)
+
+    def check_of(self, rated_id: str) -> CheckState | None:
+        """The state of a version's compliance check (``None``: it needed none)."""
+        state = self.client.hget(self._key("rated", rated_id), "check")
+        return None if state is None else CheckState(str(state))
+
+    def _switch(self, bot_id: str, choose: Callable[[redis.client.Pipeline, str | None], str | None]) -> bool:
+        """Set the bot's current version to what ``choose`` picks from the pipeline (watched)
+        and the current one, the superseded set following; whether the choice is current."""
         current = self._key("bot-current", bot_id)
         superseded = self._key("superseded")
+        chosen: list[str | None] = []
 
         def switch(pipe: redis.client.Pipeline) -> None:
-            previous = pipe.get(current)
+            raw = pipe.get(current)
+            now = None if raw is None else str(raw)
+            target = choose(pipe, now)
+            chosen[:] = [target]
+            if target is None or target == now:
+                return
             pipe.multi()
-            if previous is not None and str(previous) != rated:
-                pipe.sadd(superseded, str(previous))
-            pipe.srem(superseded, rated)
-            pipe.set(current, rated)
+            if now is not None:
+                pipe.sadd(superseded, now)
+            pipe.srem(superseded, target)
+            pipe.set(current, target)
 
-        self.client.transaction(switch, current)
-        return rated
+        self.client.transaction(switch, current, self._key("bot-pin", bot_id))
+        return chosen[0] is not None and chosen[0] == str(self.client.get(current) or "")
+
+    def await_test(self, bot_id: str, version: str) -> None:
+        """List a later version (not the bot's first) for its automatic SPRT against its
+        predecessor (one that was checked first joins once it passed)."""
+        rated = self.rated_of(bot_id, version)
+        if rated is not None and version_order(rated) > 1:
+            self.client.zadd(self._key("new-versions"), {seat_key(bot_id, version): time.time()}, nx=True)
 
     def forget(self, bot_id: str) -> None:
         """Drop every version of a bot that never played a recorded match (a hosted
@@ -144,14 +268,15 @@ class BotVersions:
         otherwise stay, naming nothing any result holds."""
         rated = [str(r) for r in self.client.hvals(self._key("bot-versions", bot_id))]
         pipe = self.client.pipeline(transaction=True)
-        pipe.delete(self._key("bot-versions", bot_id), self._key("bot-current", bot_id),
+        pipe.delete(self._key("bot-versions", bot_id), self._key("bot-current", bot_id), self._key("bot-pin", bot_id),
                     *(self._key("rated", r) for r in rated))
         if rated:
             pipe.srem(self._key("superseded"), *rated)
         pipe.execute()
 
     def current(self, bot_id: str) -> str | None:
-        """The rated id of the bot's latest connected version (``None`` before any hello)."""
+        """The rated id of the bot's current version (``None`` before any hello of a version
+        that may play)."""
         raw = self.client.get(self._key("bot-current", bot_id))
         return None if raw is None else str(raw)
 

@@ -1,12 +1,13 @@
 """Where one version of a bot stands in the author's loop, as its owner reads it.
 
-A version goes through: submitted and waiting for a host, its compliance check (hosted
-versions), connected and waiting for its test (its predecessor not connected, or its
-owner's tests running), its automatic SPRT against its predecessor (the LLR between its
-bounds, the pentanomial counts, the Elo estimate), and a final state: ``better`` (H1),
-``not-better`` (H0), ``rejected`` (its check failed, or it kept crashing), or
-``undecided`` (the cap came first, the run stalled, no test was due: the bot's first
-version, or a newer version of it came before its test).
+A version goes through: submitted and waiting for a host, its compliance check (by its
+host for a hosted version, by its referee for a remote one), connected and waiting for
+its test (its predecessor not connected, or its owner's tests running), its automatic
+SPRT against its predecessor (the LLR between its bounds, the pentanomial counts, the
+Elo estimate), and a final state: ``better`` (H1), ``not-better`` (H0), ``rejected``
+(its check failed, or it kept crashing), or ``undecided`` (the cap came first, the run
+stalled, no test was due: the bot's first version, or a newer version of it came before
+its test).
 
 Read from Redis alone (the hosted record, the versions, the test and its run), by the
 web's JSON API and the owner's pages; ``pitch-bot status --wait`` polls it until it is
@@ -23,8 +24,9 @@ from competitions.sprt.store import SprtStore
 from store.hosted import HostedVersions, Status
 from store.redis_store import Store
 from store.seat_keys import seat_key, version_of_seat
+from store.version_checks import VersionChecks
 from store.version_tests import VersionTest, VersionTestStore
-from store.versions import BotVersions
+from store.versions import BotVersions, CheckState
 
 #: Final states, with the exit code of ``pitch-bot status --wait``.
 EXIT_CODES = {"better": 0, "not-better": 1, "rejected": 2, "undecided": 3}
@@ -44,6 +46,10 @@ class VersionStatus:
     """Why, in a sentence."""
     hosted: dict[str, Any] | None
     """The hosted record's status, detail and report (``None``: a remote bot's version)."""
+    check: dict[str, Any] | None
+    """A remote version's compliance check, run by its referee: state (pending, passed,
+    failed), summary and report (``None``: a hosted version, checked by its host, or one
+    that needed no check)."""
     test: dict[str, Any] | None
     """The automatic SPRT: run id, predecessor, and the run's standing or verdict."""
 
@@ -75,15 +81,24 @@ def version_status(store: Store, bot_id: str, version: str) -> VersionStatus | N
     seat = seat_key(bot_id, version)
     tests = VersionTestStore(store)
     test = tests.test_of(seat)
-    seen = BotVersions(store).versions(bot_id)
+    versions = BotVersions(store)
+    seen = versions.versions(bot_id)
     if record is None and all(v.version != version for v in seen):
         return None
+    checked = VersionChecks(versions).get(bot_id, version)
+    check = None if checked is None else {"state": str(checked.state), "summary": checked.summary,
+                                          "report": checked.report}
 
     def status(state: str, detail: str, found: dict[str, Any] | None = None) -> VersionStatus:
-        return VersionStatus(bot_id, version, state, detail, hosted, found)
+        return VersionStatus(bot_id, version, state, detail, hosted, check, found)
 
     if record is not None and record.status in (Status.REJECTED, Status.FAILING):
         return status("rejected", record.detail)
+    if checked is not None and checked.state == CheckState.FAILED:
+        return status("rejected", checked.summary)
+    if checked is not None and checked.state == CheckState.PENDING:
+        return status("checking", "the arena is checking the new version (practice matches against house bots) "
+                                  "before it plays")
     if record is not None and record.status == Status.STOPPED and (test is None or not test.run_id):
         return status("undecided", record.detail)
     if test is None:

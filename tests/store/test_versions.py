@@ -140,7 +140,8 @@ def test_a_new_version_past_the_limit_is_refused_and_known_ones_still_connect(re
         assert code == grpc.StatusCode.RESOURCE_EXHAUSTED and "PITCH_MAX_BOT_VERSIONS" in details
         assert [v.version for v in versions.versions(registered.bot_id)] == ["a", "b"]
         _connect(limited, registered.token, "a")
-        assert versions.current(registered.bot_id) == registered.bot_id  # "a", its first version
+        # "a" plays again, but the bot's current version stays its newest, "b" (its owner pins "a" to go back)
+        assert versions.current(registered.bot_id) == f"{registered.bot_id}-v2"
     finally:
         limited.close()
 
@@ -154,7 +155,7 @@ def test_stamp_reads_known_versions_and_allocates_a_new_one(redis_url: str) -> N
     two, _ = store.register_bot(f"two-{uuid.uuid4().hex[:6]}")
     versions = BotVersions(store)
     versions.connected(one.bot_id, "1")
-    later = versions.connected(one.bot_id, "2")
+    later = versions.connected(one.bot_id, "2").rated_id
     stamped = versions.stamp([(one.bot_id, "2"), (two.bot_id, None), (one.bot_id, "1"), (two.bot_id, "new")])
     assert stamped == {"bot_versions": ["2", "", "1", "new"],
                        "rated_ids": [later, two.bot_id, one.bot_id, two.bot_id]}

@@ -65,7 +65,8 @@ def version_page(request: Request) -> Response:
         "record": record, "version": version, "seen": seen, "state": status.state, "detail": status.detail,
         "hosted": status.hosted is not None, "test": status.test, "owner": owner,
         # the owner's alone: never read for anyone else
-        "report": status.hosted["report"] if hosted is not None and status.hosted is not None else "",
+        "report": (status.hosted["report"] if hosted is not None and status.hosted is not None
+                   else status.check["report"] if owner and status.check is not None else ""),
         "output": hosted.log(bot_id, version).decode("utf-8", "replace") if hosted is not None else "",
     }
     if seen is not None:

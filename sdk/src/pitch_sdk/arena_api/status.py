@@ -89,6 +89,6 @@ def _show(found: dict[str, Any], as_json: bool) -> None:
                            f"[{test['lower']:.2f}, {test['upper']:.2f}], {test['games']} of {test['max_games']} games, "
                            f"pairs {test['counts']}, Elo {test['elo']:+.1f} "
                            f"[{test['elo_lower']:+.1f}, {test['elo_upper']:+.1f}]"))
-    hosted = found.get("hosted")
-    if hosted and hosted.get("report"):
-        console.print(Text(hosted["report"]))
+    report = (found.get("hosted") or {}).get("report") or (found.get("check") or {}).get("report")
+    if report:  # the check's, by the version's host or, for a remote version, its referee
+        console.print(Text(report))

@@ -121,6 +121,8 @@ class BotClient:
         """Requests the referee refused (bad practice requests)."""
         self.referee_address = address
         """The address the referee says it is reached at (its welcome's ``referee_address``)."""
+        self.welcome: bot_pb2.Welcome | None = None
+        """The referee's latest welcome."""
         self.on_fleet: Callable[[BotClient, list[str]], None] | None = None
         """Told the arena's live referees at each welcome and fleet update (set by
         :class:`pitch_sdk.remote.fleet.FleetBot`, which keeps a client on each); when set, the
@@ -205,6 +207,10 @@ class BotClient:
                 log.info("%s: versions %s of this bot are connected too; each plays the seats that name it, "
                          "and seats naming the bot alone come to this newest connection", self.address,
                          ", ".join(message.welcome.other_versions))
+            if message.welcome.checking:
+                log.info("%s: the arena checks this new version before it plays: practice matches against its "
+                         "house bots follow; a strike rejects the version", self.address)
+            self.welcome = message.welcome
             self.referee_address = message.welcome.referee_address or self.address
             self.connected.set()
             if self.on_fleet is not None and message.welcome.fleet:

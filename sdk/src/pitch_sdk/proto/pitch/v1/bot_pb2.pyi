@@ -78,6 +78,10 @@ class _RefusalReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_Refusal
     """The hello was malformed (for example the first message was not a hello)."""
     REFUSAL_REASON_SHUTTING_DOWN: _RefusalReason.ValueType  # 3
     """The referee is shutting down."""
+    REFUSAL_REASON_VERSION_REJECTED: _RefusalReason.ValueType  # 4
+    """The version failed the arena's compliance check: it never plays; its owner reads the
+    report (`pitch-bot status`). Connect with a new version.
+    """
 
 class RefusalReason(_RefusalReason, metaclass=_RefusalReasonEnumTypeWrapper):
     """Why a hello was refused."""
@@ -90,6 +94,10 @@ REFUSAL_REASON_BAD_HELLO: RefusalReason.ValueType  # 2
 """The hello was malformed (for example the first message was not a hello)."""
 REFUSAL_REASON_SHUTTING_DOWN: RefusalReason.ValueType  # 3
 """The referee is shutting down."""
+REFUSAL_REASON_VERSION_REJECTED: RefusalReason.ValueType  # 4
+"""The version failed the arena's compliance check: it never plays; its owner reads the
+report (`pitch-bot status`). Connect with a new version.
+"""
 Global___RefusalReason: _TypeAlias = RefusalReason  # noqa: Y015
 
 class _StrikeReason:
@@ -487,6 +495,7 @@ class Welcome(_message.Message):
     PRACTICE_MATCHES_AT_ONCE_FIELD_NUMBER: _builtins.int
     PRACTICE_REQUESTS_PER_MINUTE_FIELD_NUMBER: _builtins.int
     OTHER_VERSIONS_FIELD_NUMBER: _builtins.int
+    CHECKING_FIELD_NUMBER: _builtins.int
     protocol_version: _builtins.str
     """The protocol version both sides will use."""
     session_id: _builtins.str
@@ -508,6 +517,14 @@ class Welcome(_message.Message):
     """Practice requests this bot token may send a minute (a burst of that many, then one
     every 60/n seconds); more are answered with a `RequestError` naming the limit. 0: not
     limited (or a referee that predates the limit).
+    """
+    checking: _builtins.bool
+    """The arena checks this version before it plays: it is new, and its bot belongs to an
+    author's account. Practice matches against house bots follow on this stream (one of
+    each preset that together ask every decision kind, as `pitch-bot check --referee`
+    plays them); no arena match seats the version until it passed. A strike fails the
+    check: the stream then ends with FAILED_PRECONDITION, and a later hello with this
+    version is refused with REFUSAL_REASON_VERSION_REJECTED (connect with a new version).
     """
     @_builtins.property
     def fleet(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
@@ -537,10 +554,11 @@ class Welcome(_message.Message):
         practice_matches_at_once: _builtins.int = ...,
         practice_requests_per_minute: _builtins.int = ...,
         other_versions: _abc.Iterable[_builtins.str] | None = ...,
+        checking: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot_id", b"bot_id", "fleet", b"fleet", "other_versions", b"other_versions", "practice_matches_at_once", b"practice_matches_at_once", "practice_requests_per_minute", b"practice_requests_per_minute", "protocol_version", b"protocol_version", "reconnect_grace_seconds", b"reconnect_grace_seconds", "referee_address", b"referee_address", "session_id", b"session_id"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot_id", b"bot_id", "checking", b"checking", "fleet", b"fleet", "other_versions", b"other_versions", "practice_matches_at_once", b"practice_matches_at_once", "practice_requests_per_minute", b"practice_requests_per_minute", "protocol_version", b"protocol_version", "reconnect_grace_seconds", b"reconnect_grace_seconds", "referee_address", b"referee_address", "session_id", b"session_id"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
