@@ -538,8 +538,8 @@ class Welcome(_message.Message):
     def other_versions(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
         """The other versions of this bot (their hello's `bot_version`) with a stream open to
         this referee now. Each version is its own player: it plays the seats that name it
-        (`{bot_id}@{version}`), and a seat naming the bot alone goes to its newest connection,
-        this one. A stream with the same token and version as an open one replaces it.
+        (`{bot_id}@{version}`), and a seat naming the bot alone goes to its newest connected
+        version that may play (this one, unless the arena is checking it). A stream with the same token and version as an open one replaces it.
         """
 
     def __init__(
