@@ -21,7 +21,7 @@ import logging
 import math
 import random
 import signal
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -36,6 +36,7 @@ from store.hosted import RESTING, HostedVersion, HostedVersions
 from store.redis_store import Store
 from store.seat_keys import seat_key
 from store.version_tests import VersionTestStore
+from store.versions import BotVersions
 
 log = logging.getLogger("pitch.hosting")
 Key = tuple[str, str]
@@ -60,11 +61,13 @@ class Survey:
 
 
 def playing_versions(versions: list[HostedVersion], settled: Callable[[HostedVersion], bool],
+                     pinned: Mapping[str, str] | None = None,
                      ) -> tuple[list[HostedVersion], list[tuple[HostedVersion, HostedVersion]]]:
-    """The versions that should run: each bot's newest and, while ``settled`` says the
-    newest's automatic SPRT against its predecessor is not over, the version before it (the
-    test's opponent: the two play side by side, each its own player); and each other
-    version with the newest one that replaces it."""
+    """The versions that should run: each bot's newest, the version its owner pinned
+    (``pinned``: bot id -> version; the bot plays it as its current one) and, while
+    ``settled`` says the newest's automatic SPRT against its predecessor is not over, the
+    version before it (the test's opponent: the two play side by side, each its own
+    player); and each other version with the newest one that replaces it."""
     by_bot: dict[str, list[HostedVersion]] = {}
     for version in sorted(versions, key=lambda v: (v.submitted, v.version)):
         by_bot.setdefault(version.bot_id, []).append(version)
@@ -73,6 +76,7 @@ def playing_versions(versions: list[HostedVersion], settled: Callable[[HostedVer
     for ordered in by_bot.values():
         newest = ordered[-1]
         kept = ordered[-2:] if len(ordered) > 1 and not settled(newest) else [newest]
+        kept += [v for v in ordered if v.version == (pinned or {}).get(v.bot_id) and v not in kept]
         playing += kept
         replaced += [(version, newest) for version in ordered if version not in kept]
     return playing, replaced
@@ -148,7 +152,9 @@ class BotHost:
         survey = Survey()
         self.versions.beat(self.host_id, {"slots": config.slots, "running": len(self.runners),
                                           "capacity": config.capacity, "referee": config.referee}, config.lease_s)
-        playing, replaced = playing_versions(self.versions.wanted(), self._settled)
+        wanted_now = self.versions.wanted()
+        pins = BotVersions(self.versions.store).pinned_versions(sorted({v.bot_id for v in wanted_now}))
+        playing, replaced = playing_versions(wanted_now, self._settled, pins)
         for old, new in replaced:
             self.versions.stop(old.bot_id, old.version, f"replaced by the bot's newer version {new.version}")
         wanted = {(version.bot_id, version.version): version for version in playing}

@@ -30,6 +30,7 @@ from store.accounts import Accounts
 from store.fleet import FleetDirectory
 from store.redis_store import Store
 from store.seats import SeatLedger
+from store.versions import BotVersions
 
 log = logging.getLogger("pitch.referee.fleet")
 
@@ -68,6 +69,7 @@ class FleetMember:
         self.referee_id = uuid.uuid4().hex[:12]
         self.directory = FleetDirectory(store, config.fleet_ttl_s)
         self.accounts = Accounts(store)
+        self.versions = BotVersions(store)
         self.address = advertised_address(config, port)
         self.relay_address = advertised_relay_address(config, relay_port)
         self.store_reachable = store_reachable
@@ -155,6 +157,7 @@ class FleetMember:
             live = await asyncio.to_thread(self.directory.live)
             await self.seats.beat()
             await self.end_disabled_streams()
+            await self.read_current_versions()
         except redis.RedisError as exc:
             self._resync = True
             log.warning("fleet heartbeat failed (%s); retrying", exc)
@@ -184,6 +187,14 @@ class FleetMember:
             if not playable.get(presence.bot.bot_id, True) and presence.session is not None:
                 log.info("bot %r was disabled by the operator: ending its stream", presence.bot.name)
                 presence.session.end(grpc.StatusCode.PERMISSION_DENIED, DISABLED)
+
+    async def read_current_versions(self) -> None:
+        """Learn each connected bot's current version again (its owner may have pinned
+        another since it connected): a seat naming the bot alone goes to it.  One round trip
+        for all of them per heartbeat."""
+        bots = sorted({p.bot.bot_id for p in self.registry.connected()})
+        if bots:
+            self.registry.current.update(await asyncio.to_thread(self.versions.current_of, bots))
 
     async def _beating(self) -> None:
         while True:

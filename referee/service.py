@@ -128,6 +128,9 @@ class BotServicer(bot_pb2_grpc.BotServiceServicer):
         except TooManyVersions as exc:
             await self._abort(context, client, grpc.StatusCode.RESOURCE_EXHAUSTED, str(exc))
         presence.checking = arrival.check == CheckState.PENDING
+        presence.rated_id = arrival.rated_id
+        if arrival.current is not None:
+            arena.registry.current[bot.bot_id] = arrival.current
         others = [p.version for p in arena.registry.versions(bot.bot_id) if p.connected and p is not presence]
         arena.client_events.log(logging.INFO, "bot %r connected (session %s, version %s, capacity %d%s%s)",
                                 bot.name, session.session_id, echo(hello.bot_version), presence.capacity,

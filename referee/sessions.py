@@ -164,6 +164,8 @@ class Presence:
     relayed: dict[str, Callable[[bot_pb2.Decision], None]] = field(default_factory=dict)
     """Where answers naming a match another referee runs go (match id -> its relay, see
     :mod:`referee.relay`), when no pending decision here takes them."""
+    rated_id: str = ""
+    """The id this version is rated under (:mod:`store.versions`), set at its hello."""
     checking: bool = False
     """The arena is checking this version (:mod:`referee.version_check`): its stream plays
     the check's practice matches and no other match seats it."""
@@ -282,6 +284,10 @@ class Registry:
         self._presences: dict[str, Presence] = {}
         self._newest: dict[str, list[str]] = {}
         """Bot id -> the seat keys of its presences, the most recently attached last."""
+        self.current: dict[str, str] = {}
+        """Bot id -> the rated id of its current version (pinned by its owner, else its
+        newest that may play: :mod:`store.versions`), as the store said at the bot's latest
+        hello or the fleet's latest heartbeat."""
         self.on_change: Callable[[], None] = lambda: None
 
     def presence(self, bot: BotRecord, version: str = "") -> Presence:
@@ -295,13 +301,16 @@ class Registry:
 
     def get(self, seat: str) -> Presence | None:
         """The presence a seat names: ``{bot id}@{version}`` exactly; a bot id alone, its
-        newest playable version (else its newest connected one, which is being checked,
-        else the newest one, disconnected); ``None`` for a bot that never connected here."""
+        current version where that may play here, else its newest version that may play
+        (else its newest connected one, which is being checked, else the newest one,
+        disconnected); ``None`` for a bot that never connected here."""
         if names_version(seat):
             return self._presences.get(seat)
         versions = self.versions(seat)
-        return next((p for p in reversed(versions) if p.playable),
-                    next((p for p in reversed(versions) if p.connected), versions[-1] if versions else None))
+        current = self.current.get(seat)
+        return next((p for p in versions if p.playable and p.rated_id == current),
+                    next((p for p in reversed(versions) if p.playable),
+                         next((p for p in reversed(versions) if p.connected), versions[-1] if versions else None)))
 
     def versions(self, bot_id: str) -> list[Presence]:
         """Every presence of ``bot_id`` here, the most recently attached last."""

@@ -32,6 +32,7 @@ switch ``PITCH_VERSION_CHECK=0`` turns the check off for an arena's referees.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import uuid
@@ -121,6 +122,11 @@ class VersionChecker:
         log.info("check of %r: %s", presence.label, verdict.summary)
         if verdict.state == CheckState.PASSED:
             presence.checking = False
+            bot_id = presence.bot.bot_id
+            with contextlib.suppress(redis.RedisError):  # else the fleet's next heartbeat reads it
+                current = await asyncio.to_thread(self.arena.versions.current, bot_id)  # this one, if the newest
+                if current is not None:
+                    self.arena.registry.current[bot_id] = current
             if presence.connected and self.arena.fleet is not None:
                 self.arena.fleet.bot_connected(presence)  # placeable from now on
         elif presence.session is not None:

@@ -107,6 +107,8 @@ class Arrival:
     allocated without one)."""
     new: bool
     """Whether this hello allocated it."""
+    current: str | None
+    """The bot's current version's rated id after this hello."""
 
 
 def version_order(rated_id: str) -> int:
@@ -187,11 +189,11 @@ class BotVersions:
         see :meth:`rated_id`): it becomes the bot's current version if it is its newest one
         that may play and no version is pinned (see the module's docstring)."""
         rated, new = self._allocate(bot_id, version, check)
-        state = self.client.hget(self._key("rated", rated), "check")
-        arrival = Arrival(rated, None if state is None else CheckState(str(state)), new)
-        if arrival.check not in NOT_PLAYABLE:
+        raw = self.client.hget(self._key("rated", rated), "check")
+        state = None if raw is None else CheckState(str(raw))
+        if state not in NOT_PLAYABLE:
             self.promote(bot_id, rated)
-        return arrival
+        return Arrival(rated, state, new, self.current(bot_id))
 
     def promote(self, bot_id: str, rated: str) -> bool:
         """Make ``rated`` the bot's current version if no version is pinned and it is newer
@@ -221,6 +223,16 @@ class BotVersions:
         self.client.set(pin, rated)
         self._switch(bot_id, lambda pipe, now: rated)
         return rated
+
+    def pinned_versions(self, bot_ids: Sequence[str]) -> dict[str, str]:
+        """The version string each of ``bot_ids`` has pinned, for those that pinned one
+        (two round trips): what a bot host keeps running beside the newest."""
+        if not bot_ids:
+            return {}
+        pins = self.client.mget([self._key("bot-pin", bot) for bot in bot_ids])
+        rated = {bot: str(pin) for bot, pin in zip(bot_ids, pins, strict=True) if pin is not None}
+        records = self.records(rated.values())
+        return {bot: records[r].version for bot, r in rated.items() if r in records}
 
     def pinned(self, bot_id: str) -> str | None:
         """The rated id the bot's owner pinned, if any."""

@@ -164,3 +164,12 @@ def test_a_bots_previous_version_runs_until_the_newest_ones_test_is_over() -> No
     assert sorted((v.bot_id, v.version) for v in playing) == [("a", "3"), ("b", "1")]
     assert sorted((old.version, new.version) for old, new in replaced) == [("1", "3"), ("2", "3")]
     assert HostConfig.from_env({"PITCH_AUTO_SPRT": "0"}).auto_sprt == 0
+
+
+def test_a_pinned_version_keeps_running_beside_the_newest() -> None:
+    """"the bot's current version is the newest one that was not rejected (or the one its
+    owner pins)": the pinned version is not replaced by the newest."""
+    versions = [_version("a", "1", 1.0), _version("a", "2", 2.0), _version("a", "3", 3.0)]
+    playing, replaced = playing_versions(versions, lambda version: True, {"a": "1"})
+    assert sorted(v.version for v in playing) == ["1", "3"]
+    assert [(old.version, new.version) for old, new in replaced] == [("2", "3")]

@@ -2,7 +2,7 @@
 
 An author's new version is tested against the old one (an SPRT), so both must be connected
 with the bot's one token, each a player of its own: a seat ``{bot id}@{version}`` is that
-version, a seat naming the bot alone its newest connection.  Before, the second stream
+version, a seat naming the bot alone its current version (pinned, else its newest).  Before, the second stream
 replaced the first (ABORTED, and the SDK reconnected: the two flipped), and a versioned
 seat was "not registered".  Real referees over loopback gRPC, real SDK clients, a real
 Redis."""
@@ -71,6 +71,34 @@ def test_two_versions_stay_connected_and_each_plays_the_seats_that_name_it(redis
             listed = {bot.bot_id: bot for bot in (await arena.admin.ListBots(arena_pb2.ListBotsRequest(),
                                                                               metadata=ADMIN)).bots}
             assert listed[bot_id].connected and listed[bot_id].capacity == 8 and listed[bot_id].bot_version == "2"
+
+    run(scenario())
+
+
+def test_a_seat_naming_the_bot_alone_goes_to_the_version_its_owner_pinned(redis_url: str) -> None:
+    """"the bot's current version is the newest one that was not rejected (or the one its
+    owner pins)": with versions 1 and 2 connected, the bot alone plays as 2, the newest;
+    pinned to 1 (while both stay connected), it plays as 1 from the next heartbeat on, and
+    as 2 again once unpinned."""
+    async def scenario() -> None:
+        async with running_arena(redis_url, fleet_ttl_s=0.6) as arena:
+            registered = await arena.register()
+            bot_id, token = registered.bot_id, registered.token
+            for version in ("1", "2"):
+                await connect(arena, token, FirstLegalBot, version)
+            versions = arena.server.arena.versions
+
+            async def plays_as() -> list[str]:
+                played = await arena.run_match("cutthroat", [bot_id] * 3, seed=4, options_json='{"target": 3}')
+                return list(played.seat_bot_versions)
+
+            assert await plays_as() == ["2"] * 3
+            await asyncio.to_thread(versions.pin, bot_id, "1")
+            await asyncio.sleep(0.5)  # a heartbeat (every 0.2 s) reads the bots' current versions
+            assert await plays_as() == ["1"] * 3
+            await asyncio.to_thread(versions.pin, bot_id, None)
+            await asyncio.sleep(0.5)
+            assert await plays_as() == ["2"] * 3
 
     run(scenario())
 

@@ -23,6 +23,7 @@ from store.hosted import HostedVersions, Status
 from store.redis_store import Store
 from store.seat_keys import seat_key
 from store.version_tests import VersionTestStore
+from store.version_checks import VersionChecks
 from store.versions import BotVersions
 from tests.web.test_author_cli import cli_env, run_cli
 from tests.workers.test_tournament import worker_config
@@ -101,3 +102,35 @@ def test_wait_follows_a_version_to_its_verdict_and_exits_by_it(arena_url: tuple[
     _author(tmp_path / "mallory", url, store)
     code, _, err = _run(tmp_path / "mallory", url, "status", bot)
     assert code == 4 and "no bot named" in err
+
+
+def test_an_author_pins_a_version_as_current_and_unpins_it(arena_url: tuple[str, Store], tmp_path: Path) -> None:
+    """`pitch-bot pin BOT VERSION`: "the bot's current version is the newest one that was not
+    rejected (or the one its owner pins)". A version never seen is 404, one that failed its
+    check cannot be pinned, another account cannot pin the bot, and `--unpin` makes the
+    newest version that may play current again."""
+    url, store = arena_url
+    bot, bot_id = _author(tmp_path / "pinner", url, store)
+    versions = BotVersions(store)
+    for version in ("1", "2"):
+        versions.connected(bot_id, version)
+    versions.connected(bot_id, "3", check=True)
+    VersionChecks(versions).settle(bot_id, "3", False, "compliance check failed", "problem: play: illegal action")
+    assert versions.current(bot_id) == f"{bot_id}-v2"
+    code, _, err = _run(tmp_path / "pinner", url, "pin", bot, "1")
+    assert code == 0, err
+    assert "pinned 1; current version 1" in err and versions.current(bot_id) == bot_id
+    versions.connected(bot_id, "4")  # a newer version connects: the pin holds
+    assert versions.current(bot_id) == bot_id
+    code, _, err = _run(tmp_path / "pinner", url, "pin", bot, "9")
+    assert code != 0 and "no version '9'" in err
+    code, _, err = _run(tmp_path / "pinner", url, "pin", bot, "3")
+    assert code != 0 and "did not pass the arena's check" in err
+    code, _, err = _run(tmp_path / "pinner", url, "pin", bot)
+    assert code != 0 and "--unpin" in err
+    _author(tmp_path / "other", url, store)
+    code, _, err = _run(tmp_path / "other", url, "pin", bot, "2")
+    assert code != 0 and "no bot named" in err and versions.current(bot_id) == bot_id
+    code, _, err = _run(tmp_path / "pinner", url, "pin", bot, "--unpin")
+    assert code == 0, err
+    assert "unpinned; current version 4" in err and versions.current(bot_id) == f"{bot_id}-v4"

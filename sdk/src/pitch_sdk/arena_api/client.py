@@ -112,6 +112,11 @@ class ArenaApi:
         found: dict[str, Any] = json.loads(raw)
         return found
 
+    def pin(self, bot: str, version: str | None) -> dict[str, Any]:
+        """Pin ``version`` as the bot's current version (``None``: unpin); the bot's current
+        version after it."""
+        return self._json("POST", f"/bots/{_part(bot)}/pin", {"version": version})
+
     def log(self, bot: str, version: str) -> str:
         """The last kilobytes of a hosted version's output."""
         return self._call("GET", f"/bots/{_part(bot)}/versions/{_part(version)}/log").decode("utf-8", "replace")

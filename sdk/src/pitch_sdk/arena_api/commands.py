@@ -218,9 +218,25 @@ def stop(bot: BotName, version: Annotated[str, typer.Argument(help="The version.
     _say(f"{bot} {version}: stopped")
 
 
+def pin(bot: BotName,
+        version: Annotated[str | None, typer.Argument(help="The version to play as the bot's current one.")] = None,
+        unpin: Annotated[bool, typer.Option("--unpin", help="Let the newest version that may play be current "
+                                                           "again.")] = False,
+        url: UrlOption = None) -> None:
+    """Pin a version of your bot as its current one, whatever versions come after it (its
+    leaderboard row, the seats that name the bot alone, the version its host keeps
+    running), or --unpin."""
+    if (version is None) == (not unpin):
+        fail("name a VERSION to pin, or --unpin")
+    with _answering():
+        answer = arena_client(url).pin(bot, None if unpin else version)
+    pinned = f"pinned {answer['pinned']}" if answer["pinned"] else "unpinned"
+    _say(f"{bot}: {pinned}; current version {answer['current'] or '(none yet)'}")
+
+
 def add_commands(app: typer.Typer) -> None:
     """Add the account and hosting commands to ``pitch-bot``."""
-    for command in (signup, login, logout, whoami, bots, submit, versions, logs, stop):
+    for command in (signup, login, logout, whoami, bots, submit, versions, logs, stop, pin):
         app.command()(command)
     app.command("new-bot")(new_bot)
     app.command("rotate-token")(rotate_token)
