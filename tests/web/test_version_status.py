@@ -22,8 +22,8 @@ from store.fleet import FleetDirectory
 from store.hosted import HostedVersions, Status
 from store.redis_store import Store
 from store.seat_keys import seat_key
-from store.version_tests import VersionTestStore
 from store.version_checks import VersionChecks
+from store.version_tests import VersionTestStore
 from store.versions import BotVersions
 from tests.web.test_author_cli import cli_env, run_cli
 from tests.workers.test_tournament import worker_config
