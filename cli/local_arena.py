@@ -167,13 +167,15 @@ class LocalArena:
                                            "--seed", str(seed)], {"PITCH_BOT_TOKEN": token},
                            signal.SIGINT)
 
-    def start_bot_host(self, redis_url: str, prefix: str, referee: str, artifacts: Path, slots: int) -> Service:
+    def start_bot_host(self, redis_url: str, prefix: str, referee: str, artifacts: Path, slots: int,
+                       env: Mapping[str, str] | None = None) -> Service:
         """``pitch-arena bot-host`` running up to ``slots`` hosted versions, each in its sandbox,
-        playing through ``referee``; its unpacked packages and sockets in the arena's log folder."""
+        playing through ``referee``; its unpacked packages and sockets in the arena's log folder
+        (``env``: more of its settings)."""
         return self._start("bot-host", [str(BIN / "pitch-arena"), "bot-host", "--referee", referee,
                                         "--slots", str(slots)],
                            {"REDIS_URL": redis_url, "PITCH_STORE_PREFIX": prefix, "PITCH_ARTIFACTS_DIR": str(artifacts),
-                            "PITCH_HOST_DIR": str(self.log_dir / "bot-host")})
+                            "PITCH_HOST_DIR": str(self.log_dir / "bot-host"), **(env or {})})
 
     def wait_connected(self, client: RefereeClient, bot_ids: list[str], timeout: float = 60) -> None:
         """Wait until every bot in ``bot_ids`` is connected to the referee."""
