@@ -23,7 +23,11 @@ naming the bot alone goes to another of its versions.  Then:
   with FAILED_PRECONDITION, and every later hello with that version is refused
   (``REFUSAL_REASON_VERSION_REJECTED``): the fix is a new version, checked anew;
 * cut short by something that says nothing about the bot (it disconnected, the referee is
-  stopping or full): the check stays pending and runs again at its next hello.
+  stopping, the store out of reach): the check stays pending, runs again a few times while
+  the bot stays connected, and at its next hello.
+
+A referee checks at most :data:`CHECKS_AT_ONCE` versions at once, one per author at a time,
+so one author's burst of new versions never holds the others' checks back.
 
 Operator-registered bots (no account) are the operator's own and are not checked; the
 switch ``PITCH_VERSION_CHECK=0`` turns the check off for an arena's referees.
@@ -36,6 +40,7 @@ import contextlib
 import json
 import logging
 import uuid
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 
 import grpc
@@ -68,6 +73,11 @@ CLAIM_TTL_S = 30.0
 referee's check is taken up by the next hello elsewhere after this long)."""
 POLL_S = 1.0
 """How often a stream whose version another referee is checking looks for the verdict."""
+CHECK_TRIES = 3
+"""Times a check cut short by the referee's side (the store, a refused match) is run again
+while its bot stays connected; then it waits for the bot's next hello."""
+RETRY_S = 5.0
+"""The pause before a check runs again."""
 
 
 @dataclass(frozen=True)
@@ -90,6 +100,9 @@ class VersionChecker:
         self.running: dict[str, asyncio.Task[None]] = {}
         """The check task of each version being checked here, by seat key."""
         self._at_once = asyncio.Semaphore(CHECKS_AT_ONCE)
+        self._authors: dict[str, tuple[asyncio.Lock, list[int]]] = {}
+        """Per author (the owning account's name): the lock its checks take one at a time,
+        and how many checks hold or wait for it (a one-item list; dropped at zero)."""
 
     def start(self, presence: Presence) -> None:
         """Check ``presence``'s version unless a check of it runs here already (a stream
@@ -108,16 +121,37 @@ class VersionChecker:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
 
-    async def _run(self, presence: Presence) -> None:
+    @contextlib.asynccontextmanager
+    async def _author_turn(self, author: str) -> AsyncIterator[None]:
+        """One check at a time per author: a burst of new versions from one account queues
+        behind itself while other authors' checks take the referee's free check slots."""
+        lock, users = self._authors.setdefault(author, (asyncio.Lock(), [0]))
+        users[0] += 1
         try:
-            async with self._at_once:
-                verdict = await self._claimed_check(presence)
-        except redis.RedisError as exc:
-            log.warning("check of %r: the store cannot be reached (%s); it runs again at the bot's next hello",
-                        presence.label, exc)
-            return
+            async with lock:
+                yield
+        finally:
+            users[0] -= 1
+            if users[0] == 0:
+                del self._authors[author]
+
+    async def _run(self, presence: Presence) -> None:
+        verdict = CheckVerdict(None, "not run", "")
+        for attempt in range(CHECK_TRIES):
+            if attempt:
+                await asyncio.sleep(RETRY_S)
+            if not presence.connected:
+                break
+            try:
+                async with self._author_turn(presence.bot.owner.lower()), self._at_once:
+                    verdict = await self._claimed_check(presence)
+            except redis.RedisError as exc:
+                verdict = CheckVerdict(None, f"the store cannot be reached ({exc})", "")
+            if verdict.state is not None:
+                break
         if verdict.state is None:
-            log.info("check of %r not finished: %s", presence.label, verdict.summary)
+            log.info("check of %r not finished: %s; it runs again at the bot's next hello", presence.label,
+                     verdict.summary)
             return
         log.info("check of %r: %s", presence.label, verdict.summary)
         if verdict.state == CheckState.PASSED:

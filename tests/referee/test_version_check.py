@@ -27,7 +27,7 @@ from store.seat_keys import seat_key
 from store.version_checks import VersionChecks
 from store.version_tests import VersionTestStore
 from store.versions import BotVersions, CheckState
-from tests.referee.bots import IllegalBot
+from tests.referee.bots import IllegalBot, SteadyBot
 from tests.referee.harness import ADMIN, Arena, RawBot, run, running_arena
 
 
@@ -165,5 +165,34 @@ def test_operator_bots_and_an_arena_with_the_switch_off_are_not_checked(redis_ur
             author, _ = await _start(arena, token, lambda: load_bot("heuristic"), "1")
             assert author.welcome is not None and not author.welcome.checking
             assert VersionChecks(arena.server.arena.versions).get(bot_id, "1") is None
+
+    run(scenario())
+
+
+def test_one_authors_burst_of_new_versions_is_checked_one_at_a_time_beside_another_authors(
+        redis_url: str) -> None:
+    """Fairness on a shared referee: an author's three new versions are checked one after
+    another while another author's new version is checked at once beside them."""
+    async def scenario() -> None:
+        async with running_arena(redis_url, shutdown_grace_s=0.2) as arena:  # the checks are cut at the end
+            accounts = Accounts(arena.server.arena.store)
+            busy, other = accounts.create("busy", "busy-password"), accounts.create("other", "other-password")
+            burst = [accounts.create_bot(busy, f"busy-{n}") for n in range(3)]
+            single = accounts.create_bot(other, "other-0")
+            for _, token in burst:
+                await _start(arena, token, SteadyBot, "1")
+            await _start(arena, single[1], SteadyBot, "1")
+
+            def checked_now() -> set[str]:
+                return {p.bot.name for match in arena.server.arena.matches.values() for p in match.spec.seats
+                        if p.bot.name != "house"}
+
+            seen: set[str] = set()
+            for _ in range(20):
+                now = checked_now()
+                assert len(now & {f"busy-{n}" for n in range(3)}) <= 1, now  # the burst: one at a time
+                seen |= now
+                await asyncio.sleep(0.05)
+            assert "other-0" in seen and "busy-0" in seen and not seen & {"busy-1", "busy-2"}
 
     run(scenario())
