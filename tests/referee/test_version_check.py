@@ -29,14 +29,7 @@ from store.version_tests import VersionTestStore
 from store.versions import BotVersions, CheckState
 from tests.referee.bots import IllegalBot, SteadyBot
 from tests.referee.harness import ADMIN, Arena, RawBot, run, running_arena
-
-
-def _versioned(factory: Callable[[], Bot], version: str) -> Callable[[], Bot]:
-    def make() -> Bot:
-        bot = factory()
-        bot.version = version  # type: ignore[attr-defined]
-        return bot
-    return make
+from tests.referee.test_versions_side_by_side import versioned
 
 
 async def _author_bot(arena: Arena, name: str) -> tuple[str, str]:
@@ -49,7 +42,7 @@ async def _author_bot(arena: Arena, name: str) -> tuple[str, str]:
 
 async def _start(arena: Arena, token: str, factory: Callable[[], Bot], version: str) -> tuple[BotClient,
                                                                                                 asyncio.Task[None]]:
-    client = BotClient(_versioned(factory, version), arena.address, token, capacity=2)
+    client = BotClient(versioned(factory, version), arena.address, token, capacity=2)
     task = asyncio.create_task(client.run(arena.stop))
     arena.tasks.append(task)
     await asyncio.wait_for(client.connected.wait(), timeout=10)
@@ -125,7 +118,7 @@ def test_a_version_playing_illegal_moves_is_rejected_before_any_arena_match_and_
         async with running_arena(redis_url) as arena:
             store = arena.server.arena.store
             bot_id, token = await _author_bot(arena, "broken-bot")
-            client = BotClient(_versioned(IllegalBot, "7"), arena.address, token, capacity=2)
+            client = BotClient(versioned(IllegalBot, "7"), arena.address, token, capacity=2)
             with pytest.raises(ConnectionRefused) as stopped:
                 await asyncio.wait_for(client.run(arena.stop), timeout=60)
             assert "failed the arena's compliance check" in str(stopped.value)
