@@ -20,7 +20,7 @@ from store.hosted import HostedError, HostedVersions
 from store.rate_limits import RateLimited
 from store.redis_store import BotRecord
 from store.sessions import Session
-from web.accounts.identity import check_csrf, session_account, session_of
+from web.accounts.identity import accounts, check_csrf, session_account, session_of
 from web.hosted.api import read_package, submit_version
 from web.pages.common import arena, not_found
 from web.templating import path_for
@@ -32,9 +32,13 @@ SHOWN_LOG_BYTES = 4096
 def signed_in_owner(request: Request, record: BotRecord) -> tuple[Session, Account] | None:
     """The signed-in browser's session and account when that account owns the bot, else
     ``None``: what decides who sees a bot's hosted versions, their reports and their output,
-    on the bot's page and on each version's (:mod:`web.pages.versions`)."""
+    on the bot's page and on each version's (:mod:`web.pages.versions`).
+
+    Ownership is the account's own record of the bot (:meth:`Accounts.account_of`), never
+    the bot's ``owner`` text: the operator may register a bot under any owner text, an
+    account's name among them, and that must not hand the bot to the account."""
     signed_in = session_account(request)
-    if signed_in is None or record.owner.lower() != signed_in[1].key:
+    if signed_in is None or accounts(request).account_of(record.bot_id) != signed_in[1].key:
         return None
     return signed_in
 
