@@ -27,6 +27,8 @@ from web.templating import path_for
 
 #: Output shown per version on the page (the API serves all that is kept).
 SHOWN_LOG_BYTES = 4096
+#: The newest versions whose output and test the page shows (every version is listed).
+DETAILED_VERSIONS = 5
 
 
 def signed_in_owner(request: Request, record: BotRecord) -> tuple[Session, Account] | None:
@@ -51,10 +53,11 @@ def owner_panel(request: Request, record: BotRecord) -> dict[str, Any] | None:
     session, _ = signed_in
     hosted = HostedVersions(arena(request).store)
     versions = hosted.versions_of(record.bot_id)
+    newest = versions[-DETAILED_VERSIONS:]  # in the order submitted: an author works on the latest
     logs = {v.version: hosted.log(record.bot_id, v.version)[-SHOWN_LOG_BYTES:].decode("utf-8", "replace")
-            for v in versions[:5]}
-    loop = {v.version: version_status(arena(request).store, record.bot_id, v.version) for v in versions[-5:]}
-    return {"versions": versions, "logs": logs, "loop": loop, "csrf": session.csrf}
+            for v in newest}
+    loop = {v.version: version_status(arena(request).store, record.bot_id, v.version) for v in newest}
+    return {"versions": versions, "logs": logs, "loop": loop, "detailed": DETAILED_VERSIONS, "csrf": session.csrf}
 
 
 async def upload(request: Request) -> Response:
