@@ -4,9 +4,12 @@ input, a missing admin token or an unreachable referee get clear answers, never 
 
 from __future__ import annotations
 
+import json
+import re
 import socket
 import uuid
 from collections.abc import Iterator
+from urllib.parse import quote
 
 import pytest
 from starlette.testclient import TestClient
@@ -19,7 +22,10 @@ from competitions.sprt.store import SprtStore
 from competitions.tournaments import control as tournament
 from competitions.tournaments.store import TournamentStore
 from competitions.tournaments.table import PLAYED
+from pitch_sdk.bots import HeuristicBot, RandomBot
+from pitch_sdk.harness.local import play_game
 from pitch_sdk.protocol.decision_times import add_time
+from pitch_sdk.rules import GameLog, preset
 from store.fleet import FleetDirectory
 from store.redis_store import Store
 from store.results import result_to_dict
@@ -80,7 +86,7 @@ def test_leaderboard_shows_the_stores_rows_and_escapes_names(client: TestClient,
         assert f">{row.rating:.0f}" in page.text
     assert "&lt;b&gt;delta&lt;/b&gt;" in page.text and "<b>delta</b>" not in page.text
     assert page.text.count("<path d=") == 4  # one history line per bot
-    assert client.get("/leaderboards/partnership?sort=nonsense&page=x").status_code == 200
+    assert client.get("/leaderboards/partnership?sort=nonsense").status_code == 200  # the default order
 
 
 def test_bot_page_shows_ratings_head_to_head_matches_and_conduct(client: TestClient, store: Store) -> None:
@@ -280,3 +286,64 @@ def test_links_and_redirects_never_carry_the_host_the_request_named(client: Test
         page = client.get(path, headers=forged)
         assert page.status_code == 200 and "evil.example" not in page.text, path
         assert 'href="/static/arena.css"' in page.text
+
+
+#: Every whole number a page reads from its query: (path, parameter); ``{bot}`` and
+#: ``{match}`` name the bot and the match of :func:`_replayable`.
+QUERY_NUMBERS = [
+    ("/leaderboards/partnership?sort=elo&page=", "page"),  # pages in Redis
+    ("/leaderboards/partnership?sort=bt&page=", "page"),  # pages the cached table
+    ("/bots/{bot}/versions/1.0?page=", "page"),
+    ("/matches/{match}/games/1?step=", "step"),
+]
+#: What a page shows of the part a number picks: leaderboard rows, matches, the replay's step.
+PICKED = re.compile(r'data-(?:bot-id|match-id|step)="([^"]*)"')
+
+
+def _replayable(store: Store) -> tuple[str, str]:
+    """A rated partnership match with a game log that replays, its first seat's bot at
+    version 1.0: the match's id and that bot's."""
+    bots = _field(store)
+    BotVersions(store).connected(bots[0], "1.0")
+    log = GameLog.of(play_game(preset("partnership"), [HeuristicBot(), RandomBot(), HeuristicBot(), RandomBot()],
+                               seed=1))
+    result = match_result("replayed", bots, [(0, [11, 4])])
+    result.ruleset.json = log.ruleset.to_json()
+    stored = result_to_dict(result)
+    assert store.record_match("replayed", stored, [json.dumps(log.to_dict())])
+    record_match(store, stored)
+    return "replayed", bots[0]
+
+
+@pytest.mark.parametrize(("path", "name"), QUERY_NUMBERS)
+def test_every_number_a_query_names_is_a_400_naming_it_or_clamped(client: TestClient, store: Store, path: str,
+                                                                  name: str) -> None:
+    """Anything but ASCII digits is a 400 that names the parameter and repeats none of the
+    value; a number past the last page or step shows the last, whatever its length (4,000
+    digits Python converts, and paging in Redis by it failed; 5,000 it refuses)."""
+    match_id, bot_id = _replayable(store)
+    url = path.format(bot=bot_id, match=match_id)
+    last = "1"
+    if name == "step":
+        found = re.search(r'data-last="(\d+)"', client.get(url + "0").text)
+        assert found
+        last = found.group(1)
+    expected = PICKED.findall(client.get(url + last).text)
+    assert expected, "the last page or step shows something"
+    for value in ("99999", "9" * 4000, "9" * 5000):
+        answer = client.get(url + value)
+        assert answer.status_code == 200, (url, len(value))
+        assert PICKED.findall(answer.text) == expected, (url, len(value))
+    for value in ("abc", "-1", "1.5", "", " 1", "1e3", "٣", "²", "x" * 5000):
+        refused = client.get(url + quote(value))
+        assert refused.status_code == 400, (url, value[:10])
+        assert f"{name}: " in refused.text and "xxxxx" not in refused.text and len(refused.text) < 1000, refused.text
+
+
+def test_a_game_number_of_any_length_past_the_match_is_a_404(client: TestClient, store: Store) -> None:
+    """The replay's game number comes from its path: past the match's games it is a 404
+    however many digits it has (5,000 are past what Python converts)."""
+    match_id, _ = _replayable(store)
+    for game in ("2", "9" * 5000, "٣"):
+        missing = client.get(f"/matches/{match_id}/games/{quote(game)}")
+        assert missing.status_code == 404 and len(missing.text) < 1000, game[:10]

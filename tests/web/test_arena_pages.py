@@ -69,6 +69,7 @@ def test_leaderboard_sorts_by_any_column_through_its_url(arena: WebArena, page: 
     shown = page.locator("#leaderboard tbody tr").evaluate_all("rows => rows.map(r => r.dataset.botId)")
     assert shown == [row.bot_id for row in live]
     page.click("th[data-sort=name] a")
+    page.wait_for_url("**?sort=name")  # the click returns once the sorted page starts loading
     names = page.locator("#leaderboard tbody td.name").all_inner_texts()
     assert names == sorted(names, key=str.casefold)
 

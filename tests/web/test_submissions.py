@@ -226,3 +226,22 @@ def test_the_owner_sees_each_versions_test_against_the_previous_one(client: Test
     public = client.get(f"/bots/{record.bot_id}").text
     marked = re.search(r'data-test="not-better">(.*?)</tr>', public, re.S)
     assert marked and "H0 accepted against 1" in marked.group(1)
+
+
+def test_the_owner_panel_shows_the_newest_versions_output_and_test(client: TestClient, store: Store) -> None:
+    """Of seven hosted versions, the bot's page lists every one and gives the output and the
+    test against the previous version of the same five: the newest, what the author is
+    working on."""
+    _author(client, "alice", "alice-bot")
+    record = next(b for b in store.bots() if b.name == "alice-bot")
+    hosted = HostedVersions(store)
+    versions = [f"v{n}" for n in range(1, 8)]
+    for version in versions:
+        hosted.add(record.bot_id, version, "0" * 64, "{}", "alice")
+        hosted.write_log(record.bot_id, version, f"output-of-{version}\n".encode())
+    client.post("/login", data={"name": "alice", "password": "alice-password"})
+    page = client.get(f"/bots/{record.bot_id}").text
+    listed = re.findall(r'<tr data-version="([^"]+)">', page)
+    tested = re.findall(r'<tr class="loop" data-version="([^"]+)"', page)
+    output = re.findall(r"output-of-(v\d)", page)
+    assert listed == versions and tested == output == versions[2:], (tested, output)

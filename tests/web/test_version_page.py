@@ -9,6 +9,7 @@ import re
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Any
 
 import httpx2
@@ -21,6 +22,7 @@ from competitions.ratings.leaderboard import Leaderboard, record_match
 from competitions.sprt import control as sprt_control
 from competitions.sprt.store import SprtStore
 from competitions.version_tests import control
+from pitch_sdk.packages.archive import pack
 from pitch_sdk.protocol.decision_times import add_time
 from store.accounts import Accounts
 from store.fleet import FleetDirectory
@@ -259,3 +261,42 @@ def test_bad_versions_and_pages_answer_short_and_pages_clamp(people: People) -> 
     unknown = people.visitor.get(f"/bots/{'b' * 300}/versions/1.0")
     assert unknown.status_code == 404 and len(unknown.text) < 120
     assert people.visitor.get("/bots/nobody/versions/1.0").status_code == 404
+
+
+def test_an_owner_text_naming_an_account_gives_it_nothing_of_the_bot(people: People, tmp_path: Path) -> None:
+    """The operator registers a bot whose free-text owner is the account's name: the signed-in
+    account sees none of its hosted versions, report, output or upload form, on the bot's page
+    or the version's, and its upload is a 404 as for a missing bot; the account's own bot,
+    hosted the same way, shows all of them and takes the upload."""
+    store = people.store
+    registered = store.register_bot(f"operators{uuid.uuid4().hex[:6]}", owner=people.owner_name)[0].bot_id
+    _, owned = _owned_bot(people)
+    hosted = HostedVersions(store)
+    for bot_id in (registered, owned):
+        hosted.add(bot_id, "v1", "0" * 64, "{}", people.owner_name)
+        hosted.record_check(bot_id, "v1", "compliance check passed: the-private-report", passed=True)
+        hosted.write_log(bot_id, "v1", b"the-private-output\n")
+    csrf = re.search(r'name="csrf" value="([^"]+)"', people.owner.get("/account").text)
+    assert csrf
+    source = tmp_path / "mine.py"
+    source.write_text("from pitch_sdk.bots.heuristic import HeuristicBot\n\n\nclass Mine(HeuristicBot):\n"
+                      "    name = 'mine'\n")
+    package = pack(source, "Mine")
+
+    def upload(bot_id: str) -> httpx2.Response:
+        return people.owner.post(f"/bots/{bot_id}/versions", data={"csrf": csrf.group(1), "version": "v2"},
+                                 files={"package": ("mine.tar.gz", package, "application/gzip")})
+
+    private = ('id="hosted-versions"', 'id="upload-version"', "the-private-report", "the-private-output",
+               'id="owner"', "version-report", "version-output")
+    for bot_id, mine in ((registered, False), (owned, True)):
+        bot_page = people.owner.get(f"/bots/{bot_id}")
+        version_page = people.owner.get(f"/bots/{bot_id}/versions/v1")
+        assert bot_page.status_code == version_page.status_code == 200
+        shown = {text for text in private if text in bot_page.text + version_page.text}
+        assert shown == (set(private) if mine else set()), bot_id
+        for answer in (bot_page, version_page):
+            assert ("no-store" in answer.headers.get("cache-control", "")) is mine
+    refused = upload(registered)
+    assert refused.status_code == 404 and [v.version for v in hosted.versions_of(registered)] == ["v1"]
+    assert upload(owned).status_code == 303 and [v.version for v in hosted.versions_of(owned)] == ["v1", "v2"]

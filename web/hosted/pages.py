@@ -20,21 +20,27 @@ from store.hosted import HostedError, HostedVersions
 from store.rate_limits import RateLimited
 from store.redis_store import BotRecord
 from store.sessions import Session
-from web.accounts.identity import check_csrf, session_account, session_of
+from web.accounts.identity import accounts, check_csrf, session_account, session_of
 from web.hosted.api import read_package, submit_version
 from web.pages.common import arena, not_found
 from web.templating import path_for
 
 #: Output shown per version on the page (the API serves all that is kept).
 SHOWN_LOG_BYTES = 4096
+#: The newest versions whose output and test the page shows (every version is listed).
+DETAILED_VERSIONS = 5
 
 
 def signed_in_owner(request: Request, record: BotRecord) -> tuple[Session, Account] | None:
     """The signed-in browser's session and account when that account owns the bot, else
     ``None``: what decides who sees a bot's hosted versions, their reports and their output,
-    on the bot's page and on each version's (:mod:`web.pages.versions`)."""
+    on the bot's page and on each version's (:mod:`web.pages.versions`).
+
+    Ownership is the account's own record of the bot (:meth:`Accounts.account_of`), never
+    the bot's ``owner`` text: the operator may register a bot under any owner text, an
+    account's name among them, and that must not hand the bot to the account."""
     signed_in = session_account(request)
-    if signed_in is None or record.owner.lower() != signed_in[1].key:
+    if signed_in is None or accounts(request).account_of(record.bot_id) != signed_in[1].key:
         return None
     return signed_in
 
@@ -47,10 +53,11 @@ def owner_panel(request: Request, record: BotRecord) -> dict[str, Any] | None:
     session, _ = signed_in
     hosted = HostedVersions(arena(request).store)
     versions = hosted.versions_of(record.bot_id)
+    newest = versions[-DETAILED_VERSIONS:]  # in the order submitted: an author works on the latest
     logs = {v.version: hosted.log(record.bot_id, v.version)[-SHOWN_LOG_BYTES:].decode("utf-8", "replace")
-            for v in versions[:5]}
-    loop = {v.version: version_status(arena(request).store, record.bot_id, v.version) for v in versions[-5:]}
-    return {"versions": versions, "logs": logs, "loop": loop, "csrf": session.csrf}
+            for v in newest}
+    loop = {v.version: version_status(arena(request).store, record.bot_id, v.version) for v in newest}
+    return {"versions": versions, "logs": logs, "loop": loop, "detailed": DETAILED_VERSIONS, "csrf": session.csrf}
 
 
 async def upload(request: Request) -> Response:

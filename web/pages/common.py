@@ -13,8 +13,10 @@ from web.arena import WebArena
 
 #: How much of a user-supplied value an error message repeats.
 SHOWN_CHARACTERS = 60
-#: The longest ``?page=`` read as a number; a longer one is past any last page.
-PAGE_DIGITS = 9
+#: The longest number read from a request (``?page=``, ``?step=``, a replay's game); a
+#: longer one is past any last page, step or game, and is never converted (Python refuses
+#: over 4,300 digits, and Redis refuses offsets past 64 bits).
+NUMBER_DIGITS = 9
 
 
 def arena(request: Request) -> WebArena:
@@ -44,12 +46,18 @@ def not_found(what: str, value: str) -> HTTPException:
     return HTTPException(404, f"no {what} {shown(value)!r}")
 
 
-def page_number(request: Request, pages: int) -> int:
-    """The ``?page=`` asked for (from 1; default 1), at most ``pages``: a page past the last
-    shows the last, however many digits it has (none are converted past
-    :data:`PAGE_DIGITS`); anything but digits is a 400."""
-    raw = request.query_params.get("page", "1")
+def query_number(request: Request, name: str, first: int, last: int) -> int:
+    """The whole number ``?{name}=`` asks for (default ``first``), from ``first`` to
+    ``last``: a number past the last is the last, however many digits it has (none are converted
+    past :data:`NUMBER_DIGITS`), so an old link to a list that shrank still shows its end;
+    anything but ASCII digits is a 400 naming the parameter, not repeating the value."""
+    raw = request.query_params.get(name, str(first))
     if not (raw.isascii() and raw.isdigit()):
-        raise HTTPException(400, "page: a whole number from 1")
-    asked = int(raw) if len(raw) <= PAGE_DIGITS else pages
-    return min(max(asked, 1), max(pages, 1))
+        raise HTTPException(400, f"{name}: a whole number from {first}")
+    asked = int(raw) if len(raw) <= NUMBER_DIGITS else last
+    return min(max(asked, first), max(last, first))
+
+
+def page_number(request: Request, pages: int) -> int:
+    """The ``?page=`` asked for, from 1 to ``pages`` (:func:`query_number`)."""
+    return query_number(request, "page", 1, pages)

@@ -15,7 +15,7 @@ from starlette.routing import Route
 from competitions.ratings.leaderboard import Leaderboard, boards
 from competitions.ratings.model import RatingRow
 from store.versions import BotVersions
-from web.pages.common import arena, not_found, render
+from web.pages.common import arena, not_found, page_number, render
 from web.templating import bot_path
 from web.views.charts import Series, history_chart
 
@@ -71,8 +71,8 @@ def _order(board: Leaderboard, fitted: list[RatingRow], sort: str, names: Callab
 
 def leaderboard(request: Request) -> Response:
     """One board's table and chart; ``?sort=`` one of :data:`SORTS` (default: the
-    Bradley–Terry rank), ``?page=`` from 1, ``?versions=all`` every version of every bot
-    (default: each bot's current version).
+    Bradley–Terry rank), ``?page=`` from 1 (past the last: the last; not digits: 400),
+    ``?versions=all`` every version of every bot (default: each bot's current version).
 
     Only the page's rows are read: the live order pages in Redis, any other order is
     taken from the cached Bradley–Terry table (or the names) and then the page's live rows
@@ -84,13 +84,11 @@ def leaderboard(request: Request) -> Response:
     sort = request.query_params.get("sort", SORTS[0])
     if sort not in SORTS:
         sort = SORTS[0]
-    try:
-        page = max(1, int(request.query_params.get("page", "1")))
-    except ValueError:
-        page = 1
     all_versions = request.query_params.get("versions") == "all"
     board = Leaderboard(web.store, board_name, web.config.elo, all_versions=all_versions)
     total = board.size()
+    pages = max(1, -(-total // PAGE_SIZE))
+    page = page_number(request, pages)
     fitted_rows = board.shown(web.fitted_table(board_name))
     fitted = {row.bot_id: row for row in fitted_rows}
     first = (page - 1) * PAGE_SIZE
@@ -110,7 +108,7 @@ def leaderboard(request: Request) -> Response:
                            for row in top])
     return render(request, "leaderboard.html", board=board_name, rows=rows, sort=sort, page=page,
                   versions="all" if all_versions else "",
-                  pages=max(1, -(-total // PAGE_SIZE)), total=total, chart=chart,
+                  pages=pages, total=total, chart=chart,
                   provisional_games=board.config.provisional_games)
 
 

@@ -20,7 +20,7 @@ from pitch_sdk.display.render import party_labels
 from pitch_sdk.proto.pitch.v1 import bot_pb2, game_pb2
 from pitch_sdk.rules import FULL_VIEW, GameLog, Ruleset
 from pitch_sdk.rules.errors import RulesError
-from web.pages.common import arena, not_found, render, shown
+from web.pages.common import NUMBER_DIGITS, arena, not_found, query_number, render, shown
 from web.views.replay import Replay, game_replay, parse_view, view_name
 
 #: Replays kept built (one per game and viewer), since stepping asks for the same one again and again.
@@ -43,7 +43,8 @@ def match(request: Request) -> Response:
 
 
 def replay(request: Request) -> Response:
-    """One game's table at ``?step=N`` (0: before the first decision) for ``?view=all|seat-K``."""
+    """One game's table at ``?step=N`` (0: before the first decision; past the last: the
+    last) for ``?view=all|seat-K``."""
     match_id = request.path_params["match_id"]
     record, names = _record(request, match_id)
     logs = arena(request).store.match_logs(match_id)
@@ -55,7 +56,7 @@ def replay(request: Request) -> Response:
     except ValueError as error:
         raise HTTPException(400, f"unknown view {shown(request.query_params['view'])!r}: {error}") from None
     built = _replay(logs[game - 1], seat_names, viewer)
-    step = _step_number(request.query_params.get("step", "0"), len(built.steps))
+    step = query_number(request, "step", 0, len(built.steps) - 1)
     here = built.steps[step]
     return render(request, "replay.html", match_id=match_id, game=game, games=len(logs), replay=built, step=here,
                   last=len(built.steps) - 1, view=view_name(viewer), preset=record.ruleset.name,
@@ -74,23 +75,11 @@ def _record(request: Request, match_id: str) -> tuple[bot_pb2.MatchResult, dict[
 
 
 def _game_number(text: str, games: int) -> int:
-    """The game the path names, counted from 1; 404 when the match has no such game log."""
-    if not text.isdecimal() or not 1 <= int(text) <= games:
+    """The game the path names, counted from 1; 404 when the match has no such game log
+    (a number longer than :data:`NUMBER_DIGITS` is past any match's games, and never converted:
+    Python refuses over 4,300 digits)."""
+    if not (text.isascii() and text.isdigit()) or len(text) > NUMBER_DIGITS or not 1 <= int(text) <= games:
         raise HTTPException(404, f"no game {shown(text)!r}: this match has games 1 to {games}")
-    return int(text)
-
-
-#: Digits a step number may have (a game has far fewer than a billion steps).
-MAX_STEP_DIGITS = 9
-
-
-def _step_number(text: str, steps: int) -> int:
-    """The step the query names; 400 when it is not a whole number (or has more digits than a
-    step number ever needs: Python refuses to read one of over 4,300), 404 when past the game."""
-    if not text.isdecimal() or len(text) > MAX_STEP_DIGITS:
-        raise HTTPException(400, f"step must be a whole number from 0 to {steps - 1}, not {shown(text)!r}")
-    if int(text) >= steps:
-        raise HTTPException(404, f"no step {shown(text)}: this game has steps 0 to {steps - 1}")
     return int(text)
 
 
