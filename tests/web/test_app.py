@@ -124,7 +124,11 @@ def test_starting_a_tournament_needs_the_admin_token(client: TestClient) -> None
         assert refused.status_code == 403 and "admin token" in refused.text
     bearer = client.post("/tournaments", data={"preset": "partnership", "games": "x"},
                          headers={"authorization": f"Bearer {ADMIN}"})
-    assert bearer.status_code == 400 and "whole numbers" in bearer.text
+    assert bearer.status_code == 400 and "games must be a whole number from 1 to 1000" in bearer.text
+    for seed in ("9" * 4000, "\u00b2", "-3"):  # a 4,000-digit seed was taken, a superscript a 500
+        refused = client.post("/tournaments", data={"preset": "partnership", "seed": seed},
+                              headers={"authorization": f"Bearer {ADMIN}"})
+        assert refused.status_code == 400 and "seed must be a whole number" in refused.text, seed
     down = client.post("/tournaments", data={"preset": "partnership", "admin_token": ADMIN})
     assert down.status_code == 503 and "referee cannot be reached" in down.text
 

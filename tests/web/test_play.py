@@ -162,3 +162,17 @@ def test_options_nested_deep_are_a_400_not_a_traceback(arena: WebArena, page: An
                                  max_redirects=0)
     assert response.status == 400, response.text()[:300]
     assert "options" in response.text() and "Traceback" not in response.text()
+
+
+@pytest.mark.parametrize("field, value", [("target", "\u00b2"), ("target", "9" * 5000), ("target", "0"),
+                                          ("seat", "\u0663"), ("seat", "9" * 5000), ("seat", "-1"), ("seat", "4")])
+def test_numbers_the_form_sends_are_bounded_and_a_bad_one_is_a_400(arena: WebArena, page: Any, field: str,
+                                                                  value: str) -> None:
+    """A superscript two or an Arabic-Indic digit passes ``str.isdigit`` but not ``int`` (a
+    500 before, for the points to win); thousands of digits and seats off the table are
+    refused too, naming the field, never repeating the value."""
+    response = page.request.post(f"{arena.url}/play", form={"preset": "partnership", field: value},
+                                 max_redirects=0)
+    assert response.status == 400, response.text()[:300]
+    assert ("points to win" if field == "target" else "the seat") in response.text()
+    assert "9" * 100 not in response.text() and "Traceback" not in response.text()

@@ -58,6 +58,16 @@ def query_number(request: Request, name: str, first: int, last: int) -> int:
     return min(max(asked, first), max(last, first))
 
 
+def form_number(raw: object, name: str, low: int, high: int) -> int:
+    """A whole number a form sent, from ``low`` to ``high``; anything else (other digits
+    than ASCII ones such as "²", thousands of digits, a sign) is a 400 naming the field and
+    its bounds, not repeating the value."""
+    text = str(raw).strip()
+    if not (text.isascii() and text.isdigit()) or len(text) > NUMBER_DIGITS or not low <= int(text) <= high:
+        raise HTTPException(400, f"{name} must be a whole number from {low} to {high}")
+    return int(text)
+
+
 def page_number(request: Request, pages: int) -> int:
     """The ``?page=`` asked for, from 1 to ``pages`` (:func:`query_number`)."""
     return query_number(request, "page", 1, pages)

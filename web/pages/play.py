@@ -35,7 +35,7 @@ from web.humans.games import MOST_SEATS, PERSON_MAX_STRIKES, Opponent, PeopleGam
 from web.humans.house import HOUSE_BOTS
 from web.humans.identities import known_identities
 from web.humans.seat import DecisionError, Table
-from web.pages.common import arena, not_found, render, shown
+from web.pages.common import NUMBER_DIGITS, arena, form_number, not_found, render, shown
 from web.templating import path_for
 
 #: The preset the form proposes.
@@ -109,9 +109,7 @@ def _options(form: Any) -> dict[str, Any]:
         raise HTTPException(400, "options must be a JSON object")
     target = str(form.get("target", "")).strip()
     if target:
-        if not target.isdigit() or not 1 <= int(target) <= 1000:
-            raise HTTPException(400, "points to win must be a whole number from 1 to 1000")
-        options["target"] = int(target)
+        options["target"] = form_number(target, "points to win", 1, 1000)
     return options
 
 
@@ -124,11 +122,9 @@ async def start_play(request: Request) -> Response:
     if preset_name not in PRESETS:
         raise HTTPException(400, f"no preset {shown(preset_name)!r}")
     players = preset(preset_name).players
+    seat = form_number(form.get("seat", "0"), "the seat", 0, players - 1)
     try:
-        seat = int(str(form.get("seat", "0")))
         opponents = [Opponent.parse(str(value)) for value in form.getlist("opponent")[:players - 1]]
-    except ValueError:
-        raise HTTPException(400, "the seat must be a whole number") from None
     except PlayError as exc:
         raise HTTPException(exc.status, str(exc)) from None
     if any(o.bot_id is not None for o in opponents):
@@ -195,7 +191,7 @@ async def play_decision(request: Request) -> Response:
     decision_id = str(form.get("decision_id", ""))
     index_text = str(form.get("index", "")).strip()
     cards_text = str(form.get("cards", "")).strip()
-    if index_text and not index_text.isdigit():
+    if index_text and not (index_text.isascii() and index_text.isdigit() and len(index_text) <= NUMBER_DIGITS):
         return JSONResponse({"error": "index must be a whole number"}, status_code=400)
     index = int(index_text) if index_text else None
     cards = [name.strip() for name in cards_text.split(",") if name.strip()] if cards_text else None

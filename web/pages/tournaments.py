@@ -24,11 +24,13 @@ from competitions.tournaments.schedule import ScheduleError
 from competitions.tournaments.store import TournamentError, TournamentStore
 from competitions.tournaments.table import NOT_PLAYED, PLAYED
 from web.auth import bearer, check_admin
-from web.pages.common import arena, not_found, render, shown
+from web.pages.common import arena, form_number, not_found, render, shown
 from web.templating import path_for
 
 #: Tournaments per page of the list.
 PAGE_SIZE = 50
+MAX_SEED = 999_999_999
+"""The largest seed the start form takes (nine digits: what a person types, not a flood)."""
 #: Seconds between progress events.
 PROGRESS_INTERVAL_S = 1.0
 #: The state a played match kept off the ratings shows in the list of matches (with its reason).
@@ -106,13 +108,8 @@ async def start_tournament(request: Request) -> Response:
     form = await request.form()
     check_admin(web.config.admin_token, bearer(request) or str(form.get("admin_token", "")))
     preset = str(form.get("preset", "")).strip()
-    try:
-        games = int(str(form.get("games", "1")))
-        seed = int(str(form.get("seed", "1")))
-    except ValueError:
-        raise HTTPException(400, "games and seed must be whole numbers") from None
-    if not 1 <= games <= 1000 or seed < 0:
-        raise HTTPException(400, "games must be 1 to 1000 and seed not negative")
+    games = form_number(form.get("games", "1"), "games", 1, 1000)
+    seed = form_number(form.get("seed", "1"), "seed", 0, MAX_SEED)
     wanted = [str(value) for value in form.getlist("bots") if str(value)]
     connected = await run_in_threadpool(web.connected)
     if connected is None:
