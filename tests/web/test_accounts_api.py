@@ -136,7 +136,7 @@ def test_an_owner_chooses_the_presets_a_bot_plays(client: TestClient, store: Sto
     """"Per preset the author chose": `PUT /api/v1/bots/{name}/presets` sets the choice and
     the bot's JSON shows it (`[]`: every preset, as before any choice); another account's
     bot is 404 as a missing one, a bad preset a short 400 naming it, and each choice counts
-    against the account's changes an hour."""
+    against the account's changes an hour.  The bot's page shows everyone what it plays."""
     alice, mallory = _sign_up(client, "alice"), _sign_up(client, "mallory")
     created = client.post("/api/v1/bots", json={"name": "alice-bot", "presets": ["cutthroat"]}, headers=alice)
     assert created.status_code == 201 and created.json()["presets"] == ["cutthroat"]
@@ -147,6 +147,8 @@ def test_an_owner_chooses_the_presets_a_bot_plays(client: TestClient, store: Sto
     assert chosen.status_code == 200 and chosen.json() == {"bot": "alice-bot", "presets": ["ten-point", "partnership"]}
     assert client.get("/api/v1/bots", headers=alice).json()["bots"][0]["presets"] == ["ten-point", "partnership"]
     assert client.get("/api/v1/me", headers=alice).json()["bots"][0]["presets"] == ["ten-point", "partnership"]
+    page = f"/bots/{created.json()['bot_id']}"
+    assert '<dd id="bot-presets">ten-point, partnership</dd>' in client.get(page).text
     for method in ("GET", "PUT"):
         for bot in ("alice-bot", "no-such-bot"):
             answer = client.request(method, f"/api/v1/bots/{bot}/presets", json={"presets": []}, headers=mallory)
@@ -161,8 +163,9 @@ def test_an_owner_chooses_the_presets_a_bot_plays(client: TestClient, store: Sto
     assert refused.status_code == 400 and "unknown preset 'no-such'" in refused.json()["error"]
     assert client.get("/api/v1/bots/alice-bot/presets", headers=alice).json()["presets"] == ["ten-point", "partnership"]
     cleared = client.put("/api/v1/bots/alice-bot/presets", json={"presets": []}, headers=alice)
-    assert cleared.json()["presets"] == [] and [b["name"] for b in client.get("/api/v1/bots", headers=alice).json()[
-        "bots"]] == ["alice-bot"]
+    assert cleared.json()["presets"] == [] and client.get("/api/v1/bots", headers=alice).json()["bots"][0][
+        "presets"] == []
+    assert '<dd id="bot-presets">every preset</dd>' in client.get(page).text
     answers = [client.put("/api/v1/bots/alice-bot/presets", json={"presets": ["partnership"]}, headers=alice)
                for _ in range(60)]
     limited = next(answer for answer in answers if answer.status_code != 200)
