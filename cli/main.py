@@ -163,7 +163,8 @@ def tournament(
     preset: Annotated[str | None, typer.Argument(help="Preset (see `pitch-bot variants`); omit with --resume.")]
     = None,
     bots: Annotated[list[str] | None, typer.Option(
-        "--bots", "-b", help="Entrants by name or id, comma-separated or repeated; default: every connected bot.")]
+        "--bots", "-b", help="Entrants by name or id, comma-separated or repeated; default: every connected bot "
+                                 "that plays the preset.")]
     = None,
     team: Annotated[list[str] | None, typer.Option(
         help="A fixed partnership, e.g. --team alice,bob; repeat per team (default: every pairing).")] = None,
@@ -194,8 +195,8 @@ def tournament(
         if resume is None:
             assert preset is not None
             entrants, teams = common.entrants(common.fleet_referee(config), bots, team, config, allow_offline)
-            if not bots and not team:  # every connected bot: not the arena's own house bots
-                entrants = tournaments_api.default_entrants(store, entrants)
+            if not bots and not team:  # every connected bot that plays it: not the arena's own house bots
+                entrants = tournaments_api.default_entrants(store, entrants, preset)
             try:
                 schedule = tournaments_api.create(tournaments, preset, entrants, games=games, seed=seed, teams=teams)
             except ScheduleError as exc:

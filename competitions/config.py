@@ -108,7 +108,9 @@ class WorkerConfig:
     """Every new version of a bot is tested against its predecessor by an SPRT the workers
     start by themselves (:mod:`competitions.version_tests`); off: ``PITCH_AUTO_SPRT=0``."""
     auto_sprt_preset: str = "partnership"
-    """The preset of the automatic SPRTs (a two-sided one)."""
+    """The preset of the automatic SPRTs (a two-sided one) of a bot whose owner chose no
+    two-sided preset; otherwise the first two-sided one chosen is played
+    (:mod:`competitions.version_tests.control`)."""
     auto_sprt_elo0: float = 0.0
     """H0 of the automatic SPRTs: the new version is at most this much stronger (normalized Elo)."""
     auto_sprt_elo1: float = 10.0

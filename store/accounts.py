@@ -15,8 +15,10 @@ Keys (under the store's prefix; names are kept as typed, looked up in lower case
     {p}api-token:{sha256}         "{key} {token id}" (lookup; the token itself is never stored)
 
 A bot's own hash (``{p}bot:{id}``, :mod:`store.redis_store`) gains ``account`` (the owner's
-key) and ``disabled`` (set by the operator); a bot plays only when neither it nor its
-account is disabled (:meth:`Accounts.playable`).
+key), ``disabled`` (set by the operator) and ``presets`` (the presets its owner chose it to
+play, comma-separated in the owner's order; absent: every preset).  A bot plays only when
+neither it nor its account is disabled (:meth:`Accounts.playable`), and the arena enters it
+only at the presets it plays (:meth:`Accounts.playing`).
 """
 
 from __future__ import annotations
@@ -25,9 +27,10 @@ import json
 import re
 import secrets
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from pitch_sdk.rules import PRESETS
 from store.passwords import Passwords, password_problem
 from store.redis_store import BotRecord, Store, StoreError, hash_token
 
@@ -42,6 +45,9 @@ MAX_TOKENS = 20
 MAX_BOTS = 20
 #: Longest token label.
 MAX_LABEL = 64
+#: Most presets an owner may choose for one bot: a choice among the rules' presets, not
+#: their whole list (no choice already means every preset).
+MAX_PRESETS = 16
 
 
 # Replaces a bot's token in one step: the old token's lookup key goes as the new one's is set.
@@ -101,6 +107,23 @@ class ApiToken:
 def shown(text: str, limit: int = 40) -> str:
     """``text`` cut to ``limit`` characters for an error message (never unbounded input)."""
     return repr(text if len(text) <= limit else text[:limit] + "…")
+
+
+def preset_choice(presets: Sequence[str]) -> tuple[str, ...]:
+    """``presets`` as the presets a bot's owner chose, in the owner's order (the first that
+    an SPRT can play is the one its new versions are tested at); :class:`AccountError`
+    naming the first one the rules do not know or that is repeated, or when there are more
+    than :data:`MAX_PRESETS`.  Empty: every preset."""
+    if len(presets) > MAX_PRESETS:
+        raise AccountError(f"a bot plays at most {MAX_PRESETS} chosen presets (choose none for every preset)")
+    seen: set[str] = set()
+    for name in presets:
+        if name not in PRESETS:
+            raise AccountError(f"unknown preset {shown(name)} (see `pitch-bot variants`)")
+        if name in seen:
+            raise AccountError(f"preset {shown(name)} is chosen twice")
+        seen.add(name)
+    return tuple(presets)
 
 
 class Accounts:
@@ -234,8 +257,11 @@ class Accounts:
         return account
 
     # ----------------------------------------------------------------- bots
-    def create_bot(self, account: Account, name: str, description: str = "") -> tuple[BotRecord, str]:
-        """A bot the account owns: its record and its token (shown only now)."""
+    def create_bot(self, account: Account, name: str, description: str = "",
+                   presets: Sequence[str] = ()) -> tuple[BotRecord, str]:
+        """A bot the account owns, playing ``presets`` (none: every preset, see
+        :meth:`set_presets`): its record and its token (shown only now)."""
+        chosen = preset_choice(presets)  # before anything is written: a bad choice creates no bot
         owned = self._key("account-bots", account.key)
         if self.client.scard(owned) >= MAX_BOTS:
             raise AccountError(f"an account owns at most {MAX_BOTS} bots")
@@ -247,6 +273,8 @@ class Accounts:
         record, token = self.store.register_bot(name, owner=account.name, description=description)
         pipe = self.client.pipeline()
         pipe.hset(self._key("bot", record.bot_id), "account", account.key)
+        if chosen:
+            pipe.hset(self._key("bot", record.bot_id), "presets", ",".join(chosen))
         pipe.sadd(owned, record.bot_id)
         pipe.execute()
         return record, token
@@ -273,6 +301,35 @@ class Accounts:
         with the admin token, whose free-text ``owner`` names no account)."""
         found = self.client.hget(self._key("bot", bot_id), "account")
         return None if found is None else str(found)
+
+    def set_presets(self, account: Account, name: str, presets: Sequence[str]) -> tuple[str, ...]:
+        """Choose the presets the account's bot plays (empty: every preset again): the
+        automatic SPRT of its new versions plays the first of them with two sides, and the
+        ladders and automatic round robins of other presets leave it out.  Returns the choice."""
+        record = self.owned_bot(account, name)
+        chosen = preset_choice(presets)
+        key = self._key("bot", record.bot_id)
+        if chosen:
+            self.client.hset(key, "presets", ",".join(chosen))
+        else:
+            self.client.hdel(key, "presets")
+        return chosen
+
+    def presets_of(self, bot_ids: Iterable[str]) -> dict[str, tuple[str, ...]]:
+        """The presets each bot's owner chose, in their order (empty: every preset; always
+        so for a bot the operator registered): one round trip for any number of bots."""
+        ids = list(dict.fromkeys(bot_ids))
+        pipe = self.client.pipeline(transaction=False)
+        for bot_id in ids:
+            pipe.hget(self._key("bot", bot_id), "presets")
+        return {bot_id: tuple(str(raw).split(",")) if raw else ()
+                for bot_id, raw in zip(ids, pipe.execute(), strict=True)}
+
+    def playing(self, preset: str, bot_ids: Sequence[str]) -> list[str]:
+        """Those of ``bot_ids`` that play ``preset`` (their owner chose it, or chose
+        nothing), in their order: one round trip."""
+        chosen = self.presets_of(bot_ids)
+        return [bot_id for bot_id in bot_ids if not chosen[bot_id] or preset in chosen[bot_id]]
 
     def rotate_bot_token(self, account: Account, name: str) -> str:
         """A new token for the account's bot (shown only now); the old one stops working."""

@@ -40,7 +40,8 @@ def _duration(seconds: int) -> str:
 SIGNUP_PER_CLIENT = Limit("signup-client", 5, 3600, "sign-ups", "client")
 LOGIN_PER_CLIENT = Limit("login-client", 20, 300, "login attempts", "client")
 LOGIN_PER_ACCOUNT = Limit("login-account", 10, 300, "login attempts", "account")
-CHANGES_PER_ACCOUNT = Limit("changes-account", 60, 3600, "new bots, tokens and rotations", "account")
+CHANGES_PER_ACCOUNT = Limit("changes-account", 60, 3600,
+                            "changes of bots and tokens (new ones, token rotations, pins, preset choices)", "account")
 SUBMISSIONS_PER_ACCOUNT = Limit("submit-account", 20, 3600, "submissions", "account")
 SUBMISSIONS_PER_CLIENT = Limit("submit-client", 30, 3600, "submissions", "client")
 

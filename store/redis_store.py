@@ -7,7 +7,9 @@ can share a server without touching each other's data.
 Layout::
 
     {p}bots                 set of bot ids
-    {p}bot:{id}             hash: name, owner, description, token_sha256, created
+    {p}bot:{id}             hash: name, owner, description, token_sha256, created, and from
+                            ``store.accounts``: disabled, and for a bot an account owns, account
+                            and presets (the presets its owner chose it to play; absent: every one)
     {p}bot-name:{name}      bot id (makes names unique)
     {p}token:{sha256}       bot id (token lookup; the token itself is never stored)
     {p}bot-versions:{id}    hash: version string -> rated id (``store.versions``: each

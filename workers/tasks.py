@@ -137,7 +137,7 @@ def auto_ladder(preset: str) -> list[str]:
 
 @app.task(name=AUTO_ROUND_ROBIN)
 def auto_round_robin(preset: str) -> str | None:
-    """Beat's entry: a round robin of every connected bot at ``preset``; the new id or None."""
-    entrants = tournament.default_entrants(tournaments().store, referee().connected_bots())
+    """Beat's entry: a round robin of every connected bot that plays ``preset``; the new id or None."""
+    entrants = tournament.default_entrants(tournaments().store, referee().connected_bots(), preset)
     schedule = tournament.start_automatic(app, tournaments(), preset, entrants, games=config.auto_games)
     return None if schedule is None else schedule.tournament_id

@@ -15,7 +15,10 @@ tournament sends it), and from beat's sweep (a lost step is taken up within
 rated match: the ladder only chooses what to play.
 
 Line-ups are drawn from the bots free now (connected, allowed, not in a running round of
-the ladder), by a random generator seeded with the ladder's seed and the round number.
+the ladder) that play the ladder's preset (their owner chose it, or chose none:
+:meth:`store.accounts.Accounts.playing`), by a random generator seeded with the ladder's
+seed and the round number.  The choice is read at every round, so a bot enters or leaves
+a ladder as its owner changes it.
 """
 
 from __future__ import annotations
@@ -37,6 +40,7 @@ from competitions.tournaments import control as tournament
 from competitions.tournaments.schedule import TOURNAMENT_ID, ScheduleError
 from competitions.tournaments.store import TournamentError, TournamentStore
 from pitch_sdk.rules import RulesError, preset
+from store.accounts import Accounts
 from store.versions import BotVersions
 
 log = logging.getLogger("pitch.workers")
@@ -100,9 +104,11 @@ def step(app: Celery, ladders: LadderStore, tournaments: TournamentStore, connec
         if len(running) >= spec.parallel:
             return started
         busy = {bot for r in running for bot in tournaments.plan(r).entrants}
-        free = sorted(bot for bot in connected() if bot not in busy and (spec.bots is None or bot in spec.bots))
+        idle = [bot for bot in connected() if bot not in busy and (spec.bots is None or bot in spec.bots)]
+        free = sorted(Accounts(ladders.store).playing(spec.preset, idle))  # one round trip
         if len(free) < rules.players:
-            log.info("ladder %s waits: %d bot(s) free, %s seats %d", ladder_id, len(free), spec.preset, rules.players)
+            log.info("ladder %s waits: %d bot(s) free that play %s (%d more play other presets only), it seats %d",
+                     ladder_id, len(free), spec.preset, len(idle) - len(free), rules.players)
             return started
         round_id = f"{ladder_id}-{count + 1}"
         lineup = next_lineup(_beliefs(ladders, spec, free, config), rules.players, rules.seating.team_size,

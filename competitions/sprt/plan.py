@@ -118,6 +118,16 @@ def check(spec: SprtSpec) -> None:
         raise ScheduleError(f"{spec.preset} has no partners: omit --partner")
 
 
+def two_sided(preset_name: str) -> bool:
+    """Whether a run can play ``preset_name`` as the rules have it (no options): a preset the
+    rules know with two parties, so a duplicate pair gives each side each party's cards
+    once (:func:`check` refuses any other)."""
+    try:
+        return preset(preset_name).parties == 2
+    except RulesError:
+        return False
+
+
 def schedule(spec: SprtSpec) -> Schedule:
     """Every match of the run up to its cap, pair by pair (see the module docstring)."""
     check(spec)

@@ -41,6 +41,7 @@ from competitions.tournaments.retries import RetryBudget, RetryLimits
 from competitions.tournaments.schedule import Schedule, ScheduleError, round_robin
 from competitions.tournaments.store import TournamentStore
 from competitions.tournaments.table import NOT_PLAYED, PLAYED, compute_table, unrated_matches
+from store.accounts import Accounts
 from store.redis_store import Store
 
 log = logging.getLogger("pitch.workers")
@@ -83,12 +84,15 @@ class Progress:
         return self.total - self.played - self.not_played
 
 
-def default_entrants(store: Store, connected: Sequence[str]) -> list[str]:
+def default_entrants(store: Store, connected: Sequence[str], preset: str | None = None) -> list[str]:
     """Who "every connected bot" means: the connected bots less the arena's own house bots
     (the web arena's seat for people would play first legal moves in a round robin, and
-    house bots are there to play people, not to be rated)."""
+    house bots are there to play people, not to be rated), and at a round robin's
+    ``preset`` less the bots whose owners chose other presets (a ladder passes none: its
+    step leaves them out of each round's free bots)."""
     house = store.house_bots()
-    return [bot for bot in connected if bot not in house]
+    entrants = [bot for bot in connected if bot not in house]
+    return entrants if preset is None else Accounts(store).playing(preset, entrants)
 
 
 def create(tournaments: TournamentStore, preset: str, entrants: Sequence[str], *, games: int = 1, seed: int = 0,

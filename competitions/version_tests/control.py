@@ -15,8 +15,11 @@ reads the waiting versions, oldest first, and for each:
   versions of other owners behind it go first: owners take turns on the fleet, so one
   author's burst never delays another's test by more than the runs already going;
 * the test is an ordinary SPRT run (:mod:`competitions.sprt`: the pentanomial SPRT over
-  duplicate pairs, each version partnering itself), with the arena's preset, bounds and
-  cap, visible wherever runs are (``/sprt``, ``pitch-arena sprt --resume``).
+  duplicate pairs, each version partnering itself), with the arena's bounds and cap,
+  visible wherever runs are (``/sprt``, ``pitch-arena sprt --resume``);
+* it plays the first of the presets the bot's owner chose (:meth:`store.accounts.Accounts.set_presets`)
+  that has two sides (a duplicate pair swaps two sides' cards), else the arena's
+  ``auto_sprt_preset``: a version is tested where its author means it to play.
 
 A bot's first version is never listed (it has nothing to be compared with).  A run that
 stalls (a match not played: a version left) stops counting for its owner.
@@ -27,15 +30,17 @@ from __future__ import annotations
 import logging
 import time
 import zlib
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from celery import Celery
 
 from competitions.config import WorkerConfig
 from competitions.sprt import control as sprt_control
-from competitions.sprt.plan import SprtSpec
+from competitions.sprt.plan import SprtSpec, two_sided
 from competitions.sprt.store import SprtStore
 from competitions.tournaments.schedule import ScheduleError
+from store.accounts import Accounts
 from store.fleet import FleetDirectory
 from store.seat_keys import bot_of_seat, seat_key, version_of_seat
 from store.version_tests import VersionTest, VersionTestStore
@@ -74,6 +79,7 @@ def sweep(app: Celery, tests: VersionTestStore, config: WorkerConfig) -> SweepOu
     for seat, _ in waiting:  # oldest first: the last one seen per bot is its newest
         newest[bot_of_seat(seat)] = seat
     connected = FleetDirectory(store, config.fleet_ttl_s).connected_bots(versions=True)
+    chosen = Accounts(store).presets_of(newest)  # one round trip for every waiting bot
     versions = BotVersions(store)
     started: list[VersionTest] = []
     skipped: list[VersionTest] = []
@@ -92,7 +98,7 @@ def sweep(app: Celery, tests: VersionTestStore, config: WorkerConfig) -> SweepOu
         if predecessor is None or seat not in connected or running.get(owner, 0) >= config.auto_sprt_per_author:
             left += 1
             continue
-        spec = _spec(seat, predecessor, config)
+        spec = _spec(seat, predecessor, _sprt_preset(chosen[bot_id], config.auto_sprt_preset), config)
         try:
             sprt_control.create(sprts, spec)
         except ScheduleError as refused:  # the arena's settings cannot run: say so once, test nothing
@@ -122,10 +128,18 @@ def _predecessor(versions: BotVersions, seat: str, connected: set[str]) -> str |
     return None
 
 
-def _spec(seat: str, predecessor: str, config: WorkerConfig) -> SprtSpec:
-    """The run testing ``seat`` against ``predecessor`` with the arena's settings (its deals
-    seeded by the version, so a run is reproducible from its record)."""
+def _sprt_preset(chosen: Sequence[str], default: str) -> str:
+    """The preset a version's automatic SPRT plays: the first of its bot's ``chosen``
+    presets that has two sides, else the arena's ``default`` (also for a bot that plays
+    every preset, or only presets of more than two parties)."""
+    return next((name for name in chosen if two_sided(name)), default)
+
+
+def _spec(seat: str, predecessor: str, preset: str, config: WorkerConfig) -> SprtSpec:
+    """The run testing ``seat`` against ``predecessor`` at ``preset`` with the arena's
+    bounds and cap (its deals seeded by the version, so a run is reproducible from its
+    record)."""
     run_id = f"auto-{zlib.crc32(seat.encode()):08x}-{int(time.time() * 1000) % 100_000_000:08d}"
-    return SprtSpec(run_id, config.auto_sprt_preset, seat, predecessor, None, config.auto_sprt_elo0,
+    return SprtSpec(run_id, preset, seat, predecessor, None, config.auto_sprt_elo0,
                     config.auto_sprt_elo1, config.auto_sprt_alpha, config.auto_sprt_beta,
                     config.auto_sprt_max_games, zlib.crc32(seat.encode()), {})

@@ -118,11 +118,12 @@ def version_status(store: Store, bot_id: str, version: str) -> VersionStatus | N
 
 def test_standing(store: Store, test: VersionTest) -> tuple[str, str, dict[str, Any]]:
     """Where a started test stands (public, as fishtest's are): its state (``testing`` or a
-    final one), why, and its run's figures (run id, predecessor, LLR between the bounds,
-    games, pentanomial counts, Elo estimate)."""
+    final one), why, and its run's figures (run id, its preset, predecessor, LLR between the
+    bounds, games, pentanomial counts, Elo estimate)."""
     progress = sprt_control.progress(SprtStore(store), test.run_id)
     now = progress.standing.status
-    found = {"run_id": test.run_id, "predecessor": version_of_seat(test.predecessor), "llr": now.llr,
+    found = {"run_id": test.run_id, "preset": progress.spec.preset,
+             "predecessor": version_of_seat(test.predecessor), "llr": now.llr,
              "lower": now.lower, "upper": now.upper, "counts": list(now.counts), "games": now.games,
              "elo": now.elo.elo, "elo_lower": now.elo.lower, "elo_upper": now.elo.upper, "los": now.elo.los,
              "max_games": progress.spec.max_games}

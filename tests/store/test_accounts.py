@@ -9,7 +9,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from store.accounts import MAX_TOKENS, AccountError, Accounts, Unauthorized
+from pitch_sdk.rules import PRESETS
+from store.accounts import MAX_PRESETS, MAX_TOKENS, AccountError, Accounts, Unauthorized
 from store.passwords import Passwords
 from store.rate_limits import Limit, RateLimited, RateLimiter
 from store.redis_store import Store, hash_token
@@ -127,6 +128,58 @@ def test_owned_bots_and_token_rotation(accounts: Accounts, store: Store) -> None
     assert store.bot_for_token(token) == record  # mallory's attempt changed nothing
     new = accounts.rotate_bot_token(alice, "alice-bot")
     assert store.bot_for_token(token) is None and store.bot_for_token(new) == record
+
+
+def test_an_owner_chooses_the_presets_a_bot_plays(accounts: Accounts, store: Store) -> None:
+    """"Per preset the author chose": an owner chooses presets for a bot (kept in the owner's
+    order, read for many bots in one round trip); no choice, and every bot the operator
+    registered, plays every preset; an empty choice means every preset again, and another
+    account cannot choose for the bot."""
+    alice, mallory = accounts.create("alice", "password-1"), accounts.create("mallory", "password-2")
+    chooser, _ = accounts.create_bot(alice, "chooser", presets=["cutthroat", "partnership"])
+    plain, _ = accounts.create_bot(alice, "plain")
+    operators, _ = store.register_bot("operators")
+    ids = [chooser.bot_id, plain.bot_id, operators.bot_id]
+    assert accounts.presets_of(ids) == {chooser.bot_id: ("cutthroat", "partnership"), plain.bot_id: (),
+                                        operators.bot_id: ()}
+    assert accounts.playing("partnership", ids) == ids
+    assert accounts.playing("ten-point", ids) == [plain.bot_id, operators.bot_id]
+    assert accounts.set_presets(alice, "plain", ["ten-point"]) == ("ten-point",)
+    assert accounts.playing("cutthroat", ids) == [chooser.bot_id, operators.bot_id]
+    with pytest.raises(AccountError, match="you have no bot named 'chooser'"):
+        accounts.set_presets(mallory, "chooser", ["ten-point"])
+    assert accounts.set_presets(alice, "chooser", []) == ()
+    assert accounts.presets_of([chooser.bot_id]) == {chooser.bot_id: ()}
+    assert "presets" not in store.client.hgetall(f"{store.prefix}bot:{chooser.bot_id}")
+
+
+@pytest.mark.parametrize(("presets", "problem"), [
+    (["partnership", "no-such-preset"], "unknown preset 'no-such-preset'"),
+    (["x" * 1000], "unknown preset 'xxxxxxxx"),
+    (["cutthroat", "cutthroat"], "preset 'cutthroat' is chosen twice"),
+    (["Partnership"], "unknown preset 'Partnership'"),
+])
+def test_a_bad_preset_choice_is_refused_naming_it(accounts: Accounts, store: Store, presets: list[str],
+                                                  problem: str) -> None:
+    """A bad choice names the first bad preset (cut short), changes nothing, and creates no bot."""
+    alice = accounts.create("alice", "password-1")
+    accounts.create_bot(alice, "mine", presets=["partnership"])
+    with pytest.raises(AccountError, match=problem) as refused:
+        accounts.set_presets(alice, "mine", presets)
+    assert len(str(refused.value)) < 120
+    with pytest.raises(AccountError, match=problem):
+        accounts.create_bot(alice, "never", presets=presets)
+    assert [b.name for b in accounts.bots(alice)] == ["mine"]
+    assert accounts.presets_of([accounts.owned_bot(alice, "mine").bot_id]).popitem()[1] == ("partnership",)
+
+
+def test_a_choice_holds_a_bounded_number_of_presets(accounts: Accounts) -> None:
+    alice = accounts.create("alice", "password-1")
+    accounts.create_bot(alice, "mine")
+    allowed = sorted(PRESETS)[:MAX_PRESETS]
+    assert accounts.set_presets(alice, "mine", allowed) == tuple(allowed)
+    with pytest.raises(AccountError, match=f"at most {MAX_PRESETS} chosen presets"):
+        accounts.set_presets(alice, "mine", sorted(PRESETS)[:MAX_PRESETS + 1])
 
 
 def test_operator_switches_take_bots_out_of_play(accounts: Accounts, store: Store) -> None:

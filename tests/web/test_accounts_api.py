@@ -132,6 +132,47 @@ def test_the_operator_disables_and_enables_accounts_and_bots(client: TestClient,
     assert client.get("/api/v1/no/such/endpoint").json()["error"].startswith("no API endpoint")
 
 
+def test_an_owner_chooses_the_presets_a_bot_plays(client: TestClient, store: Store) -> None:
+    """"Per preset the author chose": `PUT /api/v1/bots/{name}/presets` sets the choice and
+    the bot's JSON shows it (`[]`: every preset, as before any choice); another account's
+    bot is 404 as a missing one, a bad preset a short 400 naming it, and each choice counts
+    against the account's changes an hour.  The bot's page shows everyone what it plays."""
+    alice, mallory = _sign_up(client, "alice"), _sign_up(client, "mallory")
+    created = client.post("/api/v1/bots", json={"name": "alice-bot", "presets": ["cutthroat"]}, headers=alice)
+    assert created.status_code == 201 and created.json()["presets"] == ["cutthroat"]
+    assert client.get("/api/v1/bots/alice-bot/presets", headers=alice).json() == {
+        "bot": "alice-bot", "presets": ["cutthroat"]}
+    chosen = client.put("/api/v1/bots/alice-bot/presets", json={"presets": ["ten-point", "partnership"]},
+                        headers=alice)
+    assert chosen.status_code == 200 and chosen.json() == {"bot": "alice-bot", "presets": ["ten-point", "partnership"]}
+    assert client.get("/api/v1/bots", headers=alice).json()["bots"][0]["presets"] == ["ten-point", "partnership"]
+    assert client.get("/api/v1/me", headers=alice).json()["bots"][0]["presets"] == ["ten-point", "partnership"]
+    page = f"/bots/{created.json()['bot_id']}"
+    assert '<dd id="bot-presets">ten-point, partnership</dd>' in client.get(page).text
+    for method in ("GET", "PUT"):
+        for bot in ("alice-bot", "no-such-bot"):
+            answer = client.request(method, f"/api/v1/bots/{bot}/presets", json={"presets": []}, headers=mallory)
+            assert answer.status_code == 404 and "you have no bot named" in answer.json()["error"], (method, bot)
+    for body, problem in [({"presets": ["partnership", "<b>" + "x" * 5000]}, "unknown preset '<b>xxxx"),
+                          ({"presets": ["cutthroat", "cutthroat"]}, "chosen twice"),
+                          ({"presets": "partnership"}, "must be a list of preset names"),
+                          ({"presets": [3]}, "must be a list of preset names")]:
+        refused = client.put("/api/v1/bots/alice-bot/presets", json=body, headers=alice)
+        assert refused.status_code == 400 and problem in refused.json()["error"] and len(refused.text) < 200, body
+    refused = client.post("/api/v1/bots", json={"name": "never", "presets": ["no-such"]}, headers=alice)
+    assert refused.status_code == 400 and "unknown preset 'no-such'" in refused.json()["error"]
+    assert client.get("/api/v1/bots/alice-bot/presets", headers=alice).json()["presets"] == ["ten-point", "partnership"]
+    cleared = client.put("/api/v1/bots/alice-bot/presets", json={"presets": []}, headers=alice)
+    assert cleared.json()["presets"] == [] and client.get("/api/v1/bots", headers=alice).json()["bots"][0][
+        "presets"] == []
+    assert '<dd id="bot-presets">every preset</dd>' in client.get(page).text
+    answers = [client.put("/api/v1/bots/alice-bot/presets", json={"presets": ["partnership"]}, headers=alice)
+               for _ in range(60)]
+    limited = next(answer for answer in answers if answer.status_code != 200)
+    assert limited.status_code == 429 and "per hour per account" in limited.json()["error"]
+    assert client.get("/api/v1/bots/alice-bot/presets", headers=alice).json()["presets"] == ["partnership"]
+
+
 def test_the_bearer_scheme_is_read_in_any_case(client: TestClient) -> None:
     """RFC 7235, section 2.1: "It uses a case-insensitive token as a means to identify the
     authentication scheme": a personal token and the admin token are taken after

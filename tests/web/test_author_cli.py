@@ -16,8 +16,10 @@ from typer.testing import CliRunner
 
 from cli.local_arena import free_port
 from pitch_sdk.cli import app as pitch_bot
+from store.accounts import Accounts
 from store.hosted import HostedVersions
 from store.redis_store import Store
+from tests.cli.test_cli import line_of
 
 
 def cli_env(home: Path, url: str) -> dict[str, str]:
@@ -125,3 +127,34 @@ def test_submit_a_bot_follow_its_versions_read_its_log_and_stop_it(arena_url: tu
     assert code == 2 and "cannot pack" in err
     code, _, err = run_cli(env, "logs", "someone-elses-bot", "v1")
     assert code == 1 and "you have no bot named" in err
+
+
+def test_an_author_chooses_the_presets_a_bot_plays(arena_url: tuple[str, Store], tmp_path: Path) -> None:
+    """"Per preset the author chose": `pitch-bot new-bot --preset` and `pitch-bot presets BOT
+    [PRESET ...]` choose them, `presets BOT` shows them, `--all` plays every preset again;
+    a bad preset and another account's bot are refused with the arena's message."""
+    url, store = arena_url
+    env = cli_env(tmp_path / "chooser", url)
+    run_cli(env, "signup", f"author{uuid.uuid4().hex[:6]}", "--password-stdin", stdin="author-password\n")
+    bot = f"chooser-{uuid.uuid4().hex[:6]}"
+    code, _, err = run_cli(env, "new-bot", bot, "--preset", "cutthroat", "--preset", "partnership")
+    assert code == 0 and "playing cutthroat, partnership" in err, err
+    bot_id = next(b.bot_id for b in store.bots() if b.name == bot)
+    code, out, _ = run_cli(env, "presets", bot)
+    assert code == 0 and out == f"{bot} plays: cutthroat, partnership\n"
+    code, out, _ = run_cli(env, "presets", bot, "ten-point")
+    assert code == 0 and out == f"{bot} plays: ten-point\n"
+    assert Accounts(store).presets_of([bot_id]) == {bot_id: ("ten-point",)}
+    code, out, _ = run_cli(env, "bots")
+    assert code == 0 and "ten-point" in line_of(out, bot)
+    code, _, err = run_cli(env, "presets", bot, "no-such-preset")
+    assert code == 1 and "unknown preset 'no-such-preset'" in err
+    code, _, err = run_cli(env, "presets", bot, "ten-point", "--all")
+    assert code == 1 and "not both" in err
+    run_cli(cli_env(tmp_path / "other", url), "signup", f"other{uuid.uuid4().hex[:6]}", "--password-stdin",
+            stdin="author-password\n")
+    code, _, err = run_cli(cli_env(tmp_path / "other", url), "presets", bot, "cutthroat")
+    assert code == 1 and "you have no bot named" in err
+    code, out, _ = run_cli(env, "presets", bot, "--all")
+    assert code == 0 and out == f"{bot} plays: every preset\n"
+    assert Accounts(store).presets_of([bot_id]) == {bot_id: ()}

@@ -65,11 +65,14 @@ def test_wait_follows_a_version_to_its_verdict_and_exits_by_it(arena_url: tuple[
         BotVersions(store).connected(bot_id, version)
         directory.bot_connected("referee", seat_key(bot_id, version), 4)
     app = make_app(config)
+    assert _run(tmp_path / "alice", url, "presets", bot, "cutthroat", "ten-point")[0] == 0
     (test,) = control.sweep(app, VersionTestStore(store), config).started
     code, out, _ = _run(tmp_path / "alice", url, "status", bot, "2", "--json")
     shown = json.loads(out)
     assert code == 0 and shown["state"] == "testing" and not shown["final"]
     assert shown["test"]["predecessor"] == "1" and shown["test"]["games"] == 0 and shown["test"]["upper"] > 0
+    assert shown["test"]["preset"] == "ten-point"  # the first two-sided preset its author chose
+    assert f"SPRT {test.run_id} at ten-point against 1" in _run(tmp_path / "alice", url, "status", bot, "2")[1]
     sprts = SprtStore(store)
     outcome: dict[str, Any] = {}
 

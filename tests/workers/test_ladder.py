@@ -17,6 +17,7 @@ from competitions.ratings.leaderboard import Leaderboard
 from competitions.tournaments.schedule import ScheduleError
 from competitions.tournaments.store import TournamentStore
 from competitions.tournaments.table import PLAYED
+from store.accounts import Accounts
 from store.redis_store import Store
 from tests.cli.test_cli import invoke, line_of
 from tests.workers.celery_harness import (
@@ -45,6 +46,34 @@ def test_a_ladder_that_cannot_run_is_refused(redis_url: str) -> None:
     assert ladders.ladder_ids() == []
 
 
+def test_a_ladder_draws_only_bots_that_play_its_preset(redis_url: str) -> None:
+    """"Enters the version into the presets' ladders": a ladder's line-ups draw only the
+    bots that play its preset (their owner chose it, or chose none, as every bot the
+    operator registered); an author who chose other presets is left out even when the
+    ladder has no one else to seat, and enters as soon as the choice includes its preset.
+    The step launches its round on a real broker (no worker)."""
+    config = worker_config(redis_url, f"ladder-presets-{uuid.uuid4().hex[:8]}:")
+    store = Store.from_url(redis_url, config.store_prefix)
+    ladders, tournaments = LadderStore(store), TournamentStore(store)
+    accounts = Accounts(store)
+    author = accounts.create(f"author-{uuid.uuid4().hex[:6]}", "author-password")
+    operators = [store.register_bot(f"operators-{n}")[0].bot_id for n in range(3)]
+    elsewhere = accounts.create_bot(author, "plays-cutthroat", presets=["cutthroat"])[0].bot_id
+    chooser = accounts.create_bot(author, "plays-partnership", presets=["cutthroat", "partnership"])[0].bot_id
+    app = make_app(config)
+    try:
+        control.create(ladders, "partnership", matches=0, parallel=2, ladder_id="presets")
+        assert control.step(app, ladders, tournaments, lambda: [*operators, elsewhere], "presets") == []
+        (round_id,) = control.step(app, ladders, tournaments, lambda: [*operators, elsewhere, chooser], "presets")
+        assert set(tournaments.plan(round_id).entrants) == {*operators, chooser}
+        accounts.set_presets(author, "plays-cutthroat", ["partnership"])
+        accounts.set_presets(author, "plays-partnership", [])
+        control.create(ladders, "partnership", matches=0, parallel=1, ladder_id="again")
+        (again,) = control.step(app, ladders, tournaments, lambda: [*operators, elsewhere], "again")
+        assert set(tournaments.plan(again).entrants) == {*operators, elsewhere}
+    finally:
+        for key in store.client.scan_iter(f"{store.prefix}*"):
+            store.client.delete(key)
 
 
 @pytest.mark.slow

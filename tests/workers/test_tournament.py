@@ -31,6 +31,7 @@ from competitions.tournaments import control as tournament
 from competitions.tournaments.schedule import Schedule, round_robin
 from competitions.tournaments.store import TournamentError, TournamentStore
 from competitions.tournaments.table import NOT_PLAYED, PLAYED, compute_table
+from store.accounts import Accounts
 from store.redis_store import Store
 from tests.referee.bots import GatedBot
 from tests.workers.celery_harness import (
@@ -158,6 +159,29 @@ def test_launch_sends_only_matches_without_outcome(redis_url: str) -> None:
     finally:
         for key in tournaments.client.scan_iter(f"{config.store_prefix}*"):
             tournaments.client.delete(key)
+
+
+def test_every_connected_bot_at_a_preset_means_those_that_play_it(redis_url: str) -> None:
+    """The automatic round robins ("every connected bot", as beat's task, `pitch-arena
+    tournament` and the web form read it) enter a bot only at "the presets the author
+    chose", or at every preset when it chose none (every bot the operator registered),
+    never the arena's house bots."""
+    store = Store.from_url(redis_url, f"entrants-{uuid.uuid4().hex[:8]}:")
+    try:
+        accounts = Accounts(store)
+        author = accounts.create(f"author-{uuid.uuid4().hex[:6]}", "author-password")
+        chooser = accounts.create_bot(author, "cutthroat-only", presets=["cutthroat"])[0].bot_id
+        plain = accounts.create_bot(author, "plain")[0].bot_id
+        operators = store.register_bot("operators")[0].bot_id
+        house = store.register_bot("house")[0].bot_id
+        store.mark_house(house)
+        connected = [chooser, plain, operators, house]
+        assert tournament.default_entrants(store, connected, "partnership") == [plain, operators]
+        assert tournament.default_entrants(store, connected, "cutthroat") == [chooser, plain, operators]
+        assert tournament.default_entrants(store, connected) == [chooser, plain, operators]  # a ladder's pool
+    finally:
+        for key in store.client.scan_iter(f"{store.prefix}*"):
+            store.client.delete(key)
 
 
 def test_requeue_lost_sends_again_only_what_the_broker_lost(redis_url: str) -> None:

@@ -20,6 +20,7 @@ from competitions.config import WorkerConfig
 from competitions.queue import make_app
 from competitions.sprt.store import SprtStore
 from competitions.version_tests import control
+from store.accounts import Accounts
 from store.fleet import FleetDirectory
 from store.redis_store import Store
 from store.seat_keys import seat_key
@@ -49,6 +50,14 @@ class Arena:
     def bot(self, owner: str) -> str:
         """A registered bot of ``owner``: its id."""
         record, _ = self.store.register_bot(f"{owner}-{uuid.uuid4().hex[:6]}", owner=owner)
+        return record.bot_id
+
+    def authors_bot(self, presets: list[str]) -> str:
+        """A bot of an account of its own (so its tests never wait for another's) whose
+        owner chose ``presets``: its id."""
+        accounts = Accounts(self.store)
+        account = accounts.create(f"author-{uuid.uuid4().hex[:8]}", "author-password")
+        record, _ = accounts.create_bot(account, f"{account.name}-bot", presets=presets)
         return record.bot_id
 
     def hello(self, bot_id: str, version: str, connected: bool = True) -> str:
@@ -95,6 +104,26 @@ def test_a_new_version_is_tested_against_its_newest_connected_predecessor(world:
     world.tests.close(test.run_id)
     (again,) = world.sweep().started
     assert (again.seat, again.predecessor) == (third, first)
+
+
+def test_the_automatic_sprt_plays_the_first_two_sided_preset_the_author_chose(world: Arena) -> None:
+    """"Starts an SPRT of the new version against it (the existing pentanomial SPRT, bounds
+    and game cap from the arena's settings, per preset the author chose)": the run plays the
+    first of the bot's chosen presets with two sides (cutthroat's three players alone
+    cannot be swapped in duplicate pairs), else the arena's preset: for a bot whose
+    choices are none of them two-sided, and for a bot that plays every preset."""
+    bots = {"ten-point": world.authors_bot(["cutthroat", "ten-point", "partnership"]),
+            "partnership": world.authors_bot(["cutthroat", "simple"])}
+    plays_every_preset = world.authors_bot([])
+    seats = {}
+    for bot in [*bots.values(), plays_every_preset]:
+        world.hello(bot, "1")
+        seats[world.hello(bot, "2")] = bot
+    started = world.sweep().started
+    assert {test.seat for test in started} == set(seats)
+    presets = {seats[test.seat]: SprtStore(world.store).spec(test.run_id).preset for test in started}
+    assert presets == {bots["ten-point"]: "ten-point", bots["partnership"]: "partnership",
+                       plays_every_preset: "partnership"}
 
 
 def test_one_authors_burst_waits_its_turn_and_does_not_delay_another_author(world: Arena) -> None:

@@ -1,7 +1,8 @@
 """The accounts' JSON API (``/api/v1``), what ``pitch-bot signup``, ``login``, ``whoami``,
-``bots`` and ``tokens`` call: sign up, log in (each mints a personal API token, shown
-once), see the account, mint and revoke tokens, create bots and rotate their tokens, and
-the operator's switches (admin token) that disable an account or a bot.
+``bots``, ``new-bot``, ``presets`` and ``tokens`` call: sign up, log in (each mints a
+personal API token, shown once), see the account, mint and revoke tokens, create bots,
+rotate their tokens and choose the presets they play, and the operator's switches (admin
+token) that disable an account or a bot.
 
 Every answer is JSON; an error is ``{"error": "..."}`` with a 4xx status.  Bodies are at
 most :data:`MAX_BODY` bytes.  Another account's bot answers 404, exactly as a missing one."""
@@ -91,10 +92,25 @@ def token_json(token: ApiToken) -> dict[str, Any]:
     return {"id": token.token_id, "label": token.label, "created": token.created, "last_used": token.last_used}
 
 
-def bot_json(record: BotRecord, playable: bool) -> dict[str, Any]:
-    """A bot as the API shows it (never its token)."""
+def presets_field(data: dict[str, Any]) -> list[str]:
+    """The ``presets`` field of a JSON body (absent: none chosen); 400 unless a list of strings."""
+    value = data.get("presets", [])
+    if not isinstance(value, list) or not all(isinstance(name, str) for name in value):
+        raise HTTPException(400, "'presets' must be a list of preset names ([]: every preset)")
+    return value
+
+
+def bot_json(record: BotRecord, playable: bool, presets: tuple[str, ...]) -> dict[str, Any]:
+    """A bot as the API shows it (never its token); ``presets`` empty: it plays every preset."""
     return {"bot_id": record.bot_id, "name": record.name, "description": record.description,
-            "created": record.created, "disabled": not playable}
+            "created": record.created, "disabled": not playable, "presets": list(presets)}
+
+
+def bots_json(request: Request, owned: list[BotRecord]) -> list[dict[str, Any]]:
+    """The account's bots as the API shows them (three round trips for any number)."""
+    ids = [b.bot_id for b in owned]
+    playable, presets = accounts(request).playable(ids), accounts(request).presets_of(ids)
+    return [bot_json(b, playable[b.bot_id], presets[b.bot_id]) for b in owned]
 
 
 @json_errors
@@ -122,7 +138,7 @@ async def log_in(request: Request) -> Response:
 
 
 def _changed(request: Request, account: Account) -> None:
-    """Count one change (new bot, token, rotation) against the account's limit."""
+    """Count one change (new bot, token, rotation, preset choice) against the account's limit."""
     limiter(request).hit(CHANGES_PER_ACCOUNT, account.key)
 
 
@@ -130,10 +146,8 @@ def _changed(request: Request, account: Account) -> None:
 async def me(request: Request) -> Response:
     """The account, its bots and its tokens."""
     account = require_account(request)
-    owned = accounts(request).bots(account)
-    playable = accounts(request).playable([b.bot_id for b in owned])
     return JSONResponse({"account": account.name, "created": account.created,
-                         "bots": [bot_json(b, playable[b.bot_id]) for b in owned],
+                         "bots": bots_json(request, accounts(request).bots(account)),
                          "tokens": [token_json(t) for t in accounts(request).tokens(account)]})
 
 
@@ -141,20 +155,42 @@ async def me(request: Request) -> Response:
 async def list_bots(request: Request) -> Response:
     """The account's bots."""
     account = require_account(request)
-    owned = accounts(request).bots(account)
-    playable = accounts(request).playable([b.bot_id for b in owned])
-    return JSONResponse({"bots": [bot_json(b, playable[b.bot_id]) for b in owned]})
+    return JSONResponse({"bots": bots_json(request, accounts(request).bots(account))})
 
 
 @json_errors
 async def create_bot(request: Request) -> Response:
-    """A new bot the account owns, and its token (shown once)."""
+    """A new bot the account owns, and its token (shown once); ``presets`` chooses what it
+    plays (default: every preset)."""
     account = require_account(request)
     data = await read_json(request)
-    name, description = text_field(data, "name"), text_field(data, "description", "")
+    name, description, presets = text_field(data, "name"), text_field(data, "description", ""), presets_field(data)
     _changed(request, account)
-    record, token = accounts(request).create_bot(account, name, description)
-    return no_store(JSONResponse({"bot_id": record.bot_id, "name": record.name, "token": token}, status_code=201))
+    record, token = accounts(request).create_bot(account, name, description, presets)
+    return no_store(JSONResponse({"bot_id": record.bot_id, "name": record.name, "token": token,
+                                  "presets": presets}, status_code=201))
+
+
+@json_errors
+async def bot_presets(request: Request) -> Response:
+    """The presets one of the account's bots plays (``[]``: every preset)."""
+    account = require_account(request)
+    record = accounts(request).owned_bot(account, request.path_params["name"])
+    chosen = accounts(request).presets_of([record.bot_id])[record.bot_id]
+    return JSONResponse({"bot": record.name, "presets": list(chosen)})
+
+
+@json_errors
+async def set_bot_presets(request: Request) -> Response:
+    """Choose the presets one of the account's bots plays, ``{"presets": [...]}`` (``[]``:
+    every preset again): the preset of its new versions' automatic SPRT, and the ladders
+    and automatic round robins it is entered in."""
+    account = require_account(request)
+    presets = presets_field(await read_json(request))
+    _changed(request, account)
+    name = request.path_params["name"]
+    chosen = accounts(request).set_presets(account, name, presets)
+    return JSONResponse({"bot": name, "presets": list(chosen)})
 
 
 @json_errors
@@ -228,6 +264,8 @@ routes = [
     Route("/api/v1/bots", list_bots, methods=["GET"]),
     Route("/api/v1/bots", create_bot, methods=["POST"]),
     Route("/api/v1/bots/{name}/token", rotate_bot_token, methods=["POST"]),
+    Route("/api/v1/bots/{name}/presets", bot_presets, methods=["GET"]),
+    Route("/api/v1/bots/{name}/presets", set_bot_presets, methods=["PUT"]),
     Route("/api/v1/tokens", list_tokens, methods=["GET"]),
     Route("/api/v1/tokens", mint_token, methods=["POST"]),
     Route("/api/v1/tokens/{token_id}", revoke_token, methods=["DELETE"]),

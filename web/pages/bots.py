@@ -1,5 +1,6 @@
 """Bots: the list of registered bots, and a page per bot: connected now or not, its
-version and declared capacity (from the referee), its current version's rating on each
+version and declared capacity (from the referee), the presets its owner chose it to play
+(for everyone: they say where the arena enters it), its current version's rating on each
 leaderboard with its history, every version with its ratings and its test (each linking to
 the version's own page, :mod:`web.pages.versions`), head-to-head against every opponent,
 recent matches, and its conduct (strikes, timeouts, time per decision) over its recorded
@@ -21,6 +22,7 @@ from starlette.routing import Route
 from competitions.ratings.leaderboard import HeadToHead, Leaderboard, boards
 from competitions.ratings.model import RatingRow
 from competitions.version_tests.status import test_standing
+from store.accounts import Accounts
 from store.redis_store import Store
 from store.seat_keys import seat_key, version_of_seat
 from store.version_tests import VersionTestStore
@@ -100,7 +102,8 @@ def bot(request: Request) -> Response:
     involved |= {seat for line in matches for seat in line["seats"]}
     hosted = owner_panel(request, record)
     page = render(request, "bot.html", record=record, info=info, referee_down=connected is None,
-                  standings=standings, chart=history_chart(series), matches=matches,
+                  presets=Accounts(web.store).presets_of([bot_id])[bot_id], standings=standings,
+                  chart=history_chart(series), matches=matches,
                   match_count=web.store.bot_match_count(bot_id), conduct=web.store.bot_conduct(bot_id),
                   names=web.names(involved), versions=[(v, version_rows[v.rated_id]) for v in versions],
                   tests=_version_tests(web.store, bot_id, [v.version for v in versions]), hosted=hosted)

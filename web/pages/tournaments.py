@@ -103,7 +103,8 @@ async def progress_events(request: Request) -> Response:
 
 
 async def start_tournament(request: Request) -> Response:
-    """Start a round robin (admin token required): every connected bot, or those listed."""
+    """Start a round robin (admin token required): every connected bot that plays its
+    preset, or those listed."""
     web = arena(request)
     form = await request.form()
     check_admin(web.config.admin_token, bearer(request) or str(form.get("admin_token", "")))
@@ -115,7 +116,7 @@ async def start_tournament(request: Request) -> Response:
     if connected is None:
         raise HTTPException(503, "the referee cannot be reached: no tournament was started")
     entrants = wanted or control.default_entrants(web.store, [bot.bot_id for bot in connected.values()
-                                                               if bot.connected])
+                                                               if bot.connected], preset)
     unknown = [bot for bot in entrants if bot not in connected]
     if unknown:
         raise HTTPException(400, f"not a registered bot: {shown(unknown[0])}")

@@ -78,9 +78,18 @@ class ArenaApi:
         """The account, its bots and its tokens."""
         return self._json("GET", "/me")
 
-    def create_bot(self, name: str, description: str = "") -> dict[str, Any]:
-        """A new bot of the account, with its token (shown once)."""
-        return self._json("POST", "/bots", {"name": name, "description": description})
+    def create_bot(self, name: str, description: str = "", presets: list[str] | None = None) -> dict[str, Any]:
+        """A new bot of the account, playing ``presets`` (default: every preset), with its
+        token (shown once)."""
+        return self._json("POST", "/bots", {"name": name, "description": description, "presets": presets or []})
+
+    def presets(self, bot: str) -> list[str]:
+        """The presets the account's bot plays (empty: every preset)."""
+        return list(self._json("GET", f"/bots/{_part(bot)}/presets")["presets"])
+
+    def set_presets(self, bot: str, presets: list[str]) -> list[str]:
+        """Choose the presets the account's bot plays (empty: every preset again); the choice."""
+        return list(self._json("PUT", f"/bots/{_part(bot)}/presets", {"presets": presets})["presets"])
 
     def rotate_bot_token(self, name: str) -> str:
         """A new token for the account's bot (the old one stops working)."""

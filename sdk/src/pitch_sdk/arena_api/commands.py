@@ -1,6 +1,6 @@
 """``pitch-bot signup``, ``login``, ``logout``, ``whoami``, ``bots``, ``new-bot``,
-``rotate-token``, ``tokens``, ``submit``, ``versions``, ``logs`` and ``stop``: an author's
-account and hosted bots from the terminal, through the arena's web API.
+``presets``, ``rotate-token``, ``tokens``, ``submit``, ``versions``, ``logs``, ``stop`` and
+``pin``: an author's account and hosted bots from the terminal, through the arena's web API.
 
 Passwords are read from the terminal (no echo) or, with ``--password-stdin``, from standard
 input: never from the command line, where other users see it in the process list.  A
@@ -28,6 +28,8 @@ UrlOption = Annotated[str | None, typer.Option("--arena", envvar="PITCH_ARENA_UR
                                                help="The arena's web address (default: the one you logged in to).")]
 PasswordStdin = Annotated[bool, typer.Option("--password-stdin", help="Read the password from standard input.")]
 BotName = Annotated[str, typer.Argument(help="One of your bots, by name.")]
+PresetsOption = Annotated[list[str] | None, typer.Option(
+    "--preset", "-p", help="A preset the bot plays (repeatable; see `pitch-bot variants`); default: every preset.")]
 
 
 def fail(message: str, code: int = 1) -> NoReturn:
@@ -103,25 +105,49 @@ def whoami(url: UrlOption = None) -> None:
     typer.echo(f"{me['account']} at {api.url}: {len(me['bots'])} bot(s), {len(me['tokens'])} API token(s)")
 
 
+def _plays(presets: list[str]) -> str:
+    """What a bot's choice of presets means, in words."""
+    return ", ".join(presets) if presets else "every preset"
+
+
 def bots(url: UrlOption = None) -> None:
     """Your bots."""
     with _answering():
         found = arena_client(url).me()["bots"]
-    table = Table("bot", "id", "state", "description")
-    for bot in found:
+    table = Table("bot", "id", "state", "plays", "description")
+    for bot in found:  # an arena from before the choice sends no presets: every one
         table.add_row(Text(bot["name"]), bot["bot_id"], "disabled" if bot["disabled"] else "enabled",
-                      Text(bot["description"]))
+                      _plays(bot.get("presets", [])), Text(bot["description"]))
     Console(highlight=False).print(table)
 
 
 def new_bot(name: Annotated[str, typer.Argument(help="The new bot's name (unique in the arena).")],
-            description: Annotated[str, typer.Option(help="What the bot is.")] = "", url: UrlOption = None) -> None:
+            description: Annotated[str, typer.Option(help="What the bot is.")] = "",
+            chosen: PresetsOption = None, url: UrlOption = None) -> None:
     """Create a bot of your account and print its token (this once only)."""
     with _answering():
-        created = arena_client(url).create_bot(name, description)
-    _say(f"created {created['name']} ({created['bot_id']}); its token follows (not shown again): "
-         "PITCH_BOT_TOKEN=<token> pitch-bot run mybot.py:MyBot --referee HOST:PORT")
+        created = arena_client(url).create_bot(name, description, chosen)
+    _say(f"created {created['name']} ({created['bot_id']}), playing {_plays(chosen or [])}; its token follows "
+         "(not shown again): PITCH_BOT_TOKEN=<token> pitch-bot run mybot.py:MyBot --referee HOST:PORT")
     typer.echo(created["token"])
+
+
+def presets(bot: BotName,
+            chosen: Annotated[list[str] | None, typer.Argument(
+                metavar="[PRESET]...", help="The presets it plays, in order (see `pitch-bot variants`); "
+                                            "none: show them.")] = None,
+            every: Annotated[bool, typer.Option("--all", help="Play every preset again.")] = False,
+            url: UrlOption = None) -> None:
+    """Show or choose the presets your bot plays.  The automatic SPRT of its new versions
+    plays the first of them with two sides (else the arena's preset), and the arena's
+    ladders and automatic round robins of the others leave it out; by default, and with
+    --all, it plays every preset."""
+    if chosen and every:
+        fail("name PRESETs to choose, or --all to play every preset, not both")
+    api = arena_client(url)
+    with _answering():
+        found = api.set_presets(bot, chosen or []) if chosen or every else api.presets(bot)
+    typer.echo(f"{bot} plays: {_plays(found)}")
 
 
 def rotate_token(name: BotName, url: UrlOption = None) -> None:
@@ -236,7 +262,7 @@ def pin(bot: BotName,
 
 def add_commands(app: typer.Typer) -> None:
     """Add the account and hosting commands to ``pitch-bot``."""
-    for command in (signup, login, logout, whoami, bots, submit, versions, logs, stop, pin):
+    for command in (signup, login, logout, whoami, bots, presets, submit, versions, logs, stop, pin):
         app.command()(command)
     app.command("new-bot")(new_bot)
     app.command("rotate-token")(rotate_token)

@@ -84,8 +84,9 @@ def _show(found: dict[str, Any], as_json: bool) -> None:
     console = Console(highlight=False)
     console.print(Text(_line(found)))
     test = found.get("test")
-    if test:
-        console.print(Text(f"  SPRT {test['run_id']} against {test['predecessor']}: LLR {test['llr']:+.2f} in "
+    if test:  # an arena from before the authors' preset choice names no preset
+        at = f" at {test['preset']}" if test.get("preset") else ""
+        console.print(Text(f"  SPRT {test['run_id']}{at} against {test['predecessor']}: LLR {test['llr']:+.2f} in "
                            f"[{test['lower']:.2f}, {test['upper']:.2f}], {test['games']} of {test['max_games']} games, "
                            f"pairs {test['counts']}, Elo {test['elo']:+.1f} "
                            f"[{test['elo_lower']:+.1f}, {test['elo_upper']:+.1f}]"))
