@@ -149,7 +149,7 @@ def beside_burst(bench: Bench, burst: int, timeout: float) -> dict[str, Any]:
         bench.submit_strong(bot_id)
     submitted = bench.submit_strong(mine)
     result = bench.verdict(mine, submitted, timeout)
-    running = sum(1 for test in bench.tests.open_tests() if test.owner == "author-b")
+    running = sum(1 for test in bench.tests.open_tests() if test.owner == "operator:author-b")
     print(f"beside a burst of {burst}: {result}, author-b tests running at the verdict: {running}", file=sys.stderr)
     return result | {"burst": burst, "burst_tests_running": running}
 

@@ -42,6 +42,7 @@ from competitions.sprt.store import SprtStore
 from competitions.tournaments.schedule import ScheduleError
 from store.accounts import Accounts
 from store.fleet import FleetDirectory
+from store.redis_store import BotRecord
 from store.seat_keys import bot_of_seat, seat_key, version_of_seat
 from store.version_tests import VersionTest, VersionTestStore
 from store.versions import BotVersions
@@ -79,7 +80,8 @@ def sweep(app: Celery, tests: VersionTestStore, config: WorkerConfig) -> SweepOu
     for seat, _ in waiting:  # oldest first: the last one seen per bot is its newest
         newest[bot_of_seat(seat)] = seat
     connected = FleetDirectory(store, config.fleet_ttl_s).connected_bots(versions=True)
-    chosen = Accounts(store).presets_of(newest)  # one round trip for every waiting bot
+    accounts = Accounts(store)
+    chosen = accounts.presets_of(newest)  # one round trip for every waiting bot
     versions = BotVersions(store)
     started: list[VersionTest] = []
     skipped: list[VersionTest] = []
@@ -87,7 +89,7 @@ def sweep(app: Celery, tests: VersionTestStore, config: WorkerConfig) -> SweepOu
     for seat, _ in waiting:
         bot_id = bot_of_seat(seat)
         record = store.bot(bot_id)
-        owner = record.owner if record is not None else ""
+        owner = "" if record is None else _owner(accounts, record)
         if record is None or newest[bot_id] != seat:
             why = "the bot is not registered" if record is None else f"a newer version came: {newest[bot_id]}"
             test = VersionTest(seat, "", "", owner, time.time(), skipped=why)
@@ -114,6 +116,14 @@ def sweep(app: Celery, tests: VersionTestStore, config: WorkerConfig) -> SweepOu
             started.append(test)
             log.info("automatic SPRT %s: %s against its predecessor %s", spec.run_id, seat, predecessor)
     return SweepOutcome(started, skipped, left)
+
+
+def _owner(accounts: Accounts, record: BotRecord) -> str:
+    """Who a bot's tests count against: its account (by the account's own record, never the
+    free-text owner an operator may give any bot), else its operator-given owner, apart from
+    every account."""
+    account = accounts.account_of(record.bot_id)
+    return f"account:{account}" if account else f"operator:{record.owner}"
 
 
 def _predecessor(versions: BotVersions, seat: str, connected: set[str]) -> str | None:

@@ -92,7 +92,7 @@ def test_a_new_version_is_tested_against_its_newest_connected_predecessor(world:
     assert world.sweep() == control.SweepOutcome([], [], 0)
     second = world.hello(bot, "2")
     (test,) = world.sweep().started
-    assert (test.seat, test.predecessor, test.owner) == (second, first, "alice")
+    assert (test.seat, test.predecessor, test.owner) == (second, first, "operator:alice")
     spec = SprtStore(world.store).spec(test.run_id)
     assert (spec.new, spec.old, spec.preset, spec.elo0, spec.elo1, spec.max_games) == (
         second, first, "partnership", 0.0, 10.0, 2000)
@@ -104,6 +104,21 @@ def test_a_new_version_is_tested_against_its_newest_connected_predecessor(world:
     world.tests.close(test.run_id)
     (again,) = world.sweep().started
     assert (again.seat, again.predecessor) == (third, first)
+
+
+def test_an_operators_bot_named_after_an_account_does_not_use_that_accounts_turn(world: Arena) -> None:
+    """Tests count against a bot's account, by the account's own record: an operator's bot
+    whose free-text owner is an account's name takes none of that account's share (with one
+    test per author, the two start in one sweep)."""
+    mine = world.authors_bot([])
+    name = next(b.owner for b in world.store.bots() if b.bot_id == mine)
+    theirs = world.bot(name)
+    for bot in (mine, theirs):
+        world.hello(bot, "1")
+    seats = {world.hello(mine, "2"), world.hello(theirs, "2")}
+    started = world.sweep().started
+    assert {test.seat for test in started} == seats
+    assert {test.owner for test in started} == {f"account:{name.lower()}", f"operator:{name}"}
 
 
 def test_the_automatic_sprt_plays_the_first_two_sided_preset_the_author_chose(world: Arena) -> None:
