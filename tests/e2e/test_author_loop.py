@@ -62,9 +62,10 @@ def test_an_author_submits_a_stronger_version_and_the_arena_says_it_is_better(tm
             arena.start_bot(spec, spec, referee, registered.token, seed)
         arena.start_bot_host(redis_url, PREFIX, referee, artifacts, slots=4,
                              env={"PITCH_HOST_POLL_S": "0.5", UID_BASE_VARIABLE: str(UID_BASE)})
-        # wide SPRT bounds: heuristic against random settles in a few pairs, not 74
+        # wide SPRT bounds and error rates: heuristic against random settles in a few pairs, not 74
         config = WorkerConfig(redis_url=redis_url, store_prefix=PREFIX, referee=referee, admin_token=ADMIN,
-                              requeue_interval_s=1.0, auto_sprt_elo1=150.0, auto_sprt_max_games=200,
+                              requeue_interval_s=1.0, auto_sprt_elo1=200.0, auto_sprt_alpha=0.2,
+                              auto_sprt_beta=0.2, auto_sprt_max_games=200,
                               auto_ladder_presets="cutthroat")
         arena.start_worker(config, "worker", concurrency=2)
         arena.start_beat(config)
