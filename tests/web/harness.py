@@ -26,7 +26,10 @@ from competitions.queue import make_app
 from competitions.referee_client import RefereeClient
 from competitions.tournaments import control as tournament
 from competitions.tournaments.store import TournamentStore
+from store.fleet import FleetDirectory
 from store.redis_store import Store
+from store.seat_keys import seat_key
+from store.versions import BotVersions
 from web.config import WebConfig
 
 CHROMIUM = "/usr/bin/chromium"
@@ -161,3 +164,13 @@ def wait_in_page(page: Any, expression: str, timeout_ms: float = 30_000, arg: ob
         if time.monotonic() > deadline:
             raise PlaywrightTimeout(f"{expression} was not true within {timeout_ms / 1000:.0f} s")
         time.sleep(0.05)
+
+
+def two_versions_connected(store: Store, config: WorkerConfig, bot_id: str) -> None:
+    """Versions 1 and 2 of the bot said hello and are listed connected on a referee of the
+    directory, as the referee records them: what the sweep needs to start 2's SPRT against 1."""
+    directory = FleetDirectory(store, config.fleet_ttl_s)
+    directory.announce("referee", "127.0.0.1:1", 8, 0, [], [])
+    for version in ("1", "2"):
+        BotVersions(store).connected(bot_id, version)
+        directory.bot_connected("referee", seat_key(bot_id, version), 4)

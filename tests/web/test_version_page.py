@@ -25,7 +25,6 @@ from competitions.version_tests import control
 from pitch_sdk.packages.archive import pack
 from pitch_sdk.protocol.decision_times import add_time
 from store.accounts import Accounts
-from store.fleet import FleetDirectory
 from store.hosted import HostedVersions
 from store.redis_store import Store
 from store.results import result_to_dict
@@ -33,6 +32,7 @@ from store.seat_keys import seat_key
 from store.version_tests import VersionTest, VersionTestStore
 from store.versions import BotVersions, stamp_fields
 from tests.results import match_result
+from tests.web.harness import two_versions_connected
 from tests.workers.test_tournament import worker_config
 
 BOARD = "partnership"
@@ -79,11 +79,7 @@ def _config(store: Store, redis_url: str) -> WorkerConfig:
 def _tested(store: Store, redis_url: str, bot_id: str) -> tuple[Celery, VersionTest]:
     """Versions 1 and 2 of the bot connected, and the sweep's SPRT of 2 against 1."""
     config = _config(store, redis_url)
-    directory = FleetDirectory(store, config.fleet_ttl_s)
-    directory.announce("referee", "127.0.0.1:1", 8, 0, [], [])
-    for version in ("1", "2"):
-        BotVersions(store).connected(bot_id, version)
-        directory.bot_connected("referee", seat_key(bot_id, version), 4)
+    two_versions_connected(store, config, bot_id)
     app = make_app(config)
     started = control.sweep(app, VersionTestStore(store), config).started
     (test,) = [t for t in started if t.seat == seat_key(bot_id, "2")]

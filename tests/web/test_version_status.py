@@ -18,13 +18,12 @@ from competitions.queue import make_app
 from competitions.sprt import control as sprt_control
 from competitions.sprt.store import SprtStore
 from competitions.version_tests import control
-from store.fleet import FleetDirectory
 from store.hosted import HostedVersions, Status
 from store.redis_store import Store
-from store.seat_keys import seat_key
 from store.version_checks import VersionChecks
 from store.version_tests import VersionTestStore
 from store.versions import BotVersions
+from tests.web.harness import two_versions_connected
 from tests.web.test_author_cli import cli_env, run_cli
 from tests.workers.test_tournament import worker_config
 
@@ -59,11 +58,7 @@ def test_wait_follows_a_version_to_its_verdict_and_exits_by_it(arena_url: tuple[
     url, store = arena_url
     bot, bot_id = _author(tmp_path / "alice", url, store)
     config = replace(worker_config(redis_url, store.prefix), auto_sprt_elo1=200.0, auto_sprt_max_games=40)
-    directory = FleetDirectory(store, config.fleet_ttl_s)
-    directory.announce("referee", "127.0.0.1:1", 8, 0, [], [])
-    for version in ("1", "2"):
-        BotVersions(store).connected(bot_id, version)
-        directory.bot_connected("referee", seat_key(bot_id, version), 4)
+    two_versions_connected(store, config, bot_id)
     app = make_app(config)
     assert _run(tmp_path / "alice", url, "presets", bot, "cutthroat", "ten-point")[0] == 0
     (test,) = control.sweep(app, VersionTestStore(store), config).started
