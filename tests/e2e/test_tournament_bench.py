@@ -22,7 +22,8 @@ def test_tournament_bench_compares_one_and_two_referees_on_the_same_schedule_in_
     run = subprocess.run(
         [sys.executable, "bench/tournament_throughput.py", "--compare-referees", "--rounds", "1", "--bot", "heuristic",
          "--bots", "4", "--workers", "2", "--options", '{"target": 5}'],
-        cwd=ROOT, capture_output=True, text=True, timeout=300, check=True)
+        cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr[-3000:]  # what the bench said when it failed (it failed once in a full run)
     report = json.loads(run.stdout)
     (played,) = report["phases"]
     one, two = played["one"], played["two"]
