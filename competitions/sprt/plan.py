@@ -183,12 +183,19 @@ class Standing:
     workers are sent pairs beyond these)."""
     excluded: int = 0
     """Pairs read but left out of the LLR: one of their matches was unrated."""
+    llr_history: tuple[float, ...] = ()
+    """The LLR after each counted pair, first to last: the run's path between its bounds."""
+    wdl: tuple[int, int, int] = (0, 0, 0)
+    """NEW's games won, drawn and lost in the counted pairs."""
+    counted_pairs: tuple[int, ...] = ()
+    """The index of each counted pair (its matches are ``2p`` and ``2p + 1``)."""
 
 
 def standing(spec: SprtSpec, outcomes: Mapping[int, Mapping[str, Any]]) -> Standing:
     """The test after the recorded outcomes (by match index), read pair by pair from the
     first; stopped at the first pair whose LLR reaches a bound."""
     scores: list[float] = []
+    games: list[tuple[float, float]] = []  # per counted pair: NEW's score in each of its two matches
     through: list[int] = []  # per counted pair: the pairs read up to and including it
     skipped: list[int] = []
     void_pair = None
@@ -206,9 +213,11 @@ def standing(spec: SprtSpec, outcomes: Mapping[int, Mapping[str, Any]]) -> Stand
             skipped.append(pair)
             continue
         scores.append(a + b)
+        games.append((a, b))
         through.append(read)
     counted = len(scores)
     stopped = False
+    llrs = np.zeros(0)
     if scores:
         rows = np.zeros((counted, 5))
         rows[np.arange(counted), np.rint(np.asarray(scores) * 2).astype(int)] = 1
@@ -222,9 +231,14 @@ def standing(spec: SprtSpec, outcomes: Mapping[int, Mapping[str, Any]]) -> Stand
     for score in scores[:counted]:
         counts[round(score * 2)] += 1
     finished = sum(1 for pair in range(spec.pairs) if 2 * pair in outcomes and 2 * pair + 1 in outcomes)
+    played = [score for pair in games[:counted] for score in pair]
+    wdl = (played.count(1.0), played.count(0.5), played.count(0.0))
+    left_out = set(skipped)
+    counted_pairs = tuple(pair for pair in range(read) if pair not in left_out)[:counted]
     return Standing(sprt_status(counts, spec.elo0, spec.elo1, spec.alpha, spec.beta), counted,
                     stopped or read == spec.pairs, void_pair, finished, read,
-                    sum(1 for pair in skipped if pair < read))
+                    sum(1 for pair in skipped if pair < read), tuple(float(x) for x in llrs[:counted]), wdl,
+                    counted_pairs)
 
 
 def _unrated(outcome: Mapping[str, Any]) -> bool:

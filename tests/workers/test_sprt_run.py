@@ -116,6 +116,23 @@ def test_a_pair_with_an_unrated_match_is_read_past_but_left_out_of_the_llr() -> 
     assert capped.stopped and capped.counted == 1 and capped.excluded == 1 and capped.status.verdict is None
 
 
+def test_the_llr_path_and_the_game_counts_follow_the_counted_pairs() -> None:
+    """What a run's page draws: the LLR after each counted pair (each equal to the test
+    over the pairs up to it, computed on its own), NEW's games won, drawn and lost, and
+    which pairs counted (an unrated one is left out)."""
+    run = spec(max_games=20)
+    tie = {"status": PLAYED, "result": {"games": [{"scores": [5, 5]}]}}
+    unrated = {"status": PLAYED, "result": {"games": [{"has_winner": True, "scores": [11, 4]}], "unrated": True}}
+    # pair 0: won both (2 points); pair 1: left out; pair 2: a tie and a loss (0.5); pair 3: won and tied (1.5)
+    outcomes = {0: won(0), 1: won(1), 2: unrated, 3: won(0), 4: tie, 5: won(0), 6: won(0), 7: tie}
+    now = standing(run, outcomes)
+    assert now.counted_pairs == (0, 2, 3) and now.wdl == (3, 2, 1)
+    pentanomials = ([0, 0, 0, 0, 1], [0, 1, 0, 0, 1], [0, 1, 0, 1, 1])
+    assert now.llr_history == pytest.approx([sprt_status(c, 0, 200).llr for c in pentanomials], abs=1e-12)
+    assert now.llr_history[-1] == pytest.approx(now.status.llr, abs=1e-12)
+    assert standing(run, {}).llr_history == () and standing(run, {}).wdl == (0, 0, 0)
+
+
 
 
 @pytest.mark.slow
