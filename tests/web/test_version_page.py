@@ -146,7 +146,7 @@ def test_a_testing_version_shows_its_sprt_its_ratings_its_conduct_and_its_matche
     assert page.status_code == 200 and "no-store" not in page.headers.get("cache-control", "")
     text = page.text
     assert 'data-state="testing"' in text and "SPRT against 1" in _facts(text, "version-detail")
-    assert f'href="/sprt#run-{test.run_id}"' in text
+    assert f'href="/sprt/{test.run_id}"' in text
     assert f'href="/bots/{bot_id}/versions/1" id="test-predecessor"' in text
     assert _facts(text, "test-preset") == "partnership"  # the arena's: its author chose no preset
     assert _facts(text, "test-llr").endswith("+0.00 in [-2.94, 2.94]")
