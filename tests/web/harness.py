@@ -128,10 +128,11 @@ def served(app: Starlette) -> Iterator[str]:
         thread.join(10)
 
 
-def read_sse(url: str, count: int | None = None) -> list[tuple[str, dict[str, Any]]]:
+def read_sse(url: str, count: int | None = None, messages: int | None = None) -> list[tuple[str, dict[str, Any]]]:
     """The server-sent messages of ``url`` as (event name, JSON data): until a ``result``
-    or ``failure`` message (included), or until they carried ``count`` match events; the
-    connection is then dropped, as a spectator closing the tab would."""
+    or ``failure`` message (included), until they carried ``count`` match events, or until
+    ``messages`` messages came; the connection is then dropped, as a spectator closing the
+    tab would."""
     events: list[tuple[str, dict[str, Any]]] = []
     name = "message"
     with urllib.request.urlopen(url, timeout=30) as response:
@@ -146,6 +147,8 @@ def read_sse(url: str, count: int | None = None) -> list[tuple[str, dict[str, An
                 if name in ("result", "failure"):
                     break
                 if count is not None and sum(len(data.get("events", [])) for _, data in events) >= count:
+                    break
+                if messages is not None and len(events) >= messages:
                     break
     return events
 

@@ -7,7 +7,6 @@ bots and games; updated by server-sent events rather than reloads."""
 
 from __future__ import annotations
 
-import json
 import re
 import urllib.error
 import urllib.request
@@ -21,7 +20,7 @@ from competitions.sprt.store import SprtStore
 from competitions.tournaments.table import PLAYED
 from store.redis_store import Store
 from store.seat_keys import seat_key
-from tests.web.harness import wait_in_page
+from tests.web.harness import read_sse, wait_in_page
 
 TIE = {"status": PLAYED, "result": {"games": [{"scores": [5, 5]}]}}
 
@@ -66,19 +65,6 @@ def _text(page: str, element_id: str) -> str:
     return found.group(1)
 
 
-def _first_event(url: str) -> tuple[str, dict[str, Any]]:
-    name = "message"
-    with urllib.request.urlopen(url, timeout=10) as response:
-        assert response.headers["content-type"].startswith("text/event-stream")
-        for raw in response:
-            line = raw.decode().rstrip("\r\n")
-            if line.startswith("event:"):
-                name = line.removeprefix("event:").strip()
-            elif line.startswith("data:"):
-                return name, json.loads(line.removeprefix("data:").strip())
-    raise AssertionError("no event")
-
-
 def test_a_runs_page_shows_its_llr_path_counts_elo_and_games(arena_url: tuple[str, Store]) -> None:
     """Three pairs (won both, a tie and a loss, won and tied): the page's LLR, bounds,
     pentanomial and W/D/L counts and Elo are the run's own, its path has a point per pair
@@ -100,7 +86,7 @@ def test_a_runs_page_shows_its_llr_path_counts_elo_and_games(arena_url: tuple[st
     assert points and len(points.group(1).split()) == 4  # zero, then one per counted pair
     assert f'href="/bots/{new}/versions/2"' in page and f'href="/bots/{old}"' in page
     assert f'href="/matches/{spec.run_id}.5"' in page and f'href="/matches/{spec.run_id}.0"' in page
-    name, live = _first_event(f"{url}/sprt/{spec.run_id}/events")
+    ((name, live),) = read_sse(f"{url}/sprt/{spec.run_id}/events", messages=1)
     assert name == "standing" and live["counts"] == [0, 1, 0, 1, 1] and live["wdl"] == [3, 2, 1]
     assert live["chart"]["points"] == points.group(1) and not live["finished"]
     assert f'href="/sprt/{spec.run_id}"' in _get(f"{url}/sprt")[1]
